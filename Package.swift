@@ -1,0 +1,71 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "medrender",
+    products: [
+        .executable(name: "medrender", targets: ["medrender"]),
+        .library(name: "Medrender", targets: ["Medrender"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        // C libraries, one system-library target each.
+        .systemLibrary(
+            name: "CSndFile", pkgConfig: "sndfile",
+            providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(
+            name: "CSampleRate", pkgConfig: "samplerate",
+            providers: [.apt(["libsamplerate0-dev"])]),
+        .systemLibrary(
+            name: "CVorbis", pkgConfig: "vorbisenc",
+            providers: [.apt(["libvorbis-dev", "libogg-dev"])]),
+        .systemLibrary(
+            name: "CEBUR128", pkgConfig: "libebur128",
+            providers: [.apt(["libebur128-dev"])]),
+
+        // Pure Swift: time, schedule, plan, DSP, mixer. Imports no C.
+        .target(name: "MedrenderCore"),
+        // Presets (YAML) decoded and validated into a Session.
+        .target(
+            name: "MedrenderPresets",
+            dependencies: ["MedrenderCore", .product(name: "Yams", package: "Yams")]),
+        // The one module that owns C handles.
+        .target(
+            name: "MedrenderIO",
+            dependencies: ["MedrenderCore", "CSndFile", "CSampleRate", "CVorbis", "CEBUR128"]),
+        // The facade: load assets, two passes, encode.
+        .target(
+            name: "Medrender",
+            dependencies: ["MedrenderCore", "MedrenderPresets", "MedrenderIO"]),
+        .target(
+            name: "MedrenderCLI",
+            dependencies: [
+                "Medrender", "MedrenderCore", "MedrenderPresets",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(name: "medrender", dependencies: ["MedrenderCLI"]),
+        .target(
+            name: "MedrenderTestSupport",
+            dependencies: ["MedrenderCore", "MedrenderIO"]),
+
+        .testTarget(
+            name: "MedrenderCoreTests",
+            dependencies: ["MedrenderCore", "MedrenderTestSupport"]),
+        .testTarget(
+            name: "MedrenderPresetsTests",
+            dependencies: ["MedrenderPresets", "MedrenderTestSupport"]),
+        .testTarget(
+            name: "MedrenderIOTests",
+            dependencies: ["MedrenderIO", "MedrenderTestSupport"]),
+        .testTarget(
+            name: "MedrenderTests",
+            dependencies: ["Medrender", "MedrenderTestSupport"]),
+        .testTarget(
+            name: "MedrenderCLITests",
+            dependencies: ["MedrenderCLI", "MedrenderTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

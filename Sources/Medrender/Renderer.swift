@@ -1,0 +1,184 @@
+import Foundation
+import MedrenderCore
+import MedrenderIO
+import MedrenderPresets
+
+/// Everything one render needs.
+public struct RenderRequest: Sendable {
+    public var session: Session
+    /// The preset file the session came from, for messages and for sounds named relative to it.
+    public var presetFile: String
+    public var options: RenderOptions
+    public var format: OutputFormat
+    public var outputPath: String
+    public var library: PresetLibrary
+
+    public init(session: Session, presetFile: String, options: RenderOptions, format: OutputFormat,
+                outputPath: String, library: PresetLibrary) {
+        self.session = session
+        self.presetFile = presetFile
+        self.options = options
+        self.format = format
+        self.outputPath = outputPath
+        self.library = library
+    }
+}
+
+/// What a render did, for people and for scripts.
+public struct RenderReport: Sendable, Codable, Hashable {
+    public var output: String
+    public var rate: Int
+    public var channels: Int
+    public var frames: Int64
+    public var durationSeconds: Double
+    public var cycles: Int
+    /// Integrated loudness of the mix before the gain, in LUFS.
+    public var measuredLoudnessLUFS: Double?
+    /// The gain applied to reach the target, in dB.
+    public var gainDecibels: Double
+    /// Integrated loudness of what was written, in LUFS (before 16-bit dither or encoding).
+    public var loudnessLUFS: Double?
+    /// The largest sample written, in dBFS.
+    public var samplePeakDBFS: Double?
+}
+
+/// How far a render has come: pass 1 measures, pass 2 writes.
+public struct RenderProgress: Sendable {
+    public var pass: Int
+    public var framesDone: Int64
+    public var totalFrames: Int64
+}
+
+/// Renders a session to a file: loads the sounds once, mixes twice (measure, then write), and
+/// writes atomically.
+public enum Renderer {
+    /// Frames per block; the mixer, the master chain and the encoders all work in these.
+    public static let blockFrames = 4096
+
+    /// Plans the request without loading any sound: enough for a cue sheet.
+    public static func schedulePlan(_ request: RenderRequest) throws(RenderError) -> RenderPlan {
+        do {
+            return try RenderPlan(session: request.session, options: request.options)
+        } catch {
+            throw RenderError.plan(error, preset: request.presetFile)
+        }
+    }
+
+    /// Loads every sound the plan needs and makes the final plan.
+    public static func prepare(_ request: RenderRequest) throws -> (RenderPlan, MixAssets) {
+        let draft = try schedulePlan(request)
+        var sounds: [SoundRef: AudioAsset] = [:]
+        let outputReal = URL(fileURLWithPath: request.outputPath).standardizedFileURL.resolvingSymlinksInPath().path
+        for ref in draft.soundsUsed {
+            guard let path = request.library.soundPath(ref, presetFile: request.presetFile) else {
+                throw RenderError.missingSound(ref, preset: request.presetFile, library: request.library)
+            }
+            if URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path == outputReal {
+                throw RenderError("\(request.presetFile): the sound '\(ref)' is the output file \(request.outputPath); write the session elsewhere",
+                                  exitCode: .usage)
+            }
+            let reader = try SoundFileReader(path: path)
+            var asset = try reader.readAll()
+            guard asset.frameCount > 0 else {
+                throw IOError(.badData, "holds no audio; the sound '\(ref)' needs at least one frame", path: path)
+            }
+            asset = try Resampler.resample(asset, from: reader.rate, to: request.options.rate)
+            sounds[ref] = asset
+        }
+        let frames = sounds.mapValues { Int64($0.frameCount) }
+        do {
+            let plan = try RenderPlan(session: request.session, options: request.options, soundFrames: frames)
+            return (plan, MixAssets(sounds: sounds))
+        } catch {
+            throw RenderError.plan(error, preset: request.presetFile)
+        }
+    }
+
+    /// Renders `request` to its output file and reports what it wrote.
+    public static func render(_ request: RenderRequest, progress: ((RenderProgress) -> Void)? = nil) throws -> RenderReport {
+        let (plan, assets) = try prepare(request)
+        let channels = plan.channels
+        let total = plan.totalFrames
+        let fades = MasterFades(plan: plan)
+        var buffer = [Float](repeating: 0, count: blockFrames * channels)
+
+        // Pass 1: measure the mix as it will be, before the gain.
+        let meter = try LoudnessMeter(channels: channels, rate: plan.rate)
+        let measureMixer = Mixer(plan: plan, assets: assets)
+        var done: Int64 = 0
+        while done < total {
+            let n = Int(min(Int64(blockFrames), total - done))
+            try buffer.withUnsafeMutableBufferPointer { (p) throws(IOError) in
+                measureMixer.render(into: p.baseAddress!, frameCount: n)
+                fades.apply(p.baseAddress!, channels: channels, startFrame: done, frameCount: n)
+                try meter.add(p.baseAddress!, frameCount: n)
+            }
+            done += Int64(n)
+            progress?(RenderProgress(pass: 1, framesDone: done, totalFrames: total))
+        }
+        let measured = try meter.integratedLoudness()
+        let gainDecibels = measured.isFinite ? min(60, plan.master.loudnessLUFS - measured) : 0
+        let gain = Float(decibelsToGain(gainDecibels))
+
+        // Pass 2: gain, limit, encode.
+        let file = try AtomicOutputFile(path: request.outputPath)
+        let encoder = try makeEncoder(request.format, file: file, plan: plan, session: request.session)
+        let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: plan.master.truePeakDBTP)
+        let outputMeter = try LoudnessMeter(channels: channels, rate: plan.rate)
+        let mixer = Mixer(plan: plan, assets: assets)
+        var limited = [Float](repeating: 0, count: blockFrames * channels)
+        var toSkip = Int64(limiter.latency)
+        var written: Int64 = 0
+        var fed: Int64 = 0
+        var peak: Float = 0
+        while written < total {
+            let n = blockFrames
+            try buffer.withUnsafeMutableBufferPointer { (input) throws(IOError) in
+                try limited.withUnsafeMutableBufferPointer { (output) throws(IOError) in
+                    let inp = input.baseAddress!, out = output.baseAddress!
+                    mixer.render(into: inp, frameCount: n)
+                    fades.apply(inp, channels: channels, startFrame: fed, frameCount: n)
+                    for i in 0..<(n * channels) { inp[i] *= gain }
+                    limiter.process(inp, out, frameCount: n)
+                    fed += Int64(n)
+                    let skip = Int(min(toSkip, Int64(n)))
+                    toSkip -= Int64(skip)
+                    let emit = Int(min(Int64(n - skip), total - written))
+                    guard emit > 0 else { return }
+                    let start = out + skip * channels
+                    for i in 0..<(emit * channels) { peak = max(peak, abs(start[i])) }
+                    try outputMeter.add(start, frameCount: emit)
+                    try encoder.write(start, frameCount: emit)
+                    written += Int64(emit)
+                }
+            }
+            progress?(RenderProgress(pass: 2, framesDone: written, totalFrames: total))
+        }
+        try encoder.finish()
+        try file.commit()
+        let loudness = try outputMeter.integratedLoudness()
+        return RenderReport(
+            output: request.outputPath, rate: plan.rate, channels: channels, frames: total,
+            durationSeconds: Double(total) / Double(plan.rate), cycles: plan.schedule.cycleCount,
+            measuredLoudnessLUFS: measured.isFinite ? measured : nil, gainDecibels: gainDecibels,
+            loudnessLUFS: loudness.isFinite ? loudness : nil,
+            samplePeakDBFS: peak > 0 ? gainToDecibels(Double(peak)) : nil)
+    }
+
+    static func makeEncoder(_ format: OutputFormat, file: AtomicOutputFile, plan: RenderPlan, session: Session) throws(IOError) -> FrameEncoder {
+        let title = session.name
+        switch format {
+        case .ogg(let quality):
+            return try VorbisEncoder(
+                sink: file, channels: plan.channels, rate: plan.rate, quality: quality,
+                tags: [("TITLE", title), ("ENCODER", "medrender")])
+        case .wav(let bits), .flac(let bits):
+            let container: SoundFileContainer
+            if case .wav = format { container = .wav } else { container = .flac }
+            let writer = try SoundFileWriter(
+                file: file, container: container, sampleFormat: bits, channels: plan.channels, rate: plan.rate,
+                tags: [(SoundFileTag.title, title), (SoundFileTag.software, "medrender")])
+            return SoundFileFrameEncoder(writer: writer, channels: plan.channels, blockFrames: blockFrames, seed: session.seed)
+        }
+    }
+}

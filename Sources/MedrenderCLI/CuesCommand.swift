@@ -1,0 +1,27 @@
+import ArgumentParser
+import Foundation
+import Medrender
+import MedrenderCore
+
+/// `medrender cues --preset … -o FILE.json`: the cue sheet alone, no audio.
+struct CuesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cues", abstract: "Write the cue sheet alone (JSON), without rendering audio.")
+
+    @OptionGroup var session: SessionOptions
+
+    @Option(name: .shortAndLong, help: "The cue sheet to write (.json).")
+    var output: String
+
+    func run() throws {
+        do {
+            let (sessionValue, file, library, length) = try session.load()
+            let request = RenderRequest(session: sessionValue, presetFile: file,
+                                        options: RenderOptions(rate: session.rate, length: length),
+                                        format: .ogg(quality: 4), outputPath: output, library: library)
+            try CueSheetWriter.write(try Renderer.schedulePlan(request), to: output)
+        } catch {
+            throw fail(error)
+        }
+    }
+}

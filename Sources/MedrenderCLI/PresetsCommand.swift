@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import MedrenderCore
+import MedrenderPresets
+
+/// `medrender presets`: the preset library, a line each.
+struct PresetsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "presets", abstract: "List the presets in Presets/: name, pattern, minutes, description.")
+
+    @Flag(name: .long, help: "Print the list as JSON.")
+    var json = false
+
+    struct Entry: Codable {
+        var name: String
+        var pattern: String
+        var minutes: Double?
+        var cycles: Int?
+        var description: String
+    }
+
+    func run() throws {
+        guard let library = PresetLibrary.locate() else {
+            throw fail(PresetError(file: "Presets/", message: "no preset library found; run from the folder holding Presets/ or set MEDRENDER_HOME", exitCode: .noInput))
+        }
+        var entries: [Entry] = []
+        for file in library.presetFiles() {
+            do {
+                let session = try PresetDecoder.load(path: file)
+                var entry = Entry(
+                    name: URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent,
+                    pattern: session.segments.map { $0.pattern.description }.joined(separator: " → "),
+                    description: session.description)
+                switch session.defaultLength {
+                case .duration(let t): entry.minutes = Double(t.milliseconds) / 60000
+                case .cycles(let n): entry.cycles = n
+                }
+                entries.append(entry)
+            } catch {
+                throw fail(error)
+            }
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(data: try encoder.encode(entries), encoding: .utf8)!)
+            return
+        }
+        let nameWidth = entries.map(\.name.count).max() ?? 4
+        let patternWidth = entries.map(\.pattern.count).max() ?? 7
+        for e in entries {
+            let length = e.minutes.map { "\(format($0)) min" } ?? "\(e.cycles ?? 0) cycles"
+            print(e.name.padding(toLength: nameWidth + 2, withPad: " ", startingAt: 0)
+                  + e.pattern.padding(toLength: patternWidth + 2, withPad: " ", startingAt: 0)
+                  + length.padding(toLength: 10, withPad: " ", startingAt: 0) + e.description)
+        }
+    }
+
+    func format(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
+}

@@ -1,0 +1,136 @@
+import ArgumentParser
+import Foundation
+import Medrender
+import MedrenderCore
+import MedrenderIO
+
+/// `medrender [render] --preset NAME --minutes M -o FILE`: renders a session to a file.
+struct RenderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render",
+        abstract: "Render a session to an audio file (the default command).",
+        discussion: "The format comes from the output's extension: .ogg (Vorbis), .wav, .flac.")
+
+    @OptionGroup var session: SessionOptions
+
+    @Option(name: .shortAndLong, help: "The file to write (.ogg, .wav, .flac).")
+    var output: String
+
+    @Option(name: .long, help: "Sample format for WAV and FLAC: 16, 24 or 32f (WAV only). 16-bit is dithered.")
+    var bits: String?
+
+    @Option(name: .long, help: "OGG Vorbis quality, -1 to 10 as oggenc.")
+    var quality: Double = 4
+
+    @Option(name: .long, help: "Output channels: 1 or 2.")
+    var channels: Int = 2
+
+    @Option(name: .long, help: "The layers to mix, comma-separated, of: cues, voice, ambience, bells.")
+    var layers: String = "cues,voice,ambience,bells"
+
+    @Option(name: .long, help: "Also write the cue sheet as JSON to this file.")
+    var cues: String?
+
+    @Flag(name: .long, help: "Print the render report as JSON.")
+    var json = false
+
+    func parsedLayers() throws -> Set<Layer> {
+        var result = Set<Layer>()
+        for name in layers.split(separator: ",", omittingEmptySubsequences: false).map({ String($0).trimmingCharacters(in: .whitespaces) }) {
+            guard let layer = Layer(rawValue: name) else {
+                throw ValidationError("--layers: unknown layer '\(name)'; choose from cues, voice, ambience, bells")
+            }
+            result.insert(layer)
+        }
+        return result
+    }
+
+    func sampleFormat() throws -> SampleFormat? {
+        guard let bits else { return nil }
+        guard let format = SampleFormat(rawValue: bits) else {
+            throw ValidationError("--bits \(bits) is not supported; use 16, 24 or 32f")
+        }
+        return format
+    }
+
+    func validate() throws {
+        guard quality.isFinite, (-1...10).contains(quality) else {
+            throw ValidationError("--quality \(quality) is out of range; use -1 to 10 (as oggenc)")
+        }
+        guard channels == 1 || channels == 2 else { throw ValidationError("--channels \(channels): use 1 or 2") }
+        _ = try parsedLayers()
+        let bitsFormat = try sampleFormat()
+        guard let format = OutputFormat.forPath(output, quality: quality, bits: bitsFormat) else {
+            throw ValidationError("cannot tell the format of '\(output)'; end it in .ogg, .wav or .flac")
+        }
+        if case .flac(.float32) = format { throw ValidationError("--bits 32f is for WAV; FLAC takes 16 or 24") }
+    }
+
+    func run() throws {
+        do {
+            let (sessionValue, file, library, length) = try session.load()
+            let options = RenderOptions(rate: session.rate, channels: channels, length: length, layers: try parsedLayers())
+            let format = OutputFormat.forPath(output, quality: quality, bits: try sampleFormat())!
+            let request = RenderRequest(session: sessionValue, presetFile: file, options: options, format: format,
+                                        outputPath: output, library: library)
+            let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1 && !json)
+            let report = try Renderer.render(request) { bar.update($0) }
+            bar.finish()
+            if let cues {
+                let plan = try Renderer.schedulePlan(request)
+                try CueSheetWriter.write(plan, to: cues)
+            }
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                print(String(data: try encoder.encode(report), encoding: .utf8)!)
+            } else {
+                FileHandle.standardError.write(Data(ReportText.describe(report).utf8))
+            }
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            throw fail(error)
+        }
+    }
+}
+
+enum ReportText {
+    static func describe(_ report: RenderReport) -> String {
+        let duration = SessionTime(milliseconds: report.frames * 1000 / Int64(report.rate)).clockString
+        var text = "wrote \(report.output): \(duration), \(report.frames) frames at \(report.rate) Hz, \(report.cycles) cycles"
+        if let loudness = report.loudnessLUFS { text += String(format: ", %.1f LUFS", loudness) }
+        if let peak = report.samplePeakDBFS { text += String(format: ", peak %.1f dBFS", peak) }
+        return text + "\n"
+    }
+}
+
+/// A progress bar on stderr, only when stderr is a terminal.
+final class ProgressBar {
+    let enabled: Bool
+    let started = Date()
+    var lastDraw = Date.distantPast
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func update(_ progress: RenderProgress) {
+        guard enabled else { return }
+        let now = Date()
+        guard now.timeIntervalSince(lastDraw) >= 0.1 || progress.framesDone == progress.totalFrames else { return }
+        lastDraw = now
+        let fraction = (Double(progress.pass - 1) + Double(progress.framesDone) / Double(max(1, progress.totalFrames))) / 2
+        let width = 30
+        let filled = Int(fraction * Double(width))
+        let elapsed = now.timeIntervalSince(started)
+        let eta = fraction > 0.01 ? elapsed / fraction - elapsed : 0
+        let line = String(format: "\r[%@%@] %3d%%  %@  %.1fs elapsed, %.1fs left ",
+                          String(repeating: "#", count: filled), String(repeating: ".", count: width - filled),
+                          Int(fraction * 100), progress.pass == 1 ? "measuring" : "writing  ", elapsed, eta)
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    func finish() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}

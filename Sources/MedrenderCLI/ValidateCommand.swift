@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import Medrender
+import MedrenderCore
+import MedrenderPresets
+
+/// `medrender validate FILE…`: checks presets without rendering.
+struct ValidateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Check presets without rendering: fields, ranges, sounds and the schedule. Exit 65 on a bad preset.")
+
+    @Argument(help: "Preset files (or names from Presets/).")
+    var files: [String]
+
+    func run() throws {
+        let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
+        var firstFailure: ExitCode?
+        for name in files {
+            do {
+                let file = try library.presetPath(name)
+                let session = try PresetDecoder.load(path: file)
+                for ref in session.soundsUsed where library.soundPath(ref, presetFile: file) == nil {
+                    throw RenderError("\(file): the sound '\(ref)' was not found; Sounds/ offers: \(library.soundNames().joined(separator: ", "))",
+                                      exitCode: .dataError)
+                }
+                let request = RenderRequest(session: session, presetFile: file,
+                                            options: RenderOptions(length: session.defaultLength), format: .ogg(quality: 4),
+                                            outputPath: "/dev/null", library: library)
+                let plan = try Renderer.schedulePlan(request)
+                print("\(file): ok, \(plan.schedule.cycleCount) cycles in \(plan.total.clockString)")
+            } catch {
+                let code = fail(error)
+                firstFailure = firstFailure ?? (code.rawValue == SysExit.noInput.rawValue ? code : ExitCode(SysExit.dataError.rawValue))
+            }
+        }
+        if let firstFailure { throw firstFailure }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// Synthesizes cue tones: short, soft, and shaped so that nothing clicks.
+///
+/// Every partial starts in cosine phase under a raised-cosine attack, so the first sample of a tone
+/// is positive, never 0; the last sample is exactly 0.
+public enum ToneSynth {
+    struct Partial {
+        var ratio: Double
+        var amplitude: Double
+        /// Time for the partial to fall by 60 dB, in seconds.
+        var decaySeconds: Double
+    }
+
+    static func partials(for timbre: CueTimbre, lengthSeconds: Double) -> [Partial] {
+        switch timbre {
+        case .pure:
+            return [Partial(ratio: 1, amplitude: 1, decaySeconds: max(lengthSeconds * 2, 0.05))]
+        case .bell:
+            return [
+                Partial(ratio: 1, amplitude: 1, decaySeconds: 1.6),
+                Partial(ratio: 2.76, amplitude: 0.42, decaySeconds: 0.9),
+                Partial(ratio: 5.40, amplitude: 0.18, decaySeconds: 0.5),
+                Partial(ratio: 8.93, amplitude: 0.07, decaySeconds: 0.3),
+            ]
+        case .bowl:
+            return [
+                Partial(ratio: 1, amplitude: 1, decaySeconds: 4),
+                Partial(ratio: 1.006, amplitude: 0.6, decaySeconds: 4),
+                Partial(ratio: 2.71, amplitude: 0.35, decaySeconds: 2.5),
+                Partial(ratio: 5.1, amplitude: 0.12, decaySeconds: 1.2),
+            ]
+        case .tick:
+            return [
+                Partial(ratio: 1, amplitude: 1, decaySeconds: 0.12),
+                Partial(ratio: 2.3, amplitude: 0.5, decaySeconds: 0.07),
+                Partial(ratio: 3.9, amplitude: 0.3, decaySeconds: 0.05),
+            ]
+        }
+    }
+
+    /// A mono tone of `frameCount` frames at `rate`, peak-normalized to 1.
+    ///
+    /// - Parameters:
+    ///   - timbre: the cue's timbre.
+    ///   - pitchHertz: the fundamental in hertz, 50…4000; partials above 0.45 × `rate` are dropped.
+    public static func tone(timbre: CueTimbre, pitchHertz: Double, frameCount: Int, rate: Int) -> AudioAsset {
+        guard frameCount > 0 else { return AudioAsset(channels: 1, samples: []) }
+        let attack = min(max(1, rate / 200), frameCount / 4)  // 5 ms, or a quarter of a short tone
+        let release = min(max(1, rate / 50), frameCount / 2)  // 20 ms
+        let nyquistGuard = 0.45 * Double(rate)
+        let lengthSeconds = Double(frameCount) / Double(rate)
+        let parts = partials(for: timbre, lengthSeconds: lengthSeconds).filter { pitchHertz * $0.ratio < nyquistGuard }
+        var samples = [Float](repeating: 0, count: frameCount)
+        for part in parts.isEmpty ? [Partial(ratio: 1, amplitude: 1, decaySeconds: 1)] : parts {
+            let omega = 2 * Double.pi * min(pitchHertz * part.ratio, nyquistGuard) / Double(rate)
+            // exp(-6.9 t / T60) falls by 60 dB over T60.
+            let decayPerFrame = exp(-6.907755 / (part.decaySeconds * Double(rate)))
+            var envelope = part.amplitude
+            for n in 0..<frameCount {
+                samples[n] += Float(envelope * cos(omega * Double(n)))
+                envelope *= decayPerFrame
+            }
+        }
+        let peak = samples.reduce(0) { max($0, abs($1)) }
+        let scale = peak > 0 ? 1 / peak : 1
+        for n in 0..<frameCount {
+            var gain = scale * Ramp.attack(n, length: attack)
+            let fromEnd = n - (frameCount - release)
+            if fromEnd >= 0 { gain *= Ramp.release(fromEnd, length: release) }
+            samples[n] *= gain
+        }
+        return AudioAsset(channels: 1, samples: samples)
+    }
+}

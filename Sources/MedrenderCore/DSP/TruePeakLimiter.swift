@@ -1,0 +1,169 @@
+import Foundation
+
+/// A lookahead limiter that keeps the true peak (between samples too) at or under a ceiling.
+///
+/// The output is the input delayed by `latency` frames, times a gain that is never above 1 and that
+/// reaches, by each peak, the reduction that peak needs: the needed gains are held as a minimum
+/// over the lookahead window and then averaged over the same window, which gives a smooth attack
+/// that is always at or under the need. The gain then recovers with an exponential release.
+/// Peaks between samples are estimated by 4× oversampling with a windowed-sinc interpolator, but
+/// only near the ceiling, where they matter. Non-finite input becomes 0.
+public final class TruePeakLimiter {
+    public let channels: Int
+    /// Frames between a frame going in and the same frame coming out.
+    public let latency: Int
+    /// The ceiling as a linear sample value.
+    public let ceiling: Float
+
+    private let lookahead: Int
+    private let releaseCoefficient: Float
+    private let detectorDelay = TruePeakLimiter.taps / 2
+    private static let taps = 16
+    private static let phases = 4
+    /// `phases − 1` interpolation filters of `taps` each, for the positions k/4, k = 1…3.
+    private let interpolators: [Float]
+    private let detectThreshold: Float
+
+    // History of input frames, long enough for the detector and the whole delay.
+    private var history: [Float]
+    private let historyFrames: Int
+    private var written: Int = 0  // frames that have gone in
+
+    // Peak of each frame (including the interval to the next frame), for the last two frames.
+    private var previousPeak: Float = 0
+    // Sliding minimum over the lookahead window: a monotonic deque of (index, value).
+    private var minimumIndices: [Int]
+    private var minimumValues: [Float]
+    private var dequeHead = 0, dequeCount = 0
+    // Moving average of the held minimums.
+    private var held: [Float]
+    private var heldSum: Double = 0
+    private var gain: Float = 1
+
+    /// - Parameters:
+    ///   - ceilingDecibels: the true-peak ceiling in dBTP, −20…0, default −1.
+    ///   - lookaheadSeconds: attack time, default 0.005.
+    ///   - releaseSeconds: time to recover about 63 %, default 0.08.
+    public init(
+        channels: Int, rate: Int, ceilingDecibels: Double = -1, lookaheadSeconds: Double = 0.005,
+        releaseSeconds: Double = 0.08
+    ) {
+        self.channels = channels
+        // A tiny margin covers the interpolator's own error.
+        self.ceiling = Float(pow(10, (ceilingDecibels - 0.05) / 20))
+        self.lookahead = max(2, Int((lookaheadSeconds * Double(rate)).rounded()))
+        self.releaseCoefficient = Float(1 - exp(-1 / (releaseSeconds * Double(rate))))
+        self.latency = detectorDelay + lookahead - 1
+        // Between-sample peaks exceed the samples around them by a few dB at most for real
+        // material; below half the ceiling they cannot reach it.
+        self.detectThreshold = ceiling * 0.5
+        self.historyFrames = Self.taps + lookahead * 2 + 4
+        self.history = [Float](repeating: 0, count: historyFrames * channels)
+        self.minimumIndices = [Int](repeating: 0, count: lookahead + 1)
+        self.minimumValues = [Float](repeating: 1, count: lookahead + 1)
+        self.held = [Float](repeating: 1, count: lookahead)
+        self.heldSum = Double(lookahead)
+        var filters: [Float] = []
+        for phase in 1..<Self.phases {
+            let fraction = Double(phase) / Double(Self.phases)
+            var row: [Double] = []
+            for tap in 0..<Self.taps {
+                // Sample positions relative to the interval start: tap − (taps/2 − 1).
+                let t = Double(tap - (Self.taps / 2 - 1)) - fraction
+                let sinc = t == 0 ? 1 : sin(.pi * t) / (.pi * t)
+                let w = 0.5 + 0.5 * cos(.pi * t / Double(Self.taps / 2 + 1))  // Hann
+                row.append(sinc * w)
+            }
+            let sum = row.reduce(0, +)
+            filters += row.map { Float($0 / sum) }
+        }
+        self.interpolators = filters
+    }
+
+    /// Limits `frameCount` frames from `input` into `output` (which may be the same memory).
+    public func process(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, frameCount: Int) {
+        history.withUnsafeMutableBufferPointer { hist in
+            for f in 0..<frameCount {
+                // 1. Take the frame in, made finite.
+                let n = written
+                let slot = (n % historyFrames) * channels
+                for c in 0..<channels {
+                    let x = input[f * channels + c]
+                    hist[slot + c] = x.isFinite ? x : 0
+                }
+                written += 1
+
+                // 2. Detect the peak of frame m = n − detectorDelay and of the interval after it.
+                let m = n - detectorDelay
+                var peak: Float = 0
+                if m >= 0 {
+                    peak = framePeak(m, hist)
+                }
+                let need = min(1, ceiling / max(max(peak, previousPeak), 1e-30))
+                previousPeak = peak
+
+                // 3. Hold the minimum need over the lookahead window (monotonic deque).
+                while dequeCount > 0 {
+                    let last = (dequeHead + dequeCount - 1) % minimumValues.count
+                    if minimumValues[last] >= need { dequeCount -= 1 } else { break }
+                }
+                let tail = (dequeHead + dequeCount) % minimumValues.count
+                minimumIndices[tail] = n
+                minimumValues[tail] = need
+                dequeCount += 1
+                while minimumIndices[dequeHead] <= n - lookahead {
+                    dequeHead = (dequeHead + 1) % minimumValues.count
+                    dequeCount -= 1
+                }
+                let heldMinimum = minimumValues[dequeHead]
+
+                // 4. Average the held minimums over the window: a smooth attack under the need.
+                let heldSlot = n % lookahead
+                heldSum += Double(heldMinimum) - Double(held[heldSlot])
+                held[heldSlot] = heldMinimum
+                let smoothed = Float(heldSum / Double(lookahead))
+
+                // 5. Release slowly, never above what the attack allows.
+                gain = min(smoothed, gain + (1 - gain) * releaseCoefficient)
+
+                // 6. Out goes the frame that is `latency` frames old.
+                let outIndex = n - latency
+                for c in 0..<channels {
+                    var y: Float = 0
+                    if outIndex >= 0 {
+                        y = hist[(outIndex % historyFrames) * channels + c] * gain
+                        if !(y <= ceiling) { y = ceiling } else if !(y >= -ceiling) { y = -ceiling }
+                    }
+                    output[f * channels + c] = y
+                }
+            }
+        }
+    }
+
+    /// The largest absolute value of frame `m` and of the interpolated points up to frame m + 1.
+    @inline(__always)
+    private func framePeak(_ m: Int, _ hist: UnsafeMutableBufferPointer<Float>) -> Float {
+        var peak: Float = 0
+        var near = false
+        for c in 0..<channels {
+            let a = abs(hist[(m % historyFrames) * channels + c])
+            let b = abs(hist[((m + 1) % historyFrames) * channels + c])
+            peak = max(peak, a)
+            if max(a, b) > detectThreshold { near = true }
+        }
+        guard near else { return peak }
+        let first = m - (Self.taps / 2 - 1)
+        for c in 0..<channels {
+            for phase in 0..<(Self.phases - 1) {
+                var acc: Float = 0
+                for tap in 0..<Self.taps {
+                    let index = first + tap
+                    if index < 0 { continue }
+                    acc += hist[(index % historyFrames) * channels + c] * interpolators[phase * Self.taps + tap]
+                }
+                peak = max(peak, abs(acc))
+            }
+        }
+        return peak
+    }
+}

@@ -1,0 +1,44 @@
+/// The master fade in at the start of the file and fade out at its end.
+///
+/// The fade in's first gain is above 0 (a cue on frame 0 still sounds); the fade out's last gain
+/// is exactly 0 (the file ends in silence).
+public struct MasterFades: Sendable {
+    public let totalFrames: Int64
+    public let fadeInFrames: Int64
+    public let fadeOutFrames: Int64
+    public let curve: FadeCurve
+
+    public init(plan: RenderPlan) {
+        totalFrames = plan.totalFrames
+        fadeInFrames = min(plan.master.fadeInFrames, plan.totalFrames)
+        fadeOutFrames = min(plan.master.fadeOutFrames, plan.totalFrames)
+        curve = plan.master.fadeCurve
+    }
+
+    /// The gain of frame `frame`.
+    @inline(__always)
+    public func gain(at frame: Int64) -> Float {
+        var g: Float = 1
+        if frame < fadeInFrames {
+            g *= Float(curve.value(at: Double(frame + 1) / Double(fadeInFrames)))
+        }
+        let fromEnd = totalFrames - 1 - frame
+        if fromEnd < fadeOutFrames {
+            g *= fromEnd < 0 ? 0 : Float(curve.value(at: Double(fromEnd) / Double(fadeOutFrames)))
+        }
+        return g
+    }
+
+    /// Applies the fades to `frameCount` interleaved frames that start at `startFrame`.
+    public func apply(_ buffer: UnsafeMutablePointer<Float>, channels: Int, startFrame: Int64, frameCount: Int) {
+        let end = startFrame + Int64(frameCount)
+        if end <= fadeInFrames || startFrame < fadeInFrames || end > totalFrames - fadeOutFrames {
+            for f in 0..<frameCount {
+                let frame = startFrame + Int64(f)
+                if frame >= fadeInFrames && frame < totalFrames - fadeOutFrames { continue }
+                let g = gain(at: frame)
+                for c in 0..<channels { buffer[f * channels + c] *= g }
+            }
+        }
+    }
+}

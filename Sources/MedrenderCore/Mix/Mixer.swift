@@ -1,0 +1,220 @@
+import Foundation
+
+/// The sounds a mixer plays: every file sound decoded at the output rate, and beds baked to loops.
+public struct MixAssets: Sendable {
+    public var sounds: [SoundRef: AudioAsset]
+    public init(sounds: [SoundRef: AudioAsset]) { self.sounds = sounds }
+}
+
+/// Sums a plan's events, block by block, into the session's mix.
+///
+/// The mixer walks the clock once, from frame 0: it starts each clip on its frame and plays it to
+/// its end, loops each bed between its frames under its envelope, and generates the cues from the
+/// breath schedule as it goes, so its memory does not depend on the session's length. Past the
+/// plan's last frame it renders silence.
+public final class Mixer {
+    public let plan: RenderPlan
+    public let channels: Int
+    public private(set) var position: Int64 = 0
+
+    /// A clip resolved to its asset, ready to play.
+    struct Voice {
+        var asset: Int
+        var startFrame: Int64
+        var frameCount: Int64
+        var releaseFrames: Int64
+        var gainLeft: Float
+        var gainRight: Float
+    }
+
+    struct Bed {
+        var asset: Int
+        var offset: Int64
+        var event: BedEvent
+    }
+
+    private let assets: [AudioAsset]
+    private var fixed: [Voice] = []
+    private var fixedCursor = 0
+    private var beds: [Bed] = []
+    private var cueAsset: [Int?]  // by PhaseKind ordinal
+    private var phases: BreathSchedule.Iterator
+    private var pendingCue: Voice?
+    private var active: [Voice] = []
+
+    /// - Parameter assets: every sound the plan uses, at the plan's rate; beds not yet looped.
+    public init(plan: RenderPlan, assets: MixAssets) {
+        self.plan = plan
+        self.channels = plan.channels
+        var list: [AudioAsset] = []
+        var index: [SoundRef: Int] = [:]
+        func assetIndex(_ ref: SoundRef) -> Int {
+            if let i = index[ref] { return i }
+            guard let asset = assets.sounds[ref] else { preconditionFailure("sound \(ref) was not loaded") }
+            list.append(asset)
+            index[ref] = list.count - 1
+            return list.count - 1
+        }
+        func voice(_ clip: ClipEvent, asset: Int, length: Int) -> Voice {
+            let (l, r) = Mixer.panGains(clip.pan, assetChannels: list[asset].channels, outputChannels: plan.channels)
+            return Voice(
+                asset: asset, startFrame: clip.startFrame, frameCount: min(Int64(length), clip.maximumFrames),
+                releaseFrames: clip.releaseFrames, gainLeft: l * clip.gain, gainRight: r * clip.gain)
+        }
+        for clip in plan.clips {
+            guard case .file(let ref) = clip.sound else { continue }
+            let i = assetIndex(ref)
+            fixed.append(voice(clip, asset: i, length: list[i].frameCount))
+        }
+        var looped: [SoundRef: Int] = [:]
+        for bed in plan.beds {
+            let key = SoundRef("\(bed.sound.name)#seam\(bed.seamFrames)")
+            let i: Int
+            if let existing = looped[key] {
+                i = existing
+            } else {
+                let raw = list[assetIndex(bed.sound)]
+                list.append(LoopedBed.bake(raw, seamFrames: Int(bed.seamFrames)))
+                i = list.count - 1
+                looped[key] = i
+            }
+            let loopLength = max(1, list[i].frameCount)
+            beds.append(Bed(asset: i, offset: Int64(bed.loopOffsetSeed % UInt64(loopLength)), event: bed))
+        }
+        cueAsset = Array(repeating: nil, count: PhaseKind.allCases.count)
+        for cue in plan.cues {
+            let asset: AudioAsset
+            switch cue.sound.source {
+            case .synth(let timbre):
+                asset = ToneSynth.tone(
+                    timbre: timbre, pitchHertz: cue.sound.pitchHertz, frameCount: Int(cue.lengthFrames), rate: plan.rate)
+            case .sound(let ref):
+                asset = assets.sounds[ref] ?? AudioAsset(channels: 1, samples: [])
+            }
+            list.append(asset)
+            cueAsset[PhaseKind.allCases.firstIndex(of: cue.kind)!] = list.count - 1
+        }
+        self.assets = list
+        self.phases = plan.schedule.makeIterator()
+        active.reserveCapacity(64)
+        pendingCue = nextCue()
+    }
+
+    /// Gains for the left and right output channels; −3 dB pan law for mono sources.
+    static func panGains(_ pan: Float, assetChannels: Int, outputChannels: Int) -> (Float, Float) {
+        let p = max(-1, min(1, pan))
+        if outputChannels == 1 { return (1, 1) }
+        if assetChannels == 1 {
+            let angle = Double(p + 1) * .pi / 4
+            return (Float(cos(angle)), Float(sin(angle)))
+        }
+        return (min(1, 1 - p), min(1, 1 + p))
+    }
+
+    private func nextCue() -> Voice? {
+        while let phase = phases.next() {
+            guard let event = plan.cueEvent(for: phase),
+                let asset = cueAsset[PhaseKind.allCases.firstIndex(of: phase.kind)!]
+            else { continue }
+            let (l, r) = Mixer.panGains(event.pan, assetChannels: assets[asset].channels, outputChannels: channels)
+            let length = min(Int64(assets[asset].frameCount), event.maximumFrames)
+            return Voice(
+                asset: asset, startFrame: event.startFrame, frameCount: length,
+                releaseFrames: min(event.releaseFrames, length), gainLeft: l * event.gain, gainRight: r * event.gain)
+        }
+        return nil
+    }
+
+    /// Renders the next `frameCount` frames of the mix into `out` (interleaved, `channels` wide).
+    public func render(into out: UnsafeMutablePointer<Float>, frameCount: Int) {
+        let blockStart = position
+        let blockEnd = position + Int64(frameCount)
+        out.initialize(repeating: 0, count: frameCount * channels)
+        for bed in beds where bed.event.startFrame < blockEnd && bed.event.endFrame > blockStart {
+            mixBed(bed, into: out, blockStart: blockStart, blockEnd: blockEnd)
+        }
+        while fixedCursor < fixed.count, fixed[fixedCursor].startFrame < blockEnd {
+            active.append(fixed[fixedCursor])
+            fixedCursor += 1
+        }
+        while let cue = pendingCue, cue.startFrame < blockEnd {
+            active.append(cue)
+            pendingCue = nextCue()
+        }
+        var i = 0
+        while i < active.count {
+            let voice = active[i]
+            mixVoice(voice, into: out, blockStart: blockStart, blockEnd: blockEnd)
+            if voice.startFrame + voice.frameCount <= blockEnd {
+                active.swapAt(i, active.count - 1)
+                active.removeLast()
+            } else {
+                i += 1
+            }
+        }
+        position = blockEnd
+    }
+
+    private func mixVoice(_ voice: Voice, into out: UnsafeMutablePointer<Float>, blockStart: Int64, blockEnd: Int64) {
+        let from = max(voice.startFrame, blockStart)
+        let to = min(voice.startFrame + voice.frameCount, blockEnd, max(plan.totalFrames, blockStart))
+        guard from < to else { return }
+        let asset = assets[voice.asset]
+        let ac = asset.channels, oc = channels
+        let releaseStart = voice.frameCount - voice.releaseFrames
+        asset.samples.withUnsafeBufferPointer { src in
+            for frame in from..<to {
+                let k = frame - voice.startFrame
+                var g: Float = 1
+                if k >= releaseStart { g = Ramp.release(Int(k - releaseStart), length: Int(voice.releaseFrames)) }
+                let o = Int(frame - blockStart) * oc
+                let s = Int(k) * ac
+                if oc == 2 {
+                    let l = src[s], r = ac == 2 ? src[s + 1] : l
+                    out[o] += l * voice.gainLeft * g
+                    out[o + 1] += r * voice.gainRight * g
+                } else {
+                    let x = ac == 2 ? (src[s] + src[s + 1]) * 0.5 : src[s]
+                    out[o] += x * voice.gainLeft * g
+                }
+            }
+        }
+    }
+
+    private func mixBed(_ bed: Bed, into out: UnsafeMutablePointer<Float>, blockStart: Int64, blockEnd: Int64) {
+        let asset = assets[bed.asset]
+        let loopLength = Int64(asset.frameCount)
+        guard loopLength > 0 else { return }
+        let event = bed.event
+        let from = max(event.startFrame, blockStart)
+        let to = min(event.endFrame, blockEnd, max(plan.totalFrames, blockStart))
+        guard from < to else { return }
+        let ac = asset.channels, oc = channels
+        let (gl, gr) = Mixer.panGains(0, assetChannels: ac, outputChannels: oc)
+        let fadeInEnd = event.startFrame + event.fadeInFrames
+        let fadeOutStart = event.endFrame - event.fadeOutFrames
+        asset.samples.withUnsafeBufferPointer { src in
+            var k = (bed.offset + from - event.startFrame) % loopLength
+            for frame in from..<to {
+                var g = event.gain
+                if frame < fadeInEnd {
+                    g *= Float(event.fadeCurve.value(at: (Double(frame - event.startFrame) + 0.5) / Double(event.fadeInFrames)))
+                }
+                if frame >= fadeOutStart {
+                    g *= Float(event.fadeCurve.value(at: (Double(event.endFrame - frame) - 0.5) / Double(event.fadeOutFrames)))
+                }
+                let o = Int(frame - blockStart) * oc
+                let s = Int(k) * ac
+                if oc == 2 {
+                    let l = src[s], r = ac == 2 ? src[s + 1] : l
+                    out[o] += l * gl * g
+                    out[o + 1] += r * gr * g
+                } else {
+                    out[o] += (ac == 2 ? (src[s] + src[s + 1]) * 0.5 : src[s]) * g
+                }
+                k += 1
+                if k == loopLength { k = 0 }
+            }
+        }
+    }
+}

@@ -1,0 +1,221 @@
+/// A sound named by a preset: a name from the sound library (`rain`) or a path to a file.
+public struct SoundRef: Hashable, Sendable, CustomStringConvertible {
+    /// What the author wrote.
+    public var name: String
+    public init(_ name: String) { self.name = name }
+    public var description: String { name }
+}
+
+/// The four layers a session is mixed from; `--layers` picks among them.
+public enum Layer: String, CaseIterable, Hashable, Sendable {
+    case cues, voice, ambience, bells
+}
+
+/// A synthesized cue timbre.
+public enum CueTimbre: String, CaseIterable, Hashable, Sendable {
+    /// A sine with a short raised-cosine attack and a smooth decay.
+    case pure
+    /// Decaying inharmonic partials, a small hand bell.
+    case bell
+    /// A singing bowl: low partials with a slow beat.
+    case bowl
+    /// A soft woodblock tick.
+    case tick
+}
+
+/// What sounds at the start of one kind of phase.
+public struct CueSound: Hashable, Sendable {
+    public enum Source: Hashable, Sendable {
+        case synth(CueTimbre)
+        case sound(SoundRef)
+    }
+    public var source: Source
+    /// Pitch of a synthesized cue in hertz, 50…4000.
+    public var pitchHertz: Double
+    /// Gain in decibels, −60…0.
+    public var gainDecibels: Double
+    /// The cue's length; a cue is always cut, ramped to zero, at the end of its phase.
+    public var length: SessionTime
+    /// Stereo position, −1 (left) … 1 (right), default 0.
+    public var pan: Double
+
+    public init(
+        source: Source, pitchHertz: Double, gainDecibels: Double = -12,
+        length: SessionTime = .init(milliseconds: 600), pan: Double = 0
+    ) {
+        self.source = source
+        self.pitchHertz = pitchHertz
+        self.gainDecibels = gainDecibels
+        self.length = length
+        self.pan = pan
+    }
+
+    /// The default cue for each phase kind: a distinct pitch per kind, so the ear knows the phase.
+    public static func standard(for kind: PhaseKind) -> CueSound {
+        switch kind {
+        case .inhale: CueSound(source: .synth(.bell), pitchHertz: 659.26)  // E5
+        case .holdIn: CueSound(source: .synth(.pure), pitchHertz: 493.88, gainDecibels: -16)  // B4
+        case .topUp: CueSound(source: .synth(.bell), pitchHertz: 783.99)  // G5
+        case .exhale: CueSound(source: .synth(.bell), pitchHertz: 440.00)  // A4
+        case .holdOut: CueSound(source: .synth(.pure), pitchHertz: 392.00, gainDecibels: -16)  // G4
+        }
+    }
+}
+
+/// The cues of a session, one per phase kind; nil means that phase has no cue.
+public struct CueSet: Hashable, Sendable {
+    private var sounds: [CueSound?]
+    public init(_ sounds: [PhaseKind: CueSound?] = [:]) {
+        self.sounds = PhaseKind.allCases.map { sounds[$0] ?? CueSound.standard(for: $0) }
+    }
+    public subscript(kind: PhaseKind) -> CueSound? {
+        get { sounds[PhaseKind.allCases.firstIndex(of: kind)!] }
+        set { sounds[PhaseKind.allCases.firstIndex(of: kind)!] = newValue }
+    }
+}
+
+/// One ambience bed: a loop from the sound library.
+public struct AmbienceBed: Hashable, Sendable {
+    public var sound: SoundRef
+    /// Gain in decibels, −60…0, default −20.
+    public var gainDecibels: Double
+    /// Length of the equal-power crossfade baked into the loop's seam, default 3 s.
+    public var seam: SessionTime
+
+    public init(sound: SoundRef, gainDecibels: Double = -20, seam: SessionTime = .seconds(3)) {
+        self.sound = sound
+        self.gainDecibels = gainDecibels
+        self.seam = seam
+    }
+}
+
+/// Guided voice: intro and outro clips.
+public struct VoiceSettings: Hashable, Sendable {
+    public var intro: SoundRef?
+    /// When the intro starts, from the start of the file. Default 2 s.
+    public var introAt: SessionTime
+    public var outro: SoundRef?
+    /// When the outro starts, after the last breath. Default 1 s.
+    public var outroAfter: SessionTime
+    /// Gain in decibels, −60…12, default 0.
+    public var gainDecibels: Double
+
+    public init(
+        intro: SoundRef? = nil, introAt: SessionTime = .seconds(2), outro: SoundRef? = nil,
+        outroAfter: SessionTime = .seconds(1), gainDecibels: Double = 0
+    ) {
+        self.intro = intro
+        self.introAt = introAt
+        self.outro = outro
+        self.outroAfter = outroAfter
+        self.gainDecibels = gainDecibels
+    }
+}
+
+/// Bells at the start and the end of the session.
+public struct BellSettings: Hashable, Sendable {
+    public var start: SoundRef?
+    public var end: SoundRef?
+    /// Gain in decibels, −60…12, default −6.
+    public var gainDecibels: Double
+
+    public init(start: SoundRef? = nil, end: SoundRef? = nil, gainDecibels: Double = -6) {
+        self.start = start
+        self.end = end
+        self.gainDecibels = gainDecibels
+    }
+}
+
+/// The master chain's settings.
+public struct MasterSettings: Hashable, Sendable {
+    /// Integrated loudness target in LUFS, −70…−5, default −18.
+    public var loudnessLUFS: Double
+    /// True-peak ceiling in dBTP, −20…0, default −1.
+    public var truePeakDBTP: Double
+    /// Fade at the very start of the file, default 0 (the ambience has its own fade).
+    public var fadeIn: SessionTime
+    /// Fade at the very end of the file, default 3 s.
+    public var fadeOut: SessionTime
+    public var fadeCurve: FadeCurve
+
+    public init(
+        loudnessLUFS: Double = -18, truePeakDBTP: Double = -1, fadeIn: SessionTime = .zero,
+        fadeOut: SessionTime = .seconds(3), fadeCurve: FadeCurve = .quarterSine
+    ) {
+        self.loudnessLUFS = loudnessLUFS
+        self.truePeakDBTP = truePeakDBTP
+        self.fadeIn = fadeIn
+        self.fadeOut = fadeOut
+        self.fadeCurve = fadeCurve
+    }
+}
+
+/// A whole session, resolved from a preset: everything the planner needs, in exact times.
+public struct Session: Hashable, Sendable {
+    public var name: String
+    public var description: String
+    /// The length used when the command line gives none.
+    public var defaultLength: SessionLength
+    public var segments: [PatternSegment]
+    /// Time before the first breath: start bell, intro voice, ambience fading in. Default 20 s.
+    public var settle: SessionTime
+    /// The least time after the last breath: outro voice, end bell, fade out. Default 30 s.
+    public var closing: SessionTime
+    public var cues: CueSet
+    public var voice: VoiceSettings
+    public var ambience: [AmbienceBed]
+    /// How long the ambience takes to fade in at the start, default 8 s.
+    public var ambienceFadeIn: SessionTime
+    /// How long the ambience takes to fade out at the end, default 12 s.
+    public var ambienceFadeOut: SessionTime
+    public var bells: BellSettings
+    public var master: MasterSettings
+    /// Seed for everything random (loop start offsets, dither), default 1.
+    public var seed: UInt64
+
+    public init(
+        name: String, description: String = "", defaultLength: SessionLength = .duration(.seconds(600)),
+        segments: [PatternSegment], settle: SessionTime = .seconds(20), closing: SessionTime = .seconds(30),
+        cues: CueSet = CueSet(), voice: VoiceSettings = VoiceSettings(), ambience: [AmbienceBed] = [],
+        ambienceFadeIn: SessionTime = .seconds(8), ambienceFadeOut: SessionTime = .seconds(12),
+        bells: BellSettings = BellSettings(), master: MasterSettings = MasterSettings(), seed: UInt64 = 1
+    ) {
+        self.name = name
+        self.description = description
+        self.defaultLength = defaultLength
+        self.segments = segments
+        self.settle = settle
+        self.closing = closing
+        self.cues = cues
+        self.voice = voice
+        self.ambience = ambience
+        self.ambienceFadeIn = ambienceFadeIn
+        self.ambienceFadeOut = ambienceFadeOut
+        self.bells = bells
+        self.master = master
+        self.seed = seed
+    }
+
+    /// Every sound file the session names, each once, in a stable order.
+    public var soundsUsed: [SoundRef] {
+        var seen: [SoundRef] = []
+        func add(_ ref: SoundRef?) { if let ref, !seen.contains(ref) { seen.append(ref) } }
+        add(bells.start)
+        add(voice.intro)
+        for bed in ambience { add(bed.sound) }
+        for kind in PhaseKind.allCases {
+            if case .sound(let ref)? = cues[kind]?.source { add(ref) }
+        }
+        add(voice.outro)
+        add(bells.end)
+        return seen
+    }
+}
+
+/// How long a session is: a total duration, or a number of whole breath cycles.
+public enum SessionLength: Hashable, Sendable {
+    /// The whole file's length; the breathing takes the whole cycles that fit.
+    case duration(SessionTime)
+    /// Whole breath cycles; the file is settle + cycles + closing long.
+    case cycles(Int)
+}

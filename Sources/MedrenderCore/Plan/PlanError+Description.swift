@@ -1,0 +1,27 @@
+extension PlanError: CustomStringConvertible {
+    /// What is wrong and how to fix it, in one line.
+    public var description: String {
+        switch self {
+        case .schedule(.emptyCycle(let segment)):
+            return "the pattern of segment \(segment + 1) has no length; give at least an inhale and an exhale"
+        case .schedule(.noCycleFits(let cycle, let available)):
+            return "a \(cycle) s breath cycle does not fit in the \(available) s left for breathing; make the session longer"
+        case .schedule(.tooManyCycles(let n)):
+            return "the session would have more than \(n - 1) cycles; make it shorter or the cycles longer"
+        case .tooShort(let total, let settle, let closing, let cycle):
+            let least = settle + closing + cycle
+            return "a session of \(total) s is too short for settle (\(settle) s) + one cycle (\(cycle) s) + closing (\(closing) s); "
+                + "make it at least \(least) s (\(minutesText(least)) min)"
+        case .clipDoesNotFit(let role, let sound, let clip, let available, let field):
+            return "the \(role) '\(sound)' lasts \(clip) s but only \(available) s are left for it; "
+                + "make '\(field)' longer by \(clip - available) s or use a shorter clip"
+        case .tooLong(let total, let limit):
+            return "a session of \(total) s is longer than the \(limit) s (24 h) medrender renders; make it shorter"
+        }
+    }
+
+    private func minutesText(_ t: SessionTime) -> String {
+        let minutes = Double(t.milliseconds) / 60000
+        return String((minutes * 100).rounded(.up) / 100)
+    }
+}

@@ -1,0 +1,291 @@
+import Foundation
+
+/// How to render: the output's rate and channels, the length, and which layers to mix.
+public struct RenderOptions: Hashable, Sendable {
+    /// Output sample rate in hertz, 8000…192000, default 48000.
+    public var rate: Int
+    /// Output channels, 1 or 2, default 2.
+    public var channels: Int
+    public var length: SessionLength
+    public var layers: Set<Layer>
+
+    public init(rate: Int = 48000, channels: Int = 2, length: SessionLength, layers: Set<Layer> = Set(Layer.allCases)) {
+        self.rate = rate
+        self.channels = channels
+        self.length = length
+        self.layers = layers
+    }
+
+    public static let rateRange = 8000...192_000
+}
+
+/// A named point in the session: settle, breathing, each chained segment, closing.
+public struct SessionSection: Hashable, Sendable {
+    public var name: String
+    public var time: SessionTime
+    public var frame: Int64
+}
+
+/// A clip placed on the clock: a voice clip, a bell, or a cue.
+public struct ClipEvent: Hashable, Sendable {
+    public enum Sound: Hashable, Sendable {
+        case file(SoundRef)
+        case cue(PhaseKind)
+    }
+    public var layer: Layer
+    public var sound: Sound
+    public var startFrame: Int64
+    /// The most frames it may play; a longer sound is cut here, ramped to zero over `releaseFrames`.
+    public var maximumFrames: Int64
+    /// Linear gain.
+    public var gain: Float
+    /// Stereo position, −1…1.
+    public var pan: Float
+    /// Length of the raised-cosine release applied when the sound is cut at `maximumFrames`.
+    public var releaseFrames: Int64
+}
+
+/// An ambience bed placed on the clock, with its own gain envelope.
+public struct BedEvent: Hashable, Sendable {
+    public var sound: SoundRef
+    public var seamFrames: Int64
+    /// Linear gain at full level.
+    public var gain: Float
+    public var startFrame: Int64
+    public var endFrame: Int64
+    /// Frames of fade in from `startFrame`, and of fade out ending at `endFrame`.
+    public var fadeInFrames: Int64
+    public var fadeOutFrames: Int64
+    public var fadeCurve: FadeCurve
+    /// A seeded value; the loop starts at `loopOffsetSeed % loopLength`.
+    public var loopOffsetSeed: UInt64
+}
+
+/// What sounds at a phase of one kind, at the output rate.
+public struct CuePlan: Hashable, Sendable {
+    public var kind: PhaseKind
+    public var sound: CueSound
+    public var lengthFrames: Int64
+}
+
+/// The master chain's settings in frames.
+public struct MasterPlan: Hashable, Sendable {
+    public var fadeInFrames: Int64
+    public var fadeOutFrames: Int64
+    public var fadeCurve: FadeCurve
+    public var loudnessLUFS: Double
+    public var truePeakDBTP: Double
+}
+
+/// Why a session cannot be planned; each case carries what a message needs.
+public enum PlanError: Error, Hashable, Sendable {
+    case schedule(ScheduleError)
+    /// The session is too short for settle + one cycle + closing.
+    case tooShort(total: SessionTime, settle: SessionTime, closing: SessionTime, cycle: SessionTime)
+    /// A clip does not fit where it must play.
+    case clipDoesNotFit(role: String, sound: SoundRef, clip: SessionTime, available: SessionTime, field: String)
+    /// More than the longest session.
+    case tooLong(total: SessionTime, limit: SessionTime)
+}
+
+/// Everything of a session placed on one clock, in integer frames at the output rate.
+///
+/// Planning is pure: it takes the lengths of the sounds (at the output rate) and does no I/O.
+public struct RenderPlan: Sendable {
+    public let rate: Int
+    public let channels: Int
+    public let totalFrames: Int64
+    public let total: SessionTime
+    public let layers: Set<Layer>
+    public let schedule: BreathSchedule
+    public let sections: [SessionSection]
+    /// Bells and voice clips, in start order. Cues are generated from the schedule as they play.
+    public let clips: [ClipEvent]
+    public let beds: [BedEvent]
+    /// The cue for each phase kind that has one (and only when the cues layer is on).
+    public let cues: [CuePlan]
+    public let master: MasterPlan
+    public let seed: UInt64
+
+    /// The longest session medrender renders: 24 hours.
+    public static let longestSession = SessionTime.seconds(24 * 3600)
+    /// Cues are cut with a release of this length (or half the phase, when shorter).
+    public static let cueRelease = SessionTime(milliseconds: 20)
+
+    /// Every sound file the plan plays, each once.
+    public var soundsUsed: [SoundRef] {
+        var seen: [SoundRef] = []
+        for ref in clips.compactMap({ if case .file(let r) = $0.sound { r } else { nil } })
+            + beds.map(\.sound)
+            + cues.compactMap({ if case .sound(let r) = $0.sound.source { r } else { nil } })
+        where !seen.contains(ref) { seen.append(ref) }
+        return seen
+    }
+
+    /// The cue sheet: every cue's kind, frame, time and cycle, in order.
+    public var cueMarks: CueMarks { CueMarks(plan: self) }
+
+    /// Only the schedule and the clock: enough for a cue sheet, with no sound lengths needed.
+    public init(session: Session, options: RenderOptions) throws(PlanError) {
+        try self.init(session: session, options: options, soundFrames: nil)
+    }
+
+    /// Plans `session`; `soundFrames` gives each sound's length in frames at the output rate.
+    public init(session: Session, options: RenderOptions, soundFrames: [SoundRef: Int64]?) throws(PlanError) {
+        let rate = options.rate
+        func frames(_ t: SessionTime) -> Int64 { t.frame(atRate: rate) }
+        func time(ofFrames n: Int64) -> SessionTime {
+            SessionTime(milliseconds: (n * 1000 + Int64(rate) - 1) / Int64(rate))
+        }
+
+        // The clock: settle, whole cycles, closing.
+        let schedule: BreathSchedule
+        let total: SessionTime
+        do {
+            switch options.length {
+            case .duration(let requested):
+                if requested > Self.longestSession {
+                    throw PlanError.tooLong(total: requested, limit: Self.longestSession)
+                }
+                let budget = requested - session.settle - session.closing
+                let firstCycle = session.segments.first?.pattern.cycleLength ?? .zero
+                if budget < firstCycle || budget <= .zero {
+                    throw PlanError.tooShort(
+                        total: requested, settle: session.settle, closing: session.closing, cycle: firstCycle)
+                }
+                schedule = try BreathSchedule(segments: session.segments, start: session.settle, length: .time(budget))
+                total = requested
+            case .cycles(let n):
+                schedule = try BreathSchedule(segments: session.segments, start: session.settle, length: .cycles(n))
+                total = schedule.end + session.closing
+                if total > Self.longestSession { throw PlanError.tooLong(total: total, limit: Self.longestSession) }
+            }
+        } catch let error as ScheduleError {
+            throw .schedule(error)
+        } catch let error as PlanError {
+            throw error
+        } catch {
+            preconditionFailure("unexpected error \(error)")
+        }
+        let totalFrames = frames(total)
+
+        var sections = [
+            SessionSection(name: "Settle", time: .zero, frame: 0),
+            SessionSection(name: "Breathing", time: schedule.start, frame: frames(schedule.start)),
+        ]
+        if session.segments.count > 1 {
+            for (index, start) in schedule.segmentStarts.enumerated() where schedule.cycleCounts[index] > 0 {
+                let segment = session.segments[index]
+                sections.append(SessionSection(
+                    name: segment.name ?? "Segment \(index + 1): \(segment.pattern)", time: start, frame: frames(start)))
+            }
+        }
+        sections.append(SessionSection(name: "Closing", time: schedule.end, frame: frames(schedule.end)))
+
+        // Fixed clips: bells and voice.
+        var clips: [ClipEvent] = []
+        func clip(_ layer: Layer, _ ref: SoundRef, at start: SessionTime, gainDecibels: Double) {
+            let startFrame = frames(start)
+            clips.append(ClipEvent(
+                layer: layer, sound: .file(ref), startFrame: startFrame,
+                maximumFrames: max(0, totalFrames - startFrame), gain: Float(decibelsToGain(gainDecibels)),
+                pan: 0, releaseFrames: 0))
+        }
+        func length(of ref: SoundRef) -> Int64 { soundFrames?[ref] ?? 0 }
+        let layers = options.layers
+        if layers.contains(.bells), let bell = session.bells.start {
+            clip(.bells, bell, at: .zero, gainDecibels: session.bells.gainDecibels)
+        }
+        if layers.contains(.voice), let intro = session.voice.intro {
+            let clipLength = time(ofFrames: length(of: intro))
+            let available = session.settle - session.voice.introAt
+            if soundFrames != nil, clipLength > available {
+                throw .clipDoesNotFit(
+                    role: "intro voice", sound: intro, clip: clipLength, available: available, field: "settle")
+            }
+            clip(.voice, intro, at: session.voice.introAt, gainDecibels: session.voice.gainDecibels)
+        }
+        var closingCursor = schedule.end + session.voice.outroAfter
+        if layers.contains(.voice), let outro = session.voice.outro {
+            let clipLength = time(ofFrames: length(of: outro))
+            let available = total - closingCursor
+            if soundFrames != nil, clipLength > available {
+                throw .clipDoesNotFit(
+                    role: "outro voice", sound: outro, clip: clipLength, available: available, field: "closing")
+            }
+            clip(.voice, outro, at: closingCursor, gainDecibels: session.voice.gainDecibels)
+            closingCursor += clipLength + .seconds(1)
+        }
+        if layers.contains(.bells), let bell = session.bells.end, closingCursor < total {
+            clip(.bells, bell, at: closingCursor, gainDecibels: session.bells.gainDecibels)
+        }
+        clips.sort { $0.startFrame < $1.startFrame }
+
+        // Ambience: the beds share the session in equal parts, crossfading at the joins.
+        var beds: [BedEvent] = []
+        if layers.contains(.ambience), !session.ambience.isEmpty {
+            var generator = SeededGenerator(seed: session.seed)
+            let count = Int64(session.ambience.count)
+            let halfCrossfade = SessionTime.seconds(5)
+            for (index, bed) in session.ambience.enumerated() {
+                let i = Int64(index)
+                let isFirst = i == 0, isLast = i == count - 1
+                let start = isFirst ? .zero : SessionTime(milliseconds: total.milliseconds * i / count) - halfCrossfade
+                let end = isLast ? total : SessionTime(milliseconds: total.milliseconds * (i + 1) / count) + halfCrossfade
+                beds.append(BedEvent(
+                    sound: bed.sound, seamFrames: frames(bed.seam), gain: Float(decibelsToGain(bed.gainDecibels)),
+                    startFrame: frames(start), endFrame: frames(end),
+                    fadeInFrames: frames(isFirst ? session.ambienceFadeIn : halfCrossfade * 2),
+                    fadeOutFrames: frames(isLast ? session.ambienceFadeOut : halfCrossfade * 2),
+                    fadeCurve: .quarterSine, loopOffsetSeed: generator.next()))
+            }
+        }
+
+        var cues: [CuePlan] = []
+        if layers.contains(.cues) {
+            for kind in PhaseKind.allCases {
+                if let sound = session.cues[kind] {
+                    cues.append(CuePlan(kind: kind, sound: sound, lengthFrames: frames(sound.length)))
+                }
+            }
+        }
+
+        self.rate = rate
+        self.channels = options.channels
+        self.total = total
+        self.totalFrames = totalFrames
+        self.layers = layers
+        self.schedule = schedule
+        self.sections = sections
+        self.clips = clips
+        self.beds = beds
+        self.cues = cues
+        self.master = MasterPlan(
+            fadeInFrames: frames(session.master.fadeIn), fadeOutFrames: frames(session.master.fadeOut),
+            fadeCurve: session.master.fadeCurve, loudnessLUFS: session.master.loudnessLUFS,
+            truePeakDBTP: session.master.truePeakDBTP)
+        self.seed = session.seed
+    }
+
+    /// The cue event for a phase, or nil when its kind has no cue.
+    public func cueEvent(for phase: ScheduledPhase) -> ClipEvent? {
+        guard let cue = cues.first(where: { $0.kind == phase.kind }) else { return nil }
+        let start = phase.start.frame(atRate: rate)
+        let end = phase.end.frame(atRate: rate)
+        let available = end - start
+        let release = min(Self.cueRelease.frame(atRate: rate), available / 2)
+        return ClipEvent(
+            layer: .cues, sound: .cue(phase.kind), startFrame: start, maximumFrames: min(cue.lengthFrames, available),
+            gain: Float(decibelsToGain(cue.sound.gainDecibels)), pan: Float(cue.sound.pan), releaseFrames: release)
+    }
+}
+
+/// Converts decibels to a linear gain factor.
+public func decibelsToGain(_ decibels: Double) -> Double {
+    pow(10, decibels / 20)
+}
+
+/// Converts a linear gain factor to decibels (−∞ for 0).
+public func gainToDecibels(_ gain: Double) -> Double {
+    20 * log10(gain)
+}

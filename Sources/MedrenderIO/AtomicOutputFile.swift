@@ -1,0 +1,139 @@
+import Foundation
+import MedrenderCore
+import Synchronization
+
+/// An output file that appears at its path complete or not at all.
+///
+/// Bytes go to a temporary file beside the target; `commit()` flushes it to disk and renames it
+/// into place. Until then, a file already at the target is untouched, and if the render fails, is
+/// interrupted (see `TemporaryFiles.removeAll()`) or this object is released uncommitted, the
+/// temporary file is removed.
+///
+/// Not `Sendable`: one output file belongs to one thread.
+public final class AtomicOutputFile {
+    public let path: String
+    public let temporaryPath: String
+    /// The temporary file's descriptor, open for writing (and seeking).
+    public let descriptor: Int32
+    private var committed = false
+    private var closed = false
+
+    /// Creates the temporary file beside `path`.
+    public init(path: String) throws(IOError) {
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw IOError(.cannotCreate, "is a folder: name a file to write, such as \(path)/session.ogg", path: path)
+        }
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw IOError(.cannotCreate, "cannot be written: the folder \(directory) does not exist (create it first)", path: path)
+        }
+        var template = Array("\(directory)/.\(url.lastPathComponent).medrender-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw IOError(.cannotCreate, "cannot be written in \(directory): check that the folder is writable", path: path, cause: reason)
+        }
+        self.path = path
+        self.temporaryPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        self.descriptor = fd
+        fchmod(fd, 0o644)
+        TemporaryFiles.register(temporaryPath)
+    }
+
+    deinit {
+        if !committed {
+            if !closed { close(descriptor) }
+            unlink(temporaryPath)
+            TemporaryFiles.unregister(temporaryPath)
+        }
+    }
+
+    /// Writes all of `bytes`, retrying short writes; a full disk or a size limit is an error.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(IOError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw IOError.writeFailed(path: path, errno: errno)
+            }
+            offset += n
+        }
+    }
+
+    /// Writes all of `bytes`.
+    public func write(_ bytes: [UInt8]) throws(IOError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw IOError.writeFailed(path: path, errno: errno)
+            }
+            offset += n
+        }
+    }
+
+    /// Flushes the file to disk, closes it and renames it into place.
+    public func commit() throws(IOError) {
+        if fsync(descriptor) != 0 { throw IOError.writeFailed(path: path, errno: errno) }
+        closed = true
+        if close(descriptor) != 0 { throw IOError.writeFailed(path: path, errno: errno) }
+        try TemporaryFiles.commit(temporaryPath, to: path)
+        committed = true
+    }
+}
+
+extension IOError {
+    /// The error for a failed write, with advice for the common causes.
+    static func writeFailed(path: String, errno code: Int32) -> IOError {
+        let reason = String(cString: strerror(code))
+        let advice: String
+        switch code {
+        case ENOSPC: advice = "the disk is full: free some space or write elsewhere"
+        case EFBIG: advice = "the file is larger than allowed here (ulimit -f): raise the limit or render a shorter session"
+        case EPIPE: advice = "the reader closed the pipe before the end"
+        case EDQUOT: advice = "the disk quota is used up"
+        default: advice = "writing failed"
+        }
+        return IOError(.io, advice, path: path, cause: reason)
+    }
+}
+
+/// The temporary files being written, so an interrupt can remove them.
+public enum TemporaryFiles {
+    private static let paths = Mutex<[String]>([])
+
+    static func register(_ path: String) {
+        paths.withLock { $0.append(path) }
+    }
+
+    static func unregister(_ path: String) {
+        paths.withLock { $0.removeAll { $0 == path } }
+    }
+
+    /// Renames a temporary file into place, so that no interrupt can come between.
+    static func commit(_ temporary: String, to path: String) throws(IOError) {
+        let result: Int32 = paths.withLock { list in
+            let code = rename(temporary, path)
+            if code == 0 { list.removeAll { $0 == temporary } }
+            return code == 0 ? 0 : errno
+        }
+        if result != 0 {
+            unlink(temporary)
+            throw IOError(.cannotCreate, "cannot be put in place", path: path, cause: String(cString: strerror(result)))
+        }
+    }
+
+    /// Removes every temporary file and keeps the lock, so none can be committed afterwards.
+    /// For a signal handler that exits right after.
+    public static func removeAllForExit() {
+        paths.withLock { list in
+            for path in list { unlink(path) }
+            list.removeAll()
+            return ()
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import CEBUR128
+import MedrenderCore
+
+/// Measures loudness as EBU R 128 does, with libebur128.
+///
+/// Not `Sendable`: one meter belongs to one thread.
+public final class LoudnessMeter {
+    private var handle: UnsafeMutablePointer<ebur128_state>?
+    public let channels: Int
+
+    /// - Parameters:
+    ///   - withTruePeak: also measure true peak (costly: it oversamples everything).
+    ///   - withRange: also measure loudness range.
+    /// The corresponding C function is `ebur128_init`.
+    public init(channels: Int, rate: Int, withTruePeak: Bool = false, withRange: Bool = false) throws(IOError) {
+        var mode = Int32(EBUR128_MODE_I.rawValue) | Int32(EBUR128_MODE_SAMPLE_PEAK.rawValue)
+        if withTruePeak { mode |= Int32(EBUR128_MODE_TRUE_PEAK.rawValue) }
+        if withRange { mode |= Int32(EBUR128_MODE_LRA.rawValue) }
+        guard let handle = ebur128_init(UInt32(channels), UInt(rate), mode) else {
+            throw IOError(.library, "cannot start the loudness meter for \(channels) channels at \(rate) Hz")
+        }
+        self.handle = handle
+        self.channels = channels
+        if channels == 1 {
+            // A mono mix plays on both speakers: weigh it as dual mono.
+            try check(ebur128_set_channel(handle, 0, Int32(EBUR128_DUAL_MONO.rawValue)), "set the channel map")
+        }
+    }
+
+    deinit { ebur128_destroy(&handle) }
+
+    private func check(_ code: Int32, _ what: String) throws(IOError) {
+        if code != Int32(EBUR128_SUCCESS.rawValue) {
+            throw IOError(.library, "the loudness meter could not \(what)", cause: "libebur128 error \(code)")
+        }
+    }
+
+    /// Adds interleaved frames. The corresponding C function is `ebur128_add_frames_float`.
+    public func add(_ frames: UnsafePointer<Float>, frameCount: Int) throws(IOError) {
+        try check(ebur128_add_frames_float(handle, frames, frameCount), "take more audio")
+    }
+
+    /// Integrated loudness in LUFS; −∞ for silence. The corresponding C function is
+    /// `ebur128_loudness_global`.
+    public func integratedLoudness() throws(IOError) -> Double {
+        var value = 0.0
+        try check(ebur128_loudness_global(handle, &value), "measure integrated loudness")
+        return value
+    }
+
+    /// Loudness range in LU. The corresponding C function is `ebur128_loudness_range`.
+    public func loudnessRange() throws(IOError) -> Double {
+        var value = 0.0
+        try check(ebur128_loudness_range(handle, &value), "measure loudness range")
+        return value
+    }
+
+    /// The highest sample peak over all channels, linear. The corresponding C function is
+    /// `ebur128_sample_peak`.
+    public func samplePeak() throws(IOError) -> Double {
+        var peak = 0.0
+        for c in 0..<channels {
+            var value = 0.0
+            try check(ebur128_sample_peak(handle, UInt32(c), &value), "read the sample peak")
+            peak = max(peak, value)
+        }
+        return peak
+    }
+
+    /// The highest true peak over all channels, linear (needs `withTruePeak`). The corresponding C
+    /// function is `ebur128_true_peak`.
+    public func truePeak() throws(IOError) -> Double {
+        var peak = 0.0
+        for c in 0..<channels {
+            var value = 0.0
+            try check(ebur128_true_peak(handle, UInt32(c), &value), "read the true peak")
+            peak = max(peak, value)
+        }
+        return peak
+    }
+}

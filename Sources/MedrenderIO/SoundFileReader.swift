@@ -1,0 +1,102 @@
+import CSndFile
+import Foundation
+import MedrenderCore
+
+/// Reads any file libsndfile decodes (WAV, FLAC, OGG, Opus, MP3, AIFF, …) as Float32 frames.
+///
+/// Not `Sendable`: one reader belongs to one thread.
+public final class SoundFileReader {
+    private let handle: OpaquePointer
+    public let path: String
+    /// The file's sample rate in hertz.
+    public let rate: Int
+    public let channels: Int
+    /// The number of frames the header promises (a truncated file may deliver fewer).
+    public let frameCount: Int64
+    /// The libsndfile major format (`SF_FORMAT_WAV`, …).
+    public let format: Int32
+
+    /// Opens `path` for reading. The corresponding C function is `sf_open`.
+    public init(path: String) throws(IOError) {
+        self.path = path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw IOError(.missingInput, "no such file", path: path)
+        }
+        if isDirectory.boolValue { throw IOError(.missingInput, "is a folder, not a sound file", path: path) }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw IOError(.missingInput, "cannot be read: check its permissions", path: path)
+        }
+        var info = SF_INFO()
+        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
+            throw IOError(
+                .badData, "is not a sound file medrender can read (WAV, FLAC, OGG, Opus, MP3, AIFF)", path: path,
+                cause: String(cString: sf_strerror(nil)))
+        }
+        self.handle = handle
+        self.rate = Int(info.samplerate)
+        self.channels = Int(info.channels)
+        self.frameCount = Int64(info.frames)
+        self.format = info.format & Int32(SF_FORMAT_TYPEMASK)
+        guard channels >= 1, channels <= 64 else {
+            throw IOError(.badData, "has \(channels) channels; medrender reads 1 to 64", path: path)
+        }
+        guard rate >= 1000, rate <= 768_000 else {
+            throw IOError(.badData, "says its sample rate is \(rate) Hz; medrender reads 1000 to 768000 Hz", path: path)
+        }
+    }
+
+    deinit { sf_close(handle) }
+
+    /// Reads up to `frameCount` frames into `buffer` (interleaved, `channels` wide); returns how
+    /// many were read, 0 at the end. The corresponding C function is `sf_readf_float`.
+    public func read(into buffer: UnsafeMutablePointer<Float>, frameCount: Int) throws(IOError) -> Int {
+        let got = sf_readf_float(handle, buffer, sf_count_t(frameCount))
+        let code = sf_error(handle)
+        if code != SF_ERR_NO_ERROR {
+            throw IOError(.badData, "could not be decoded", path: path, cause: String(cString: sf_strerror(handle)))
+        }
+        return Int(got)
+    }
+
+    /// Reads the whole file, in blocks, as mono or stereo: more than two channels are folded down
+    /// to two (odd channels left, even channels right).
+    ///
+    /// - Parameter maximumFrames: refuse longer files, so a hostile header cannot exhaust memory.
+    public func readAll(maximumFrames: Int64 = 48_000 * 3600 * 4) throws(IOError) -> AudioAsset {
+        guard frameCount <= maximumFrames else {
+            throw IOError(.badData, "is too long to use as a sound (\(frameCount) frames)", path: path)
+        }
+        let outChannels = min(channels, 2)
+        var samples: [Float] = []
+        samples.reserveCapacity(Int(max(0, frameCount)) * outChannels)
+        let block = 4096
+        var buffer = [Float](repeating: 0, count: block * channels)
+        while true {
+            let got = try buffer.withUnsafeMutableBufferPointer { (p) throws(IOError) -> Int in
+                try read(into: p.baseAddress!, frameCount: block)
+            }
+            if got == 0 { break }
+            if channels <= 2 {
+                samples.append(contentsOf: buffer[0..<(got * channels)])
+            } else {
+                for f in 0..<got {
+                    var l: Float = 0, r: Float = 0
+                    for c in 0..<channels {
+                        if c % 2 == 0 { l += buffer[f * channels + c] } else { r += buffer[f * channels + c] }
+                    }
+                    let leftCount = Float((channels + 1) / 2), rightCount = Float(channels / 2)
+                    samples.append(l / leftCount)
+                    samples.append(r / rightCount)
+                }
+            }
+            if Int64(samples.count / outChannels) > maximumFrames {
+                throw IOError(.badData, "is too long to use as a sound", path: path)
+            }
+        }
+        if samples.contains(where: { !$0.isFinite }) {
+            throw IOError(.badData, "holds samples that are not numbers (NaN or infinity)", path: path)
+        }
+        return AudioAsset(channels: outChannels, samples: samples)
+    }
+}

@@ -1,0 +1,113 @@
+import CSndFile
+import MedrenderCore
+
+/// The sample formats medrender writes through libsndfile.
+public enum SampleFormat: String, Sendable, CaseIterable {
+    case int16 = "16"
+    case int24 = "24"
+    case float32 = "32f"
+
+    var libsndfile: Int32 {
+        switch self {
+        case .int16: Int32(SF_FORMAT_PCM_16)
+        case .int24: Int32(SF_FORMAT_PCM_24)
+        case .float32: Int32(SF_FORMAT_FLOAT)
+        }
+    }
+}
+
+/// Container formats written through libsndfile.
+public enum SoundFileContainer: String, Sendable {
+    case wav, flac
+
+    var libsndfile: Int32 {
+        switch self {
+        case .wav: Int32(SF_FORMAT_WAV)
+        case .flac: Int32(SF_FORMAT_FLAC)
+        }
+    }
+}
+
+/// Writes WAV (and FLAC) through libsndfile, onto an `AtomicOutputFile`'s descriptor.
+///
+/// The PEAK chunk is off (it carries a time stamp, and the same render must give the same bytes)
+/// and clipping is on. Every write's count is checked.
+///
+/// Not `Sendable`: one writer belongs to one thread.
+public final class SoundFileWriter {
+    private let handle: OpaquePointer
+    private let path: String
+    public let channels: Int
+    public let sampleFormat: SampleFormat
+    private var closed = false
+
+    /// The corresponding C function is `sf_open_fd`.
+    public init(file: AtomicOutputFile, container: SoundFileContainer, sampleFormat: SampleFormat, channels: Int,
+                rate: Int, tags: [(Int32, String)] = []) throws(IOError) {
+        var info = SF_INFO()
+        info.samplerate = Int32(rate)
+        info.channels = Int32(channels)
+        info.format = container.libsndfile | sampleFormat.libsndfile
+        guard sf_format_check(&info) == 1 else {
+            throw IOError(.cannotCreate, "cannot hold \(sampleFormat.rawValue)-bit audio at \(rate) Hz, \(channels) channels",
+                          path: file.path)
+        }
+        guard let handle = sf_open_fd(file.descriptor, Int32(SFM_WRITE), &info, 0) else {
+            throw IOError(.cannotCreate, "cannot be written", path: file.path, cause: String(cString: sf_strerror(nil)))
+        }
+        self.handle = handle
+        self.path = file.path
+        self.channels = channels
+        self.sampleFormat = sampleFormat
+        sf_command(handle, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
+        sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+        for (kind, value) in tags {
+            _ = sf_set_string(handle, kind, value)
+        }
+    }
+
+    deinit { if !closed { sf_close(handle) } }
+
+    private func checkCount(_ written: sf_count_t, _ expected: Int) throws(IOError) {
+        if written != sf_count_t(expected) {
+            throw IOError(.io, "writing failed (is the disk full?)", path: path, cause: String(cString: sf_strerror(handle)))
+        }
+    }
+
+    /// The corresponding C function is `sf_writef_float`.
+    public func write(_ frames: UnsafePointer<Float>, frameCount: Int) throws(IOError) {
+        try checkCount(sf_writef_float(handle, frames, sf_count_t(frameCount)), frameCount)
+    }
+
+    /// The corresponding C function is `sf_writef_short`.
+    public func write(_ frames: UnsafePointer<Int16>, frameCount: Int) throws(IOError) {
+        try checkCount(sf_writef_short(handle, frames, sf_count_t(frameCount)), frameCount)
+    }
+
+    /// The corresponding C function is `sf_writef_int`.
+    public func write(_ frames: UnsafePointer<Int32>, frameCount: Int) throws(IOError) {
+        try checkCount(sf_writef_int(handle, frames, sf_count_t(frameCount)), frameCount)
+    }
+
+    /// Writes the header and closes. The corresponding C function is `sf_close`.
+    public func finish() throws(IOError) {
+        guard !closed else { return }
+        closed = true
+        sf_write_sync(handle)
+        let code = sf_close(handle)
+        if code != 0 {
+            throw IOError(.io, "could not be finished (is the disk full?)", path: path, cause: "libsndfile error \(code)")
+        }
+    }
+}
+
+/// libsndfile string kinds for tags.
+public enum SoundFileTag {
+    public static let title = Int32(SF_STR_TITLE)
+    public static let artist = Int32(SF_STR_ARTIST)
+    public static let album = Int32(SF_STR_ALBUM)
+    public static let comment = Int32(SF_STR_COMMENT)
+    public static let date = Int32(SF_STR_DATE)
+    public static let software = Int32(SF_STR_SOFTWARE)
+    public static let license = Int32(SF_STR_LICENSE)
+}

@@ -1,0 +1,124 @@
+import CVorbis
+import MedrenderCore
+
+/// Encodes OGG Vorbis with libvorbisenc and libogg directly.
+///
+/// The stream serial is fixed, so the same audio gives the same bytes; audio goes to libvorbis in
+/// small blocks (it keeps each block on the stack); every page written is checked.
+/// libvorbis keeps pointers between its own structs, so they are allocated here and freed in
+/// `deinit`.
+///
+/// Not `Sendable`: one encoder belongs to one thread.
+public final class VorbisEncoder {
+    /// The stream serial of every file medrender writes: "medr".
+    public static let serial: Int32 = 0x6D65_6472
+    /// The most frames handed to libvorbis at once.
+    static let blockFrames = 1024
+
+    private let info = UnsafeMutablePointer<vorbis_info>.allocate(capacity: 1)
+    private let comment = UnsafeMutablePointer<vorbis_comment>.allocate(capacity: 1)
+    private let dsp = UnsafeMutablePointer<vorbis_dsp_state>.allocate(capacity: 1)
+    private let block = UnsafeMutablePointer<vorbis_block>.allocate(capacity: 1)
+    private let stream = UnsafeMutablePointer<ogg_stream_state>.allocate(capacity: 1)
+    private var stage = 0  // how many of the structs above are initialized, for deinit
+    private let sink: ByteSink
+    public let channels: Int
+    private var finished = false
+
+    /// Starts a stream and writes its headers.
+    ///
+    /// - Parameters:
+    ///   - quality: as oggenc's `-q`, −1…10, default 4.
+    ///   - tags: Vorbis comments, in order (`TITLE`, `ARTIST`, …).
+    /// The corresponding C function is `vorbis_encode_init_vbr`.
+    public init(sink: ByteSink, channels: Int, rate: Int, quality: Double, tags: [(String, String)] = []) throws(IOError) {
+        self.sink = sink
+        self.channels = channels
+        vorbis_info_init(info)
+        stage = 1
+        let code = vorbis_encode_init_vbr(info, channels, rate, Float(quality / 10))
+        guard code == 0 else {
+            throw IOError(.library, "the Vorbis encoder refused \(channels) channels at \(rate) Hz, quality \(quality)",
+                          cause: "libvorbis error \(code)")
+        }
+        vorbis_comment_init(comment)
+        stage = 2
+        for (key, value) in tags { vorbis_comment_add_tag(comment, key, value) }
+        guard vorbis_analysis_init(dsp, info) == 0 else { throw IOError(.library, "the Vorbis encoder would not start") }
+        stage = 3
+        guard vorbis_block_init(dsp, block) == 0 else { throw IOError(.library, "the Vorbis encoder would not start") }
+        stage = 4
+        guard ogg_stream_init(stream, Self.serial) == 0 else { throw IOError(.library, "the Ogg stream would not start") }
+        stage = 5
+
+        var header = ogg_packet(), headerComment = ogg_packet(), headerCode = ogg_packet()
+        guard vorbis_analysis_headerout(dsp, comment, &header, &headerComment, &headerCode) == 0 else {
+            throw IOError(.library, "the Vorbis encoder could not write its headers")
+        }
+        ogg_stream_packetin(stream, &header)
+        ogg_stream_packetin(stream, &headerComment)
+        ogg_stream_packetin(stream, &headerCode)
+        var page = ogg_page()
+        while ogg_stream_flush(stream, &page) != 0 { try write(page) }
+    }
+
+    deinit {
+        if stage >= 5 { ogg_stream_clear(stream) }
+        if stage >= 4 { vorbis_block_clear(block) }
+        if stage >= 3 { vorbis_dsp_clear(dsp) }
+        if stage >= 2 { vorbis_comment_clear(comment) }
+        if stage >= 1 { vorbis_info_clear(info) }
+        info.deallocate()
+        comment.deallocate()
+        dsp.deallocate()
+        block.deallocate()
+        stream.deallocate()
+    }
+
+    private func write(_ page: ogg_page) throws(IOError) {
+        try sink.write(UnsafeRawBufferPointer(start: page.header, count: page.header_len))
+        try sink.write(UnsafeRawBufferPointer(start: page.body, count: page.body_len))
+    }
+
+    /// Encodes `frameCount` interleaved frames. The corresponding C function is `vorbis_analysis_wrote`.
+    public func write(_ frames: UnsafePointer<Float>, frameCount: Int) throws(IOError) {
+        var done = 0
+        while done < frameCount {
+            let n = min(Self.blockFrames, frameCount - done)
+            guard let buffers = vorbis_analysis_buffer(dsp, Int32(n)) else {
+                throw IOError(.library, "the Vorbis encoder had no buffer")
+            }
+            for c in 0..<channels {
+                let channel = buffers[c]!
+                for i in 0..<n { channel[i] = frames[(done + i) * channels + c] }
+            }
+            guard vorbis_analysis_wrote(dsp, Int32(n)) == 0 else { throw IOError(.library, "the Vorbis encoder refused audio") }
+            try drain()
+            done += n
+        }
+    }
+
+    private func drain() throws(IOError) {
+        var packet = ogg_packet()
+        var page = ogg_page()
+        while vorbis_analysis_blockout(dsp, block) == 1 {
+            guard vorbis_analysis(block, nil) == 0, vorbis_bitrate_addblock(block) == 0 else {
+                throw IOError(.library, "the Vorbis encoder failed on a block")
+            }
+            while vorbis_bitrate_flushpacket(dsp, &packet) == 1 {
+                ogg_stream_packetin(stream, &packet)
+                while ogg_stream_pageout(stream, &page) != 0 { try write(page) }
+            }
+        }
+    }
+
+    /// Ends the stream and writes its last pages.
+    public func finish() throws(IOError) {
+        guard !finished else { return }
+        finished = true
+        guard vorbis_analysis_wrote(dsp, 0) == 0 else { throw IOError(.library, "the Vorbis encoder would not end") }
+        try drain()
+        var page = ogg_page()
+        while ogg_stream_flush(stream, &page) != 0 { try write(page) }
+    }
+}

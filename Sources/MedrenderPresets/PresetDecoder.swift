@@ -1,0 +1,209 @@
+import Foundation
+import MedrenderCore
+import Yams
+
+/// Decodes a preset (YAML) into a `Session`, checking every field as it goes.
+///
+/// Every error names the file, the field, its line and column, the value and the allowed range.
+public enum PresetDecoder {
+    /// The shortest breath cycle any pattern may have.
+    public static let shortestCycle = SessionTime.seconds(1)
+
+    static let topKeys = [
+        "name", "description", "minutes", "cycles", "pattern", "settle", "closing", "cues", "voice", "ambience",
+        "bells", "master", "seed",
+    ]
+
+    /// Reads and decodes the preset at `path`.
+    public static func load(path: String) throws(PresetError) -> Session {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw PresetError(file: path, message: "no such preset file", exitCode: .noInput)
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw PresetError(file: path, message: "cannot be read: check its permissions", exitCode: .noInput)
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw PresetError(file: path, message: "is not UTF-8 text; a preset is a YAML file")
+        }
+        let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        return try decode(text, file: path, defaultName: name)
+    }
+
+    /// Decodes preset YAML `text`; `file` names it in errors.
+    public static func decode(_ text: String, file: String, defaultName: String) throws(PresetError) -> Session {
+        let root: Yams.Node
+        do {
+            guard let node = try Yams.compose(yaml: text) else {
+                throw PresetError(file: file, message: "is empty; a preset needs at least a pattern, such as 'pattern: 4-4-4-4'")
+            }
+            root = node
+        } catch let error as PresetError {
+            throw error
+        } catch let error as YamlError {
+            throw yamlError(error, file: file)
+        } catch {
+            throw PresetError(file: file, message: "is not valid YAML (\(error))")
+        }
+        let top = PresetNode(node: root, file: file, path: "")
+        guard case .mapping = root else {
+            throw top.error("a preset is a YAML mapping of keys such as 'pattern:' and 'minutes:', found \(top.typeName)")
+        }
+        let fields = try top.mapping(allowed: topKeys)
+
+        guard let patternNode = fields["pattern"] else {
+            throw PresetError(file: file, line: root.mark?.line, column: root.mark?.column,
+                              message: "missing 'pattern': add one such as 'pattern: 4-4-4-4' (inhale-hold-exhale-hold, seconds)")
+        }
+        let pattern = try decodePattern(patternNode)
+
+        var session = Session(name: defaultName, segments: [PatternSegment(pattern: pattern)])
+        if let node = fields["name"] { session.name = try node.string() }
+        if let node = fields["description"] { session.description = try node.string() }
+        if fields["minutes"] != nil, fields["cycles"] != nil {
+            throw fields["cycles"]!.error("give 'minutes' or 'cycles', not both")
+        }
+        if let node = fields["minutes"] {
+            session.defaultLength = .duration(SessionTime(minutes: try node.number(in: 0.05...1440, unit: "min"))!)
+        }
+        if let node = fields["cycles"] {
+            session.defaultLength = .cycles(try node.integer(in: 1...100_000, unit: "cycles"))
+        }
+        if let node = fields["settle"] { session.settle = try node.seconds(in: 0...3600) }
+        if let node = fields["closing"] { session.closing = try node.seconds(in: 0...3600) }
+        if let node = fields["seed"] { session.seed = UInt64(try node.integer(in: 0...Int(Int32.max), unit: "")) }
+        if let node = fields["cues"] { session.cues = try decodeCues(node) }
+        if let node = fields["voice"] { session.voice = try decodeVoice(node) }
+        if let node = fields["ambience"] { try decodeAmbience(node, into: &session) }
+        if let node = fields["bells"] { session.bells = try decodeBells(node) }
+        if let node = fields["master"] { session.master = try decodeMaster(node) }
+        return session
+    }
+
+    static func yamlError(_ error: YamlError, file: String) -> PresetError {
+        switch error {
+        case .scanner(let context, let problem, let mark, _),
+            .parser(let context, let problem, let mark, _),
+            .composer(let context, let problem, let mark, _):
+            let detail = context.map { "\(problem) \($0.text)" } ?? problem
+            return PresetError(file: file, line: mark.line, column: mark.column,
+                               message: "is not valid YAML: \(detail); check the indentation and punctuation there")
+        case .reader(let problem, _, _, _):
+            return PresetError(file: file, message: "is not readable YAML: \(problem)")
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return PresetError(file: file, line: context.mark.line, column: context.mark.column,
+                               message: "the key \(duplicates.joined(separator: ", ")) appears twice; keep one")
+        default:
+            return PresetError(file: file, message: "is not valid YAML (\(error))")
+        }
+    }
+
+    static func decodePattern(_ node: PresetNode) throws(PresetError) -> BreathPattern {
+        let pattern: BreathPattern
+        if case .scalar = node.node {
+            let text = try node.string()
+            do {
+                pattern = try PatternNotation.parse(text)
+            } catch {
+                throw node.error(error.description)
+            }
+        } else {
+            let fields = try node.mapping(allowed: ["inhale", "hold-in", "top-up", "exhale", "hold-out"])
+            var p = BreathPattern(inhale: .zero, exhale: .zero)
+            for kind in PhaseKind.allCases {
+                if let value = fields[kind.rawValue] { p[kind] = try value.seconds(in: PatternNotation.phaseRange) }
+            }
+            pattern = p
+        }
+        guard pattern.cycleLength >= shortestCycle else {
+            throw node.error("a cycle of \(pattern.cycleLength) s is too short; a cycle must last at least \(shortestCycle) s")
+        }
+        return pattern
+    }
+
+    static func decodeCue(_ node: PresetNode, kind: PhaseKind) throws(PresetError) -> CueSound? {
+        if case .scalar(let s) = node.node, ["none", "off", "false"].contains(s.string) { return nil }
+        var cue = CueSound.standard(for: kind)
+        let fields = try node.mapping(allowed: ["tone", "sound", "pitch", "gain", "length", "pan"])
+        if fields["tone"] != nil, fields["sound"] != nil { throw fields["sound"]!.error("give 'tone' or 'sound', not both") }
+        if let t = fields["tone"] { cue.source = .synth(try t.choice(CueTimbre.self, what: "tone")) }
+        if let s = fields["sound"] { cue.source = .sound(SoundRef(try s.string())) }
+        if let p = fields["pitch"] { cue.pitchHertz = try p.number(in: 50...4000, unit: "Hz") }
+        if let g = fields["gain"] { cue.gainDecibels = try g.number(in: -60...0, unit: "dB") }
+        if let l = fields["length"] { cue.length = try l.seconds(in: 0.01...10) }
+        if let p = fields["pan"] { cue.pan = try p.number(in: -1...1, unit: "") }
+        return cue
+    }
+
+    static func decodeCues(_ node: PresetNode) throws(PresetError) -> CueSet {
+        let fields = try node.mapping(allowed: ["inhale", "hold", "hold-in", "top-up", "exhale", "hold-out"])
+        var cues = CueSet()
+        if let hold = fields["hold"] {
+            let cue = try decodeCue(hold, kind: .holdIn)
+            cues[.holdIn] = cue
+            cues[.holdOut] = cue
+        }
+        for kind in PhaseKind.allCases {
+            if let value = fields[kind.rawValue] { cues[kind] = try decodeCue(value, kind: kind) }
+        }
+        return cues
+    }
+
+    static func decodeVoice(_ node: PresetNode) throws(PresetError) -> VoiceSettings {
+        let fields = try node.mapping(allowed: ["intro", "intro-at", "outro", "outro-after", "gain"])
+        var voice = VoiceSettings()
+        if let n = fields["intro"] { voice.intro = SoundRef(try n.string()) }
+        if let n = fields["intro-at"] { voice.introAt = try n.seconds(in: 0...3600) }
+        if let n = fields["outro"] { voice.outro = SoundRef(try n.string()) }
+        if let n = fields["outro-after"] { voice.outroAfter = try n.seconds(in: 0...3600) }
+        if let n = fields["gain"] { voice.gainDecibels = try n.number(in: -60...12, unit: "dB") }
+        return voice
+    }
+
+    static func decodeBed(_ node: PresetNode) throws(PresetError) -> AmbienceBed {
+        if case .scalar = node.node { return AmbienceBed(sound: SoundRef(try node.string())) }
+        let fields = try node.mapping(allowed: ["sound", "gain", "seam"])
+        guard let sound = fields["sound"] else { throw node.error("missing 'sound': name a bed such as 'sound: rain'") }
+        var bed = AmbienceBed(sound: SoundRef(try sound.string()))
+        if let n = fields["gain"] { bed.gainDecibels = try n.number(in: -60...0, unit: "dB") }
+        if let n = fields["seam"] { bed.seam = try n.seconds(in: 0...30) }
+        return bed
+    }
+
+    static func decodeAmbience(_ node: PresetNode, into session: inout Session) throws(PresetError) {
+        if case .sequence = node.node {
+            session.ambience = try node.sequence().map { (n) throws(PresetError) in try decodeBed(n) }
+            return
+        }
+        if case .scalar = node.node {
+            session.ambience = [try decodeBed(node)]
+            return
+        }
+        let fields = try node.mapping(allowed: ["beds", "fade-in", "fade-out"])
+        if let beds = fields["beds"] {
+            session.ambience = try beds.sequence().map { (n) throws(PresetError) in try decodeBed(n) }
+        }
+        if let n = fields["fade-in"] { session.ambienceFadeIn = try n.seconds(in: 0...600) }
+        if let n = fields["fade-out"] { session.ambienceFadeOut = try n.seconds(in: 0...600) }
+    }
+
+    static func decodeBells(_ node: PresetNode) throws(PresetError) -> BellSettings {
+        let fields = try node.mapping(allowed: ["start", "end", "gain"])
+        var bells = BellSettings()
+        if let n = fields["start"] { bells.start = SoundRef(try n.string()) }
+        if let n = fields["end"] { bells.end = SoundRef(try n.string()) }
+        if let n = fields["gain"] { bells.gainDecibels = try n.number(in: -60...12, unit: "dB") }
+        return bells
+    }
+
+    static func decodeMaster(_ node: PresetNode) throws(PresetError) -> MasterSettings {
+        let fields = try node.mapping(allowed: ["loudness", "true-peak", "fade-in", "fade-out", "fade-curve"])
+        var master = MasterSettings()
+        if let n = fields["loudness"] { master.loudnessLUFS = try n.number(in: -70...(-5), unit: "LUFS") }
+        if let n = fields["true-peak"] { master.truePeakDBTP = try n.number(in: -20...0, unit: "dBTP") }
+        if let n = fields["fade-in"] { master.fadeIn = try n.seconds(in: 0...600) }
+        if let n = fields["fade-out"] { master.fadeOut = try n.seconds(in: 0...600) }
+        if let n = fields["fade-curve"] { master.fadeCurve = try n.choice(FadeCurve.self, what: "fade curve") }
+        return master
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import MedrenderCore
+
+/// Finds presets and sounds: by name in the library folders, or by path.
+public struct PresetLibrary: Sendable {
+    /// The folder holding `Presets/` and `Sounds/`.
+    public var root: String
+
+    public init(root: String) { self.root = root }
+
+    public var presetsFolder: String { root + "/Presets" }
+    public var soundsFolder: String { root + "/Sounds" }
+
+    /// The library next to the program or in the current folder: `$MEDRENDER_HOME`, then the
+    /// current folder, then the folders above the executable, then `../share/medrender` beside it.
+    public static func locate() -> PresetLibrary? {
+        let fm = FileManager.default
+        func isLibrary(_ dir: String) -> Bool {
+            var d: ObjCBool = false
+            return fm.fileExists(atPath: dir + "/Presets", isDirectory: &d) && d.boolValue
+        }
+        if let home = ProcessInfo.processInfo.environment["MEDRENDER_HOME"], !home.isEmpty {
+            return PresetLibrary(root: home)
+        }
+        let cwd = fm.currentDirectoryPath
+        if isLibrary(cwd) { return PresetLibrary(root: cwd) }
+        var dir = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+            .deletingLastPathComponent()
+        let share = dir.appendingPathComponent("../share/medrender").standardized.path
+        if isLibrary(share) { return PresetLibrary(root: share) }
+        for _ in 0..<6 {
+            if isLibrary(dir.path) { return PresetLibrary(root: dir.path) }
+            dir = dir.deletingLastPathComponent()
+        }
+        return nil
+    }
+
+    /// Every preset file in the library, sorted by name.
+    public func presetFiles() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: presetsFolder)) ?? []
+        return names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted().map { presetsFolder + "/" + $0 }
+    }
+
+    /// The preset names the library offers.
+    public func presetNames() -> [String] {
+        presetFiles().map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent }
+    }
+
+    /// The file for `nameOrPath`: a path when it has a slash or a YAML extension, else a name
+    /// from `Presets/`.
+    public func presetPath(_ nameOrPath: String) throws(PresetError) -> String {
+        if nameOrPath.contains("/") || nameOrPath.hasSuffix(".yaml") || nameOrPath.hasSuffix(".yml") {
+            return nameOrPath
+        }
+        for ext in ["yaml", "yml"] {
+            let candidate = "\(presetsFolder)/\(nameOrPath).\(ext)"
+            if FileManager.default.fileExists(atPath: candidate) { return candidate }
+        }
+        let names = presetNames()
+        var message = "no preset named '\(nameOrPath)'"
+        if let guess = didYouMean(nameOrPath, among: names) { message += "; did you mean '\(guess)'?" }
+        message += " Presets: \(names.joined(separator: ", ")) (or give a path to a .yaml file)"
+        throw PresetError(file: nameOrPath, message: message, exitCode: .noInput)
+    }
+
+    static let soundExtensions = ["ogg", "opus", "flac", "wav", "mp3", "aiff", "aif"]
+
+    /// The sound names `Sounds/` offers.
+    public func soundNames() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: soundsFolder)) ?? []
+        return names.filter { Self.soundExtensions.contains(URL(fileURLWithPath: $0).pathExtension.lowercased()) }
+            .map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent }.sorted()
+    }
+
+    /// Resolves a sound a preset names: a path (relative to the preset's folder), or a name in `Sounds/`.
+    public func soundPath(_ ref: SoundRef, presetFile: String?) -> String? {
+        let fm = FileManager.default
+        let name = ref.name
+        var candidates: [String] = []
+        if name.hasPrefix("/") {
+            candidates.append(name)
+        } else {
+            if let presetFile {
+                let dir = URL(fileURLWithPath: presetFile).deletingLastPathComponent().path
+                candidates.append(dir + "/" + name)
+            }
+            candidates.append(soundsFolder + "/" + name)
+            for ext in Self.soundExtensions { candidates.append("\(soundsFolder)/\(name).\(ext)") }
+        }
+        return candidates.first { path in
+            var d: ObjCBool = false
+            return fm.fileExists(atPath: path, isDirectory: &d) && !d.boolValue
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import MedrenderCore
+import Yams
+
+/// A YAML node with where it came from, for decoding with errors that point at the line.
+struct PresetNode {
+    let node: Yams.Node
+    let file: String
+    /// The field's path from the root, such as `pattern.inhale`.
+    let path: String
+
+    var line: Int? { node.mark?.line }
+    var column: Int? { node.mark?.column }
+
+    func error(_ message: String) -> PresetError {
+        PresetError(file: file, field: path, line: line, column: column, message: message)
+    }
+
+    func child(_ node: Yams.Node, key: String) -> PresetNode {
+        PresetNode(node: node, file: file, path: path.isEmpty ? key : "\(path).\(key)")
+    }
+
+    var typeName: String {
+        switch node {
+        case .scalar(let s): s.string.isEmpty ? "nothing" : "'\(s.string)'"
+        case .mapping: "a mapping"
+        case .sequence: "a list"
+        case .alias: "an alias"
+        }
+    }
+
+    /// The mapping's entries, checked against `allowed` keys (unknown keys get a did-you-mean).
+    func mapping(allowed: [String]) throws(PresetError) -> [String: PresetNode] {
+        guard case .mapping(let mapping) = node else {
+            throw error("expected a mapping with keys such as \(allowed.prefix(4).joined(separator: ", ")), found \(typeName)")
+        }
+        var result: [String: PresetNode] = [:]
+        for (keyNode, valueNode) in mapping {
+            guard let key = keyNode.string else {
+                throw PresetError(file: file, field: path, line: keyNode.mark?.line, column: keyNode.mark?.column,
+                                  message: "keys must be plain words")
+            }
+            guard allowed.contains(key) else {
+                var message = "unknown key '\(key)'"
+                if let guess = didYouMean(key, among: allowed) { message += "; did you mean '\(guess)'?" }
+                message += " Allowed here: \(allowed.joined(separator: ", "))"
+                throw PresetError(file: file, field: path.isEmpty ? key : "\(path).\(key)", line: keyNode.mark?.line,
+                                  column: keyNode.mark?.column, message: message)
+            }
+            result[key] = child(valueNode, key: key)
+        }
+        return result
+    }
+
+    func sequence() throws(PresetError) -> [PresetNode] {
+        guard case .sequence(let sequence) = node else { throw error("expected a list, found \(typeName)") }
+        return sequence.enumerated().map { PresetNode(node: $1, file: file, path: "\(path)[\($0)]") }
+    }
+
+    var isNull: Bool {
+        if case .scalar(let s) = node { return s.tag.description.hasSuffix(":null") || ["~", "null", ""].contains(s.string) && s.style == .plain }
+        return false
+    }
+
+    func string() throws(PresetError) -> String {
+        guard case .scalar(let scalar) = node else { throw error("expected text, found \(typeName)") }
+        return scalar.string
+    }
+
+    /// A number within `range`, with `unit` for messages.
+    func number(in range: ClosedRange<Double>, unit: String) throws(PresetError) -> Double {
+        guard case .scalar(let scalar) = node else { throw error("expected a number (\(unit)), found \(typeName)") }
+        let text = scalar.string.trimmingCharacters(in: .whitespaces)
+        guard let value = Double(text), !text.isEmpty else {
+            throw error("expected a number (\(unit)) from \(format(range.lowerBound)) to \(format(range.upperBound)), found '\(text)'")
+        }
+        guard value.isFinite else { throw error("'\(text)' is not a finite number; use \(format(range.lowerBound)) to \(format(range.upperBound)) \(unit)") }
+        guard range.contains(value) else {
+            throw error("\(text) \(unit) is out of range; use \(format(range.lowerBound)) to \(format(range.upperBound)) \(unit)")
+        }
+        return value
+    }
+
+    /// A whole number within `range`.
+    func integer(in range: ClosedRange<Int>, unit: String) throws(PresetError) -> Int {
+        let value = try number(in: Double(range.lowerBound)...Double(range.upperBound), unit: unit)
+        guard value == value.rounded() else { throw error("expected a whole number of \(unit), found \(format(value))") }
+        return Int(value)
+    }
+
+    /// A time in seconds within `range` (seconds), kept to the millisecond.
+    func seconds(in range: ClosedRange<Double>) throws(PresetError) -> SessionTime {
+        let value = try number(in: range, unit: "s")
+        return SessionTime(seconds: value)!
+    }
+
+    /// One of `cases`, by raw value.
+    func choice<T: RawRepresentable & CaseIterable>(_: T.Type, what: String) throws(PresetError) -> T where T.RawValue == String {
+        let text = try string()
+        if let value = T(rawValue: text) { return value }
+        let names = T.allCases.map(\.rawValue)
+        var message = "unknown \(what) '\(text)'"
+        if let guess = didYouMean(text, among: names) { message += "; did you mean '\(guess)'?" }
+        throw error(message + " Choose one of: \(names.joined(separator: ", "))")
+    }
+}
+
+func format(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+}

@@ -1,0 +1,3 @@
+import MedrenderCLI
+
+MedrenderCommand.start()
