@@ -1,0 +1,39 @@
+# medrender — the two commands first: `make run` renders the demo session, `make test` runs the tests.
+
+SWIFT      ?= swift
+LIB_PKGS   := pkg-config libsndfile1-dev libsamplerate0-dev libvorbis-dev libogg-dev libebur128-dev
+TEST_PKGS  := ffmpeg sox
+SOUND_PKGS := festival festvox-us-slt-hts sox ffmpeg python3-numpy
+DEMO       := --preset box-breath --minutes 15 -o out.ogg
+
+.PHONY: run test build release deps test-deps sounds clean
+
+## Render the demo session: 15 minutes of box breathing to out.ogg.
+run: deps release
+	.build/release/medrender $(DEMO)
+
+## Build and run every test.
+test: test-deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --parallel
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+## Install what is missing (Debian): the libraries; for tests also ffmpeg and sox.
+deps:
+	@./scripts/install-packages $(LIB_PKGS)
+
+test-deps:
+	@./scripts/install-packages $(LIB_PKGS) $(TEST_PKGS)
+
+## Make the sounds in Sounds/ again.
+sounds:
+	@./scripts/install-packages $(SOUND_PKGS)
+	bash Sounds/make-sounds.sh
+
+clean:
+	rm -rf .build out.ogg

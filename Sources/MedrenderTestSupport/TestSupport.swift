@@ -1,0 +1,110 @@
+import Foundation
+import MedrenderCore
+import MedrenderIO
+
+/// A temporary directory of a test's own, removed when the value is released.
+public final class TemporaryDirectory: @unchecked Sendable {
+    public let path: String
+
+    public init(_ label: String = "test") {
+        let base = FileManager.default.temporaryDirectory.path
+        path = "\(base)/medrender-\(label)-\(UUID().uuidString.prefix(8))"
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// A path inside the directory.
+    public func file(_ name: String) -> String { "\(path)/\(name)" }
+
+    /// Writes `text` to `name` inside the directory and returns its path.
+    @discardableResult
+    public func write(_ name: String, _ text: String) -> String {
+        let p = file(name)
+        try! text.write(toFile: p, atomically: false, encoding: .utf8)
+        return p
+    }
+
+    /// The names of the files inside, sorted.
+    public func contents() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
+    }
+}
+
+/// Where the package lives, and what it builds.
+public enum PackagePaths {
+    /// The package's root folder (the one holding Package.swift).
+    public static let root: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url.path }
+        }
+        fatalError("Package.swift not found above \(#filePath)")
+    }()
+
+    /// The built `medrender` executable, beside the test bundle.
+    public static let executable: String = {
+        var candidates: [String] = []
+        if let exe = Bundle.main.executableURL?.deletingLastPathComponent() {
+            candidates.append(exe.appendingPathComponent("medrender").path)
+            candidates.append(exe.deletingLastPathComponent().appendingPathComponent("medrender").path)
+        }
+        candidates += ["\(root)/.build/debug/medrender", "\(root)/.build/release/medrender"]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates.last!
+    }()
+}
+
+/// Reads a whole sound file as interleaved Float32.
+public func readSound(_ path: String) throws -> (rate: Int, channels: Int, samples: [Float]) {
+    let reader = try SoundFileReader(path: path)
+    var samples = [Float](repeating: 0, count: 4096 * reader.channels)
+    var all: [Float] = []
+    while true {
+        let n = try samples.withUnsafeMutableBufferPointer { try reader.read(into: $0.baseAddress!, frameCount: 4096) }
+        if n == 0 { break }
+        all.append(contentsOf: samples[0..<(n * reader.channels)])
+    }
+    return (reader.rate, reader.channels, all)
+}
+
+/// The result of running a program.
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+}
+
+/// Runs `executable` with `arguments` in `directory`, feeding no input, and waits for it.
+public func runProcess(_ executable: String, _ arguments: [String], in directory: String? = nil,
+                       environment: [String: String]? = nil) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return ProcessResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                         stderr: String(decoding: errData, as: UTF8.self))
+}
+
+/// Runs the built `medrender` in the package root (so `Presets/` and `Sounds/` are found).
+public func runMedrender(_ arguments: [String], in directory: String? = nil) throws -> ProcessResult {
+    try runProcess(PackagePaths.executable, arguments, in: directory ?? PackagePaths.root)
+}
+
+/// The path of a program on PATH, or nil.
+public func which(_ name: String) -> String? {
+    for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+        let p = "\(dir)/\(name)"
+        if FileManager.default.isExecutableFile(atPath: p) { return p }
+    }
+    return nil
+}

@@ -1,0 +1,141 @@
+import Foundation
+import MedrenderIO
+import MedrenderTestSupport
+import Testing
+
+@Suite struct CommandLineTests {
+    @Test func rendersBoxBreathThatFfmpegAndSoxRead() throws {
+        let dir = TemporaryDirectory("e2e")
+        let out = dir.file("out.ogg")
+        let result = try runMedrender(["--preset", "box-breath", "--minutes", "2", "-o", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        let ffprobe = try #require(which("ffprobe"), "ffprobe is installed by make test")
+        let probe = try runProcess(ffprobe, ["-v", "error", "-show_entries", "stream=sample_rate,channels,duration_ts",
+                                              "-of", "default=noprint_wrappers=1", out])
+        #expect(probe.stdout.contains("sample_rate=48000"))
+        #expect(probe.stdout.contains("channels=2"))
+        #expect(probe.stdout.contains("duration_ts=5760000"))
+        // ffmpeg decodes the whole file without an error, and counts the same samples.
+        let ffmpeg = try #require(which("ffmpeg"))
+        let decode = try runProcess(ffmpeg, ["-v", "error", "-i", out, "-f", "s16le", "-ac", "1", "-"])
+        #expect(decode.status == 0)
+        #expect(decode.stderr.isEmpty, "\(decode.stderr)")
+        let sox = try #require(which("soxi"))
+        let soxi = try runProcess(sox, ["-s", out])
+        #expect(soxi.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "5760000")
+    }
+
+    @Test func cueSheetOptionWritesFramesOfTheRender() throws {
+        let dir = TemporaryDirectory("sheet")
+        let result = try runMedrender(["--preset", "coherent", "--minutes", "2", "--rate", "22050", "--layers", "cues",
+                                       "-o", dir.file("c.wav"), "--bits", "32f", "--cues", dir.file("c.json")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: dir.file("c.json")))) as! [String: Any]
+        let cues = json["cues"] as! [[String: Any]]
+        let (_, _, samples) = try readSound(dir.file("c.wav"))
+        #expect(cues.count > 10)
+        for cue in cues {
+            let f = (cue["frame"] as! NSNumber).intValue
+            #expect(samples[(f - 1) * 2] == 0 && samples[f * 2] != 0)
+            #expect(["inhale", "exhale"].contains(cue["kind"] as! String))
+        }
+    }
+
+    @Test(arguments: [
+        (["--preset", "box-breath", "--minutes", "0", "-o", "x.ogg"], 64, "--minutes"),
+        (["--preset", "box-breath", "--minutes", "-5", "-o", "x.ogg"], 64, "minutes"),
+        (["--preset", "box-breath", "--minutes", "abc", "-o", "x.ogg"], 64, "abc"),
+        (["--preset", "box-breath", "--minutes", "nan", "-o", "x.ogg"], 64, "--minutes"),
+        (["--preset", "box-breath", "--minutes", "1e9", "-o", "x.ogg"], 64, "--minutes"),
+        (["--preset", "box-breath", "--minutes", "1", "--cycles", "3", "-o", "x.ogg"], 64, "not both"),
+        (["--preset", "box-breath", "--rate", "7999", "-o", "x.ogg"], 64, "8000 to 192000"),
+        (["--preset", "box-breath", "--quality", "11", "-o", "x.ogg"], 64, "-1 to 10"),
+        (["--preset", "box-breath", "--layers", "cues,drums", "-o", "x.ogg"], 64, "drums"),
+        (["--preset", "box-breath", "-o", "x.xyz"], 64, ".ogg, .wav or .flac"),
+        (["--preset", "box-breath", "--bits", "12", "-o", "x.wav"], 64, "16, 24 or 32f"),
+        (["--preset", "box-breath", "--frobnicate", "-o", "x.ogg"], 64, "frobnicate"),
+        (["--preset", "box-breth", "-o", "x.ogg"], 66, "did you mean 'box-breath'"),
+        (["--preset", "box-breath", "--minutes", "0.5", "-o", "x.ogg"], 65, "too short"),
+    ] as [([String], Int32, String)])
+    func badCommandLinesGetAClearErrorAndSysexitCode(arguments: [String], code: Int32, message: String) throws {
+        let dir = TemporaryDirectory("usage")
+        let args = arguments.map { $0.hasPrefix("x.") ? dir.file($0) : $0 }
+        let result = try runMedrender(args)
+        #expect(result.status == code, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(!result.stderr.contains("Fatal error"))
+        #expect(dir.contents().isEmpty)
+    }
+
+    @Test func badPresetsAreExit65WithFileLineAndColumn() throws {
+        let dir = TemporaryDirectory("bad")
+        let cases: [(String, String)] = [
+            ("pattern: 4-4-4-4\nminuts: 10\n", "preset.yaml:2:1: minuts: unknown key 'minuts'; did you mean 'minutes'?"),
+            ("pattern: 4-4-4-4\nsettle: [1, 2\n", "preset.yaml:3:1: is not valid YAML"),
+            ("pattern: 4-4-x-4\n", "preset.yaml:1:10: pattern: 'x' in '4-4-x-4' is not a number"),
+            ("pattern: { inhale: 70, exhale: 4 }\n", "pattern.inhale: 70 s is out of range; use 0 to 60 s"),
+            ("minutes: 10\n", "missing 'pattern'"),
+            ("pattern: 0.2-0-0.3-0\n", "too short; a cycle must last at least 1 s"),
+            ("just text\n", "a preset is a YAML mapping"),
+        ]
+        for (yaml, message) in cases {
+            let file = dir.write("preset.yaml", yaml)
+            let result = try runMedrender(["validate", file])
+            #expect(result.status == 65, "\(yaml): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(yaml): \(result.stderr)")
+            let render = try runMedrender(["--preset", file, "-o", dir.file("x.ogg")])
+            #expect(render.status == 65)
+        }
+    }
+
+    @Test func presetsListsTheLibraryAndEveryPresetValidates() throws {
+        let list = try runMedrender(["presets", "--json"])
+        #expect(list.status == 0)
+        let entries = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as! [[String: Any]]
+        let names = entries.map { $0["name"] as! String }
+        #expect(Set(["box-breath", "relax-4-6", "coherent"]).isSubset(of: Set(names)))
+        let files = names.map { PackagePaths.root + "/Presets/\($0).yaml" }
+        let validate = try runMedrender(["validate"] + files)
+        #expect(validate.status == 0, "\(validate.stderr)")
+    }
+
+    @Test func fileSizeLimitIsExit74AndLeavesNothing() throws {
+        let dir = TemporaryDirectory("ulimit")
+        let out = dir.file("big.wav")
+        let existing = Data("the old file".utf8)
+        FileManager.default.createFile(atPath: out, contents: existing)
+        let quoted = "'\(PackagePaths.executable)' --preset box-breath --minutes 2 --layers cues -o '\(out)'"
+        let result = try runProcess("/bin/bash", ["-c", "ulimit -f 200; exec \(quoted)"], in: PackagePaths.root)
+        #expect(result.status == 74, "\(result.stderr)")
+        #expect(result.stderr.contains("ulimit"), "\(result.stderr)")
+        #expect(FileManager.default.contents(atPath: out) == existing)
+        #expect(dir.contents() == ["big.wav"])
+    }
+
+    @Test(arguments: [SIGINT, SIGTERM])
+    func interruptRemovesTheTemporaryFileAndKeepsTheOldOne(signal: Int32) throws {
+        let dir = TemporaryDirectory("signal")
+        let out = dir.file("long.wav")
+        let existing = Data("the old file".utf8)
+        FileManager.default.createFile(atPath: out, contents: existing)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: PackagePaths.executable)
+        process.arguments = ["--preset", "box-breath", "--minutes", "600", "-o", out]
+        process.currentDirectoryURL = URL(fileURLWithPath: PackagePaths.root)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait (bounded) until pass 2 has created its temporary file, then interrupt.
+        var sawTemporary = false
+        for _ in 0..<600 {
+            if dir.contents().contains(where: { $0.hasPrefix(".long.wav.medrender-") }) { sawTemporary = true; break }
+            if !process.isRunning { break }
+            usleep(100_000)
+        }
+        if !sawTemporary { usleep(500_000) }
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == (signal == SIGINT ? 130 : 143))
+        #expect(FileManager.default.contents(atPath: out) == existing)
+        #expect(dir.contents() == ["long.wav"])
+    }
+}

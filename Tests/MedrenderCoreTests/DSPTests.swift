@@ -1,0 +1,134 @@
+import Foundation
+import MedrenderCore
+import Testing
+
+@Suite struct ToneSynthTests {
+    @Test(arguments: CueTimbre.allCases, [8000, 22050, 48000, 96000])
+    func toneStartsAboveZeroAndEndsOnZero(timbre: CueTimbre, rate: Int) {
+        // One frame cannot both start above zero and end on zero; a phase is never that short.
+        for frames in [2, 5, 100, rate / 2] {
+            let tone = ToneSynth.tone(timbre: timbre, pitchHertz: 440, frameCount: frames, rate: rate)
+            #expect(tone.frameCount == frames)
+            #expect(tone.samples.last == 0)
+            if frames > 1 { #expect(tone.samples[0] > 0) }
+            #expect(tone.peak <= 1.0001)
+        }
+    }
+
+    @Test func attackIsNeverZeroAndReachesOne() {
+        #expect(Ramp.attack(0, length: 480) > 0)
+        #expect(Ramp.attack(480, length: 480) == 1)
+        #expect(Ramp.release(479, length: 480) == 0)
+        #expect(Ramp.release(0, length: 480) < 1)
+    }
+}
+
+@Suite struct LoopedBedTests {
+    /// Stationary noise with a fixed seed.
+    func noise(frames: Int, channels: Int, seed: UInt64) -> AudioAsset {
+        var g = SeededGenerator(seed: seed)
+        return AudioAsset(channels: channels, samples: (0..<(frames * channels)).map { _ in g.nextUnit() - 0.5 })
+    }
+
+    func rms(_ s: ArraySlice<Float>) -> Double {
+        (s.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(s.count)).squareRoot()
+    }
+
+    @Test func seamKeepsLevelAndLengthIsRecordingMinusSeam() {
+        let rate = 8000
+        let source = noise(frames: rate * 10, channels: 1, seed: 7)
+        let loop = LoopedBed.bake(source, seamFrames: rate)
+        #expect(loop.frameCount == rate * 9)
+        // Uncorrelated noise under an equal-power crossfade keeps its level: within 0.5 dB.
+        let whole = rms(source.samples[...])
+        let seamLevel = rms(loop.samples[(rate / 4)..<(3 * rate / 4)])
+        #expect(abs(20 * log10(seamLevel / whole)) < 0.5)
+        // Around the wrap (last frames → first frames) no jump is larger than the material's own.
+        let maxStep = zip(source.samples.dropFirst(), source.samples).map { abs($0 - $1) }.max()!
+        #expect(abs(loop.samples[0] - loop.samples[loop.frameCount - 1]) <= maxStep)
+    }
+
+    @Test func seamContinuesTheRecordingAcrossTheWrap() {
+        // A ramp 0, 1, 2, …: at the wrap the loop goes from frame n−s−1 to the blend that starts at
+        // frame n−s of the recording, so the first loop frame is almost exactly that value.
+        let n = 1000, s = 100
+        let source = AudioAsset(channels: 1, samples: (0..<n).map(Float.init))
+        let loop = LoopedBed.bake(source, seamFrames: s)
+        #expect(loop.samples[n - s - 1] == Float(n - s - 1))
+        let expectedFirst = Float(n - s) * Float(cos(0.5 / Double(s) * .pi / 2)) + 0 * Float(sin(0.5 / Double(s) * .pi / 2))
+        #expect(abs(loop.samples[0] - expectedFirst) < 0.01)
+    }
+
+    @Test func shortRecordingHalvesTheSeam() {
+        let loop = LoopedBed.bake(AudioAsset(channels: 2, samples: [Float](repeating: 0.1, count: 20)), seamFrames: 100)
+        #expect(loop.frameCount == 5)
+    }
+}
+
+@Suite struct LimiterTests {
+    @Test(arguments: [8000, 44100, 48000])
+    func outputIsTheInputDelayedByLatencyWhenQuiet(rate: Int) {
+        let limiter = TruePeakLimiter(channels: 2, rate: rate, ceilingDecibels: -1)
+        var input = [Float](repeating: 0, count: 2 * 2048)
+        input[2 * 100] = 0.25
+        input[2 * 100 + 1] = -0.125
+        var output = [Float](repeating: 0, count: input.count)
+        limiter.process(input, &output, frameCount: 2048)
+        let index = 100 + limiter.latency
+        #expect(output[2 * index] == 0.25)
+        #expect(output[2 * index + 1] == -0.125)
+        #expect(output.enumerated().filter { $0.element != 0 }.count == 2)
+    }
+
+    @Test(arguments: [-1.0, -3.0, -0.1])
+    func loudSineIsHeldUnderTheCeilingIncludingBetweenSamples(ceiling: Double) {
+        let rate = 44100
+        let limiter = TruePeakLimiter(channels: 1, rate: rate, ceilingDecibels: ceiling)
+        // A near-Nyquist sine at 2.0 peak has peaks between its samples.
+        let frames = rate
+        let input = (0..<frames).map { Float(2.0 * sin(2 * Double.pi * 11025.0 * Double($0) / Double(rate) + 0.7)) }
+        var output = [Float](repeating: 0, count: frames)
+        limiter.process(input, &output, frameCount: frames)
+        let linearCeiling = Float(pow(10, ceiling / 20))
+        #expect(output.allSatisfy { abs($0) <= linearCeiling })
+        // Between-sample peak, by 8× sinc interpolation over the steady middle: at or under the
+        // ceiling, with 0.1 dB of tolerance for the interpolator's own error.
+        let middle = Array(output[(frames / 4)..<(frames * 3 / 4)])
+        var truePeak: Float = 0
+        for i in 8..<(middle.count - 8) {
+            for k in 1..<8 {
+                let t = Double(k) / 8
+                var acc = 0.0
+                for j in -7...8 {
+                    let x = Double(j) - t
+                    acc += Double(middle[i + j]) * sin(.pi * x) / (.pi * x) * (0.5 + 0.5 * cos(.pi * x / 9))
+                }
+                truePeak = max(truePeak, Float(abs(acc)))
+            }
+        }
+        #expect(20 * log10(Double(truePeak)) <= ceiling + 0.1)
+    }
+
+    @Test func nonFiniteInputBecomesSilence() {
+        let limiter = TruePeakLimiter(channels: 1, rate: 8000)
+        var input = [Float](repeating: 0.1, count: 512)
+        input[10] = .nan
+        input[20] = .infinity
+        var output = [Float](repeating: 0, count: 512)
+        limiter.process(input, &output, frameCount: 512)
+        #expect(output.allSatisfy { $0.isFinite })
+    }
+}
+
+@Suite struct DitherTests {
+    @Test func sameSeedSameSamples() {
+        let input = (0..<1000).map { Float(sin(Double($0) * 0.01)) * 0.5 }
+        var a = [Int16](repeating: 0, count: 1000), b = a
+        var d1 = TPDFDither(seed: 3), d2 = TPDFDither(seed: 3)
+        d1.quantize(input, &a, count: 1000)
+        d2.quantize(input, &b, count: 1000)
+        #expect(a == b)
+        // Dither moves a sample by at most 1 LSB beyond rounding.
+        for (x, q) in zip(input, a) { #expect(abs(Float(q) - x * 32767) <= 1.5) }
+    }
+}

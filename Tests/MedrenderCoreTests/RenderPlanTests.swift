@@ -1,0 +1,179 @@
+import MedrenderCore
+import Testing
+
+/// A session of cues only, on a fractional pattern.
+func cueSession(_ pattern: BreathPattern, settle: SessionTime = SessionTime(milliseconds: 1234),
+                closing: SessionTime = .seconds(3), ramp: PatternRamp? = nil) -> Session {
+    Session(name: "test", segments: [PatternSegment(pattern: pattern, ramp: ramp)], settle: settle, closing: closing,
+            master: MasterSettings(fadeIn: .zero, fadeOut: .seconds(1)))
+}
+
+@Suite struct RenderPlanTests {
+    @Test(arguments: [8000, 22050, 44100, 48000, 96000])
+    func totalIsExactlyRoundedMinutesTimesRate(rate: Int) throws {
+        let session = cueSession(BreathPattern(milliseconds: 4000, 4000, 4000, 4000))
+        for minutes in [1.0, 2.5, 15, 0.7] {
+            let plan = try RenderPlan(session: session, options: RenderOptions(rate: rate, length: .duration(SessionTime(minutes: minutes)!)))
+            #expect(plan.totalFrames == Int64((minutes * 60 * Double(rate)).rounded()))
+            // No cycle is cut: the closing starts after the last whole cycle and is at least its length.
+            #expect(plan.total - plan.schedule.end >= session.closing)
+            #expect(plan.total - plan.schedule.end < session.closing + BreathPattern(milliseconds: 4000, 4000, 4000, 4000).cycleLength)
+        }
+    }
+
+    @Test func cyclesMakeTheFileSettlePlusCyclesPlusClosing() throws {
+        let session = cueSession(BreathPattern(milliseconds: 5500, 0, 5500, 0))
+        let plan = try RenderPlan(session: session, options: RenderOptions(rate: 44100, length: .cycles(10)))
+        #expect(plan.total == SessionTime(milliseconds: 1234) + .seconds(110) + .seconds(3))
+        #expect(plan.schedule.cycleCount == 10)
+    }
+
+    @Test func cueMarksAreRoundedExactTimes() throws {
+        let session = cueSession(BreathPattern(milliseconds: 4700, 300, 6300, 1100))
+        let plan = try RenderPlan(session: session, options: RenderOptions(rate: 22050, length: .duration(.seconds(600))))
+        var expectedMs: Int64 = 1234
+        let lengths: [Int64] = [4700, 300, 6300, 1100]
+        for (i, mark) in plan.cueMarks.enumerated() {
+            #expect(mark.time.milliseconds == expectedMs)
+            // Independent: t × rate in Double, exact for these magnitudes, rounded half up.
+            #expect(mark.frame == Int64((Double(expectedMs) * 22.05).rounded(.toNearestOrAwayFromZero)))
+            expectedMs += lengths[i % 4]
+        }
+    }
+
+    @Test func threeHourCoherentLastCueIsWhereExactArithmeticPutsIt() throws {
+        let session = cueSession(BreathPattern(milliseconds: 5500, 0, 5500, 0), settle: .seconds(20), closing: .seconds(30))
+        let plan = try RenderPlan(session: session, options: RenderOptions(rate: 44100, length: .duration(.seconds(3 * 3600))))
+        let marks = Array(plan.cueMarks)
+        let last = try #require(marks.last)
+        // (10800 − 50) / 11 = 977.27…: 977 cycles; the last exhale starts at 20 + 976 × 11 + 5.5 s.
+        #expect(plan.schedule.cycleCount == 977)
+        #expect(last.kind == .exhale)
+        #expect(last.time.milliseconds == 20_000 + 976 * 11_000 + 5_500)
+        #expect(last.frame == (20_000 + 976 * 11_000 + 5_500) * 441 / 10)
+    }
+
+    @Test func tooShortSessionSaysWhatItNeeds() {
+        let session = cueSession(BreathPattern(milliseconds: 4000, 4000, 4000, 4000), settle: .seconds(20), closing: .seconds(30))
+        #expect(throws: PlanError.self) {
+            try RenderPlan(session: session, options: RenderOptions(length: .duration(.seconds(60))))
+        }
+        do {
+            _ = try RenderPlan(session: session, options: RenderOptions(length: .duration(.seconds(60))))
+        } catch {
+            #expect(error.description.contains("at least 66 s"))
+        }
+    }
+
+    @Test func introLongerThanSettleIsAnErrorNamingTheField() {
+        var session = cueSession(BreathPattern(milliseconds: 4000, 0, 4000, 0), settle: .seconds(5))
+        session.voice.intro = SoundRef("voice-intro")
+        let frames: [SoundRef: Int64] = [SoundRef("voice-intro"): 48000 * 8]
+        do {
+            _ = try RenderPlan(session: session, options: RenderOptions(length: .duration(.seconds(120))), soundFrames: frames)
+            Issue.record("expected an error")
+        } catch {
+            #expect(error == .clipDoesNotFit(role: "intro voice", sound: SoundRef("voice-intro"), clip: .seconds(8),
+                                             available: .seconds(3), field: "settle"))
+            #expect(error.description.contains("'settle' longer by 5 s"))
+        }
+    }
+}
+
+@Suite struct MixerTests {
+    /// Renders the mix of `plan` in blocks of `block` frames.
+    func mix(_ plan: RenderPlan, block: Int = 4096, assets: MixAssets = MixAssets(sounds: [:])) -> [Float] {
+        let mixer = Mixer(plan: plan, assets: assets)
+        var out = [Float](repeating: 0, count: Int(plan.totalFrames) * plan.channels)
+        var done = 0
+        let total = Int(plan.totalFrames)
+        out.withUnsafeMutableBufferPointer { p in
+            while done < total {
+                let n = min(block, total - done)
+                mixer.render(into: p.baseAddress! + done * plan.channels, frameCount: n)
+                done += n
+            }
+        }
+        return out
+    }
+
+    static let patterns: [(BreathPattern, PatternRamp?)] = [
+        (BreathPattern(milliseconds: 4700, 300, 6300, 1100), nil),
+        (BreathPattern(milliseconds: 5500, 0, 5500, 0), nil),
+        (BreathPattern(milliseconds: 1000, 500, 3000, 0, topUp: 500), nil),
+        (BreathPattern(milliseconds: 4000, 0, 4000, 0),
+         PatternRamp(target: BreathPattern(milliseconds: 4000, 0, 8000, 0), span: .cycles(5), curve: .easeInOut)),
+    ]
+
+    @Test(arguments: [8000, 22050, 44100, 48000, 96000], 0..<patterns.count)
+    func everyCueStartsOnItsFrame(rate: Int, patternIndex: Int) throws {
+        let (pattern, ramp) = Self.patterns[patternIndex]
+        let session = cueSession(pattern, ramp: ramp)
+        let plan = try RenderPlan(
+            session: session, options: RenderOptions(rate: rate, length: .duration(.seconds(75)), layers: [.cues]))
+        // An odd block size puts block edges all over the cues.
+        let audio = mix(plan, block: 1001)
+        let marks = Array(plan.cueMarks)
+        #expect(marks.count >= 10)
+        for mark in marks {
+            let f = Int(mark.frame)
+            #expect(audio[(f - 1) * 2] == 0 && audio[(f - 1) * 2 + 1] == 0, "frame before cue at \(f) is silent")
+            #expect(audio[f * 2] != 0 || audio[f * 2 + 1] != 0, "cue at \(f) sounds on its frame")
+        }
+        // The first non-zero sample of the file is the first cue.
+        let firstNonZero = audio.firstIndex { $0 != 0 }.map { $0 / 2 }
+        #expect(firstNonZero == marks.first.map { Int($0.frame) })
+    }
+
+    @Test func blockSizeDoesNotChangeTheMix() throws {
+        let session = cueSession(BreathPattern(milliseconds: 4700, 300, 6300, 1100))
+        let plan = try RenderPlan(session: session, options: RenderOptions(rate: 22050, length: .duration(.seconds(40))))
+        // Edge cases: one frame per block, a prime, a power of two.
+        let reference = mix(plan, block: 4096)
+        #expect(mix(plan, block: 1) == reference)
+        #expect(mix(plan, block: 997) == reference)
+    }
+
+    @Test func cueNeverRingsIntoTheNextPhase() throws {
+        // Phases of 50 ms with a 600 ms cue: each cue is cut and ends on exact zero inside its phase.
+        var session = cueSession(BreathPattern(milliseconds: 50, 0, 950, 0))
+        session.cues[.exhale] = nil
+        let plan = try RenderPlan(session: session, options: RenderOptions(rate: 48000, length: .duration(.seconds(10)), layers: [.cues]))
+        let audio = mix(plan)
+        for mark in plan.cueMarks where mark.kind == .inhale {
+            let end = Int((mark.time + mark.length).frame(atRate: 48000))
+            #expect(audio[(end - 1) * 2] == 0)
+            #expect(audio[(end * 2)..<((end + 1000) * 2)].allSatisfy { $0 == 0 })
+        }
+    }
+
+    @Test func bedLoopsBetweenItsFramesWithFades() throws {
+        var session = cueSession(BreathPattern(milliseconds: 4000, 0, 4000, 0))
+        session.ambience = [AmbienceBed(sound: SoundRef("bed"), gainDecibels: 0, seam: .zero)]
+        let plan = try RenderPlan(session: session, options: RenderOptions(rate: 8000, length: .duration(.seconds(60)), layers: [.ambience]),
+                                  soundFrames: [SoundRef("bed"): 8000 * 3])
+        let bed = AudioAsset(channels: 1, samples: [Float](repeating: 0.5, count: 8000 * 3))
+        let audio = mix(plan, assets: MixAssets(sounds: [SoundRef("bed"): bed]))
+        // Constant material with no seam: the loop is constant 0.5 × −3 dB pan law in the middle, faded at the ends.
+        let middle = audio[(30 * 8000 * 2)]
+        #expect(abs(middle - 0.5 * Float(0.5.squareRoot())) < 1e-6)
+        #expect(abs(audio[0]) < middle * 0.01)
+        #expect(audio.count == 60 * 8000 * 2)
+    }
+}
+
+@Suite struct MasterFadesTests {
+    @Test func fadeInStartsAboveZeroAndFadeOutEndsOnZero() throws {
+        var session = cueSession(BreathPattern(milliseconds: 4000, 0, 4000, 0))
+        session.master.fadeIn = .seconds(1)
+        session.master.fadeOut = .seconds(2)
+        let plan = try RenderPlan(session: session, options: RenderOptions(rate: 8000, length: .duration(.seconds(30))))
+        let fades = MasterFades(plan: plan)
+        #expect(fades.gain(at: 0) > 0)
+        #expect(fades.gain(at: 7999) == 1)
+        #expect(fades.gain(at: 15000) == 1)
+        #expect(fades.gain(at: plan.totalFrames - 1) == 0)
+        #expect(fades.gain(at: plan.totalFrames - 16001) == 1)
+        #expect(fades.gain(at: plan.totalFrames - 8000) < 1)
+    }
+}

@@ -1,0 +1,212 @@
+import Foundation
+import MedrenderCore
+import MedrenderIO
+import MedrenderTestSupport
+import Testing
+
+/// One WAV/FLAC round trip: what is written, and how.
+struct RoundTripCase: CustomTestStringConvertible, Sendable {
+    var container: SoundFileContainer
+    var format: SampleFormat
+    var channels: Int
+    var frames: Int
+    var rate: Int { channels == 1 ? 44100 : 48000 }
+    var testDescription: String { "\(container.rawValue) \(format.rawValue) \(channels) ch \(frames) frames" }
+
+    /// The largest error allowed after the round trip: 1 LSB of the integer format, 0 for float.
+    var tolerance: Double {
+        switch format {
+        case .int16: 1.0 / 32768
+        case .int24: 1.0 / 8_388_608
+        case .float32: 0
+        }
+    }
+
+    static let all: [RoundTripCase] = {
+        let kinds: [(SoundFileContainer, SampleFormat)] =
+            [(.wav, .int16), (.wav, .int24), (.wav, .float32), (.flac, .int16), (.flac, .int24)]
+        var cases: [RoundTripCase] = []
+        for (container, format) in kinds {
+            for channels in [1, 2] {
+                for frames in [0, 1, 4097, 48001] {
+                    cases.append(RoundTripCase(container: container, format: format, channels: channels, frames: frames))
+                }
+            }
+        }
+        return cases
+    }()
+}
+
+@Suite("SoundFileWriter")
+struct SoundFileWriterTests {
+    @Test("round trip keeps frame count, rate, channels and samples", arguments: RoundTripCase.all)
+    func roundTrip(_ c: RoundTripCase) throws {
+        let dir = TemporaryDirectory("io-writer")
+        let path = dir.file("out.\(c.container.rawValue)")
+        let written = noiseSamples(count: c.frames * c.channels, seed: UInt64(c.frames + c.channels))
+        try writeSoundFile(path, container: c.container, format: c.format, channels: c.channels, rate: c.rate,
+                           samples: written)
+
+        let reader = try SoundFileReader(path: path)
+        #expect(reader.rate == c.rate)
+        #expect(reader.channels == c.channels)
+        #expect(reader.frameCount == Int64(c.frames))
+        #expect(reader.format == (c.container == .wav ? LibsndfileFormat.wav : LibsndfileFormat.flac))
+        let asset = try reader.readAll()
+        #expect(asset.channels == c.channels)
+        #expect(asset.frameCount == c.frames)
+        try #require(asset.samples.count == written.count)
+
+        if c.format == .float32 {
+            // Tolerance: none — Float32 WAV stores the bits as given.
+            let differing = zip(asset.samples, written).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(differing == 0, "\(differing) samples changed bits")
+        } else {
+            // Tolerance: 1 LSB of the integer format (quantization is ½ LSB; full scale +1.0 clips to
+            // the largest code, exactly 1 LSB below).
+            let worst = zip(asset.samples, written).map { abs(Double($0) - Double($1)) }.max() ?? 0
+            #expect(worst <= c.tolerance, "worst error \(worst), allowed \(c.tolerance)")
+        }
+    }
+
+    @Test("float WAV has no PEAK chunk and the same data gives the same bytes")
+    func floatWAVIsReproducible() throws {
+        let dir = TemporaryDirectory("io-writer")
+        let samples = sineWave(frames: 4801, rate: 48000, frequencies: [440, 660])
+        try writeSoundFile(dir.file("a.wav"), format: .float32, channels: 2, rate: 48000, samples: samples)
+        // The PEAK chunk carries a time stamp in seconds: cross a second boundary before the second write.
+        Thread.sleep(forTimeInterval: 1.1)
+        try writeSoundFile(dir.file("b.wav"), format: .float32, channels: 2, rate: 48000, samples: samples)
+        let a = try fileBytes(dir.file("a.wav")), b = try fileBytes(dir.file("b.wav"))
+
+        let chunks = try #require(riffChunkIDs(a))
+        #expect(chunks.contains("fmt ") && chunks.contains("data"), "chunks: \(chunks)")
+        #expect(!chunks.contains("PEAK"), "chunks: \(chunks)")
+        let dataStart = a.count - 4801 * 2 * 4
+        #expect(!contains(Array(a[0..<dataStart]), "PEAK"))
+        #expect(a == b)
+    }
+
+    @Test("the same data gives the same bytes", arguments: [
+        (SoundFileContainer.wav, SampleFormat.int16), (.wav, .int24), (.flac, .int16), (.flac, .int24),
+    ])
+    func reproducible(container: SoundFileContainer, format: SampleFormat) throws {
+        let dir = TemporaryDirectory("io-writer")
+        let samples = sineWave(frames: 10007, rate: 44100, frequencies: [220, 330])
+        let tags = [(SoundFileTag.title, "Box breath"), (SoundFileTag.software, "medrender")]
+        let a = dir.file("a.\(container.rawValue)"), b = dir.file("b.\(container.rawValue)")
+        try writeSoundFile(a, container: container, format: format, channels: 2, rate: 44100, samples: samples, tags: tags)
+        try writeSoundFile(b, container: container, format: format, channels: 2, rate: 44100, samples: samples, tags: tags)
+        let bytesA = try fileBytes(a)
+        #expect(bytesA.count > 10007 * 2)
+        #expect(bytesA == (try fileBytes(b)))
+    }
+
+    @Test("tags are written", arguments: [SoundFileContainer.wav, .flac])
+    func tags(container: SoundFileContainer) throws {
+        let dir = TemporaryDirectory("io-writer")
+        let path = dir.file("tagged.\(container.rawValue)")
+        let samples = sineWave(frames: 1000, rate: 48000, frequencies: [440])
+        try writeSoundFile(path, container: container, format: .int16, channels: 1, rate: 48000, samples: samples,
+                           tags: [(SoundFileTag.title, "Evening calm"), (SoundFileTag.artist, "medrender test")])
+        let bytes = try fileBytes(path)
+        #expect(contains(bytes, "Evening calm"))
+        #expect(contains(bytes, "medrender test"))
+        // The tags do not disturb the audio.
+        #expect(try SoundFileReader(path: path).readAll().frameCount == 1000)
+    }
+
+    @Test("integer formats clip out-of-range samples instead of wrapping", arguments: [SampleFormat.int16, .int24])
+    func clipping(format: SampleFormat) throws {
+        let dir = TemporaryDirectory("io-writer")
+        let path = dir.file("loud.wav")
+        let written: [Float] = [1.5, -1.5, 4, -4, 1.0001, -1.0001]
+        try writeSoundFile(path, format: format, channels: 1, rate: 48000, samples: written)
+        let back = try SoundFileReader(path: path).readAll().samples
+        try #require(back.count == written.count)
+        // Tolerance: clipped to full scale, within 1 LSB (16-bit) of ±1; a wrapped value would have the other sign.
+        for (w, r) in zip(written, back) {
+            if w > 0 { #expect(r >= 1 - 1.0 / 32768 && r <= 1, "\(w) came back as \(r)") }
+            else { #expect(r <= -1 + 1.0 / 32768 && r >= -1, "\(w) came back as \(r)") }
+        }
+    }
+
+    @Test("Int16 frames go to a 16-bit file exactly")
+    func int16Frames() throws {
+        let dir = TemporaryDirectory("io-writer")
+        let path = dir.file("int16.wav")
+        let values: [Int16] = [0, 1, -1, Int16.max, Int16.min, 12345, -12345, 77]
+        let file = try AtomicOutputFile(path: path)
+        let writer = try SoundFileWriter(file: file, container: .wav, sampleFormat: .int16, channels: 2, rate: 8000)
+        try values.withUnsafeBufferPointer { try writer.write($0.baseAddress!, frameCount: values.count / 2) }
+        try writer.finish()
+        try file.commit()
+        let back = try SoundFileReader(path: path).readAll()
+        #expect(back.frameCount == values.count / 2)
+        // Tolerance: none — libsndfile reads 16-bit code k as k / 32768, exact in Float.
+        #expect(back.samples == values.map { Float($0) / 32768 })
+    }
+
+    @Test("Int32 frames go to a 24-bit file as their top 24 bits")
+    func int32Frames() throws {
+        let dir = TemporaryDirectory("io-writer")
+        let path = dir.file("int24.wav")
+        let codes: [Int32] = [0, 1, -1, 8_388_607, -8_388_608, 1_234_567, -7_654_321]
+        let values = codes.map { $0 << 8 }
+        let file = try AtomicOutputFile(path: path)
+        let writer = try SoundFileWriter(file: file, container: .wav, sampleFormat: .int24, channels: 1, rate: 8000)
+        try values.withUnsafeBufferPointer { try writer.write($0.baseAddress!, frameCount: values.count) }
+        try writer.finish()
+        try file.commit()
+        let back = try SoundFileReader(path: path).readAll()
+        // Tolerance: none — 24-bit code k reads as k / 2^23, exact in Float.
+        #expect(back.samples == codes.map { Float($0) / 8_388_608 })
+    }
+
+    @Test("FLAC cannot hold float samples")
+    func flacFloatRefused() throws {
+        let dir = TemporaryDirectory("io-writer")
+        let file = try AtomicOutputFile(path: dir.file("x.flac"))
+        let error = #expect(throws: IOError.self) {
+            _ = try SoundFileWriter(file: file, container: .flac, sampleFormat: .float32, channels: 2, rate: 48000)
+        }
+        #expect(error?.kind == .cannotCreate)
+        #expect(error?.path == dir.file("x.flac"))
+    }
+
+    @Test("impossible channel counts and rates are refused", arguments: [(0, 48000), (2, 0), (2, -44100)])
+    func impossibleShape(channels: Int, rate: Int) throws {
+        let dir = TemporaryDirectory("io-writer")
+        let file = try AtomicOutputFile(path: dir.file("x.wav"))
+        let error = #expect(throws: IOError.self) {
+            _ = try SoundFileWriter(file: file, container: .wav, sampleFormat: .int16, channels: channels, rate: rate)
+        }
+        #expect(error?.kind == .cannotCreate)
+    }
+
+    @Test("finish twice is harmless, and an unfinished writer still closes")
+    func finishTwice() throws {
+        let dir = TemporaryDirectory("io-writer")
+        let path = dir.file("twice.wav")
+        let samples = sineWave(frames: 100, rate: 8000, frequencies: [440])
+        let file = try AtomicOutputFile(path: path)
+        do {
+            let writer = try SoundFileWriter(file: file, container: .wav, sampleFormat: .int16, channels: 1, rate: 8000)
+            try samples.withUnsafeBufferPointer { try writer.write($0.baseAddress!, frameCount: 100) }
+            try writer.finish()
+            try writer.finish()
+        }
+        try file.commit()
+        #expect(try SoundFileReader(path: path).frameCount == 100)
+
+        // Released without finish: deinit closes it, and the header is still written.
+        let path2 = dir.file("unfinished.wav")
+        let file2 = try AtomicOutputFile(path: path2)
+        do {
+            let writer = try SoundFileWriter(file: file2, container: .wav, sampleFormat: .int16, channels: 1, rate: 8000)
+            try samples.withUnsafeBufferPointer { try writer.write($0.baseAddress!, frameCount: 100) }
+        }
+        try file2.commit()
+        #expect(try SoundFileReader(path: path2).frameCount == 100)
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Medrender
+import MedrenderCore
+import MedrenderIO
+import MedrenderPresets
+import MedrenderTestSupport
+import Testing
+
+let library = PresetLibrary(root: PackagePaths.root)
+
+/// A request for `yaml` rendered to `output`.
+func request(_ yaml: String, minutes: Double, rate: Int = 48000, layers: Set<Layer> = Set(Layer.allCases),
+             format: OutputFormat, output: String, dir: TemporaryDirectory) throws -> RenderRequest {
+    let file = dir.write("preset.yaml", yaml)
+    let session = try PresetDecoder.load(path: file)
+    return RenderRequest(
+        session: session, presetFile: file,
+        options: RenderOptions(rate: rate, length: .duration(SessionTime(minutes: minutes)!), layers: layers),
+        format: format, outputPath: output, library: library)
+}
+
+let fractional = """
+    pattern: 4.7-0.3-6.3-1.1
+    settle: 3.333
+    closing: 5
+    cues:
+      inhale: { tone: bell, pitch: 660 }
+      hold: { tone: pure, pitch: 500, length: 0.2 }
+      exhale: { tone: bowl, pitch: 330, pan: -0.5 }
+      hold-out: { tone: tick, pitch: 900, pan: 1 }
+    master: { fade-out: 2 }
+    """
+
+@Suite struct RenderTests {
+    @Test(arguments: [8000, 22050, 44100, 48000, 96000])
+    func cueOnlyRenderPutsEveryCueOnItsFrame(rate: Int) throws {
+        let dir = TemporaryDirectory("cues")
+        let out = dir.file("cues.wav")
+        let req = try request(fractional, minutes: 1, rate: rate, layers: [.cues], format: .wav(.float32), output: out, dir: dir)
+        let report = try Renderer.render(req)
+        let (fileRate, channels, samples) = try readSound(out)
+        #expect(fileRate == rate)
+        #expect(channels == 2)
+        #expect(samples.count / 2 == 60 * rate)
+        #expect(report.frames == Int64(60 * rate))
+
+        let plan = try Renderer.schedulePlan(req)
+        let marks = Array(plan.cueMarks)
+        #expect(marks.count > 12)
+        for mark in marks {
+            let f = Int(mark.frame)
+            #expect(samples[(f - 1) * 2] == 0 && samples[(f - 1) * 2 + 1] == 0, "silent before the cue at frame \(f)")
+            #expect(samples[f * 2] != 0 || samples[f * 2 + 1] != 0, "sounding on the cue's frame \(f)")
+        }
+        // The cue sheet gives the same frames as the audio.
+        let json = try JSONSerialization.jsonObject(with: Data(CueSheetWriter.json(plan).utf8)) as! [String: Any]
+        let sheet = (json["cues"] as! [[String: Any]]).map { ($0["frame"] as! NSNumber).int64Value }
+        #expect(sheet == marks.map(\.frame))
+        #expect((json["frames"] as! NSNumber).int64Value == Int64(60 * rate))
+        #expect((json["rate"] as! NSNumber).intValue == rate)
+    }
+
+    @Test(arguments: [OutputFormat.ogg(quality: 4), .wav(.int16), .wav(.int24), .flac(.int16)])
+    func fullSessionHasExactLengthAndSameBytesTwice(format: OutputFormat) throws {
+        let dir = TemporaryDirectory("full")
+        let ext: String
+        switch format {
+        case .ogg: ext = "ogg"
+        case .wav: ext = "wav"
+        case .flac: ext = "flac"
+        }
+        let yaml = try String(contentsOfFile: PackagePaths.root + "/Presets/box-breath.yaml", encoding: .utf8)
+        let a = dir.file("a.\(ext)"), b = dir.file("b.\(ext)")
+        _ = try Renderer.render(try request(yaml, minutes: 1.5, rate: 44100, format: format, output: a, dir: dir))
+        _ = try Renderer.render(try request(yaml, minutes: 1.5, rate: 44100, format: format, output: b, dir: dir))
+        let (rate, channels, samples) = try readSound(a)
+        #expect(rate == 44100)
+        #expect(channels == 2)
+        #expect(samples.count / 2 == 90 * 44100)
+        #expect(FileManager.default.contents(atPath: a) == FileManager.default.contents(atPath: b))
+        #expect(dir.contents() == ["a.\(ext)", "b.\(ext)", "preset.yaml"])
+    }
+
+    @Test func loudnessLandsOnTargetAndPeaksUnderCeiling() throws {
+        let dir = TemporaryDirectory("loud")
+        let yaml = try String(contentsOfFile: PackagePaths.root + "/Presets/box-breath.yaml", encoding: .utf8)
+        let out = dir.file("a.wav")
+        let report = try Renderer.render(try request(yaml, minutes: 2, format: .wav(.float32), output: out, dir: dir))
+        // Measured independently of the render: libebur128 over the file read back, ±0.5 LU.
+        let (rate, channels, samples) = try readSound(out)
+        let meter = try LoudnessMeter(channels: channels, rate: rate, withTruePeak: true)
+        try samples.withUnsafeBufferPointer { try meter.add($0.baseAddress!, frameCount: samples.count / channels) }
+        #expect(abs(try meter.integratedLoudness() - (-18)) < 0.5)
+        #expect(20 * log10(try meter.truePeak()) <= -1 + 0.1)
+        #expect(abs((report.loudnessLUFS ?? 0) - (-18)) < 0.5)
+    }
+
+    @Test func missingSoundNamesPresetSoundAndWhatSoundsOffers() throws {
+        let dir = TemporaryDirectory("missing")
+        let out = dir.file("out.ogg")
+        let existing = Data("keep me".utf8)
+        FileManager.default.createFile(atPath: out, contents: existing)
+        let req = try request("pattern: 4-4-4-4\nambience: [rian]\n", minutes: 2, format: .ogg(quality: 4), output: out, dir: dir)
+        #expect {
+            try Renderer.render(req)
+        } throws: { error in
+            let text = "\(error)"
+            return (error as? RenderError)?.exitCode == .noInput && text.contains("'rian'") && text.contains("preset.yaml")
+                && text.contains("did you mean 'rain'") && text.contains("ocean")
+        }
+        #expect(FileManager.default.contents(atPath: out) == existing)
+        #expect(dir.contents() == ["out.ogg", "preset.yaml"])
+    }
+
+    @Test func soundThatIsTheOutputIsRefused() throws {
+        let dir = TemporaryDirectory("self")
+        let out = dir.file("bed.wav")
+        // A real bed at the output's path: the render must not read what it is about to replace.
+        let file = try AtomicOutputFile(path: out)
+        let writer = try SoundFileWriter(file: file, container: .wav, sampleFormat: .int16, channels: 1, rate: 8000)
+        let silence = [Int16](repeating: 100, count: 8000)
+        try silence.withUnsafeBufferPointer { try writer.write($0.baseAddress!, frameCount: 8000) }
+        try writer.finish()
+        try file.commit()
+        let req = try request("pattern: 4-4-4-4\nambience: [bed.wav]\n", minutes: 1, format: .wav(.int16), output: out, dir: dir)
+        #expect(throws: RenderError.self) { try Renderer.render(req) }
+    }
+}
