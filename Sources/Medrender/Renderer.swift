@@ -40,6 +40,8 @@ public struct RenderReport: Sendable, Codable, Hashable {
     public var loudnessLUFS: Double?
     /// The largest sample written, in dBFS.
     public var samplePeakDBFS: Double?
+    /// The deepest gain reduction of the true-peak limiter, in dB (0 when it never acted).
+    public var limiterReductionDecibels: Double
 }
 
 /// How far a render has come: pass 1 measures, pass 2 writes.
@@ -85,13 +87,26 @@ public enum Renderer {
             asset = try Resampler.resample(asset, from: reader.rate, to: request.options.rate)
             sounds[ref] = asset
         }
-        let frames = sounds.mapValues { Int64($0.frameCount) }
+        var facts: [SoundRef: SoundFacts] = [:]
+        for (ref, asset) in sounds {
+            facts[ref] = SoundFacts(frameCount: Int64(asset.frameCount), loudnessLUFS: try loudness(of: asset, rate: request.options.rate))
+        }
         do {
-            let plan = try RenderPlan(session: request.session, options: request.options, soundFrames: frames)
+            let plan = try RenderPlan(session: request.session, options: request.options, sounds: facts)
             return (plan, MixAssets(sounds: sounds))
         } catch {
             throw RenderError.plan(error, preset: request.presetFile)
         }
+    }
+
+    /// The integrated loudness of a sound, measured as it will play (mono as dual mono).
+    static func loudness(of asset: AudioAsset, rate: Int) throws(IOError) -> Double? {
+        let meter = try LoudnessMeter(channels: asset.channels, rate: rate)
+        try asset.samples.withUnsafeBufferPointer { (p) throws(IOError) in
+            try meter.add(p.baseAddress!, frameCount: asset.frameCount)
+        }
+        let value = try meter.integratedLoudness()
+        return value.isFinite ? value : nil
     }
 
     /// Renders `request` to its output file and reports what it wrote.
@@ -162,7 +177,8 @@ public enum Renderer {
             durationSeconds: Double(total) / Double(plan.rate), cycles: plan.schedule.cycleCount,
             measuredLoudnessLUFS: measured.isFinite ? measured : nil, gainDecibels: gainDecibels,
             loudnessLUFS: loudness.isFinite ? loudness : nil,
-            samplePeakDBFS: peak > 0 ? gainToDecibels(Double(peak)) : nil)
+            samplePeakDBFS: peak > 0 ? gainToDecibels(Double(peak)) : nil,
+            limiterReductionDecibels: -gainToDecibels(Double(limiter.deepestGain)))
     }
 
     static func makeEncoder(_ format: OutputFormat, file: AtomicOutputFile, plan: RenderPlan, session: Session) throws(IOError) -> FrameEncoder {

@@ -150,22 +150,22 @@ public enum PresetDecoder {
     }
 
     static func decodeVoice(_ node: PresetNode) throws(PresetError) -> VoiceSettings {
-        let fields = try node.mapping(allowed: ["intro", "intro-at", "outro", "outro-after", "gain"])
+        let fields = try node.mapping(allowed: ["intro", "intro-at", "outro", "outro-after", "level"])
         var voice = VoiceSettings()
         if let n = fields["intro"] { voice.intro = SoundRef(try n.string()) }
         if let n = fields["intro-at"] { voice.introAt = try n.seconds(in: 0...3600) }
         if let n = fields["outro"] { voice.outro = SoundRef(try n.string()) }
         if let n = fields["outro-after"] { voice.outroAfter = try n.seconds(in: 0...3600) }
-        if let n = fields["gain"] { voice.gainDecibels = try n.number(in: -60...12, unit: "dB") }
+        if let n = fields["level"] { voice.levelLUFS = try n.number(in: -70...(-10), unit: "LUFS") }
         return voice
     }
 
     static func decodeBed(_ node: PresetNode) throws(PresetError) -> AmbienceBed {
         if case .scalar = node.node { return AmbienceBed(sound: SoundRef(try node.string())) }
-        let fields = try node.mapping(allowed: ["sound", "gain", "seam"])
+        let fields = try node.mapping(allowed: ["sound", "level", "seam"])
         guard let sound = fields["sound"] else { throw node.error("missing 'sound': name a bed such as 'sound: rain'") }
         var bed = AmbienceBed(sound: SoundRef(try sound.string()))
-        if let n = fields["gain"] { bed.gainDecibels = try n.number(in: -60...0, unit: "dB") }
+        if let n = fields["level"] { bed.levelLUFS = try n.number(in: -70...(-10), unit: "LUFS") }
         if let n = fields["seam"] { bed.seam = try n.seconds(in: 0...30) }
         return bed
     }

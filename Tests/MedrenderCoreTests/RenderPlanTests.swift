@@ -68,9 +68,9 @@ func cueSession(_ pattern: BreathPattern, settle: SessionTime = SessionTime(mill
     @Test func introLongerThanSettleIsAnErrorNamingTheField() {
         var session = cueSession(BreathPattern(milliseconds: 4000, 0, 4000, 0), settle: .seconds(5))
         session.voice.intro = SoundRef("voice-intro")
-        let frames: [SoundRef: Int64] = [SoundRef("voice-intro"): 48000 * 8]
+        let frames: [SoundRef: SoundFacts] = [SoundRef("voice-intro"): SoundFacts(frameCount: 48000 * 8)]
         do {
-            _ = try RenderPlan(session: session, options: RenderOptions(length: .duration(.seconds(120))), soundFrames: frames)
+            _ = try RenderPlan(session: session, options: RenderOptions(length: .duration(.seconds(120))), sounds: frames)
             Issue.record("expected an error")
         } catch {
             #expect(error == .clipDoesNotFit(role: "intro voice", sound: SoundRef("voice-intro"), clip: .seconds(8),
@@ -149,9 +149,9 @@ func cueSession(_ pattern: BreathPattern, settle: SessionTime = SessionTime(mill
 
     @Test func bedLoopsBetweenItsFramesWithFades() throws {
         var session = cueSession(BreathPattern(milliseconds: 4000, 0, 4000, 0))
-        session.ambience = [AmbienceBed(sound: SoundRef("bed"), gainDecibels: 0, seam: .zero)]
+        session.ambience = [AmbienceBed(sound: SoundRef("bed"), seam: .zero)]
         let plan = try RenderPlan(session: session, options: RenderOptions(rate: 8000, length: .duration(.seconds(60)), layers: [.ambience]),
-                                  soundFrames: [SoundRef("bed"): 8000 * 3])
+                                  sounds: [SoundRef("bed"): SoundFacts(frameCount: 8000 * 3)])
         let bed = AudioAsset(channels: 1, samples: [Float](repeating: 0.5, count: 8000 * 3))
         let audio = mix(plan, assets: MixAssets(sounds: [SoundRef("bed"): bed]))
         // Constant material with no seam: the loop is constant 0.5 × −3 dB pan law in the middle, faded at the ends.

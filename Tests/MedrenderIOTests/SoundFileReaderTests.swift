@@ -115,8 +115,8 @@ struct SoundFileReaderTests {
             let asset = try reader.readAll()
             #expect(asset.frameCount <= promised)
             #expect(asset.samples.count == asset.frameCount * asset.channels)
-            #expect(asset.samples.allSatisfy(\.isFinite))
-        } catch let error as IOError {
+            #expect(asset.samples.allSatisfy { $0.isFinite })
+        } catch {
             #expect(error.kind == .badData, "\(error)")
         }
     }
@@ -155,7 +155,7 @@ struct SoundFileReaderTests {
         let path = dir.file("quad.wav")
         // Channels 1 and 3 carry the same 300 Hz sine, channels 2 and 4 are silent.
         let result = try runProcess(which("sox")!, [
-            "-n", "-r", "16000", "-c", "4", "-b", "16", path, "synth", "0.5",
+            "-D", "-n", "-r", "16000", "-c", "4", "-b", "16", path, "synth", "0.5",
             "sine", "300", "sine", "300", "sine", "300", "sine", "300", "vol", "0.5",
             "remix", "1", "0", "3", "0",
         ])
@@ -263,7 +263,9 @@ struct SoundFileReaderTests {
         let asset = try reader.readAll()
         // Tolerance: lossy codecs add encoder delay and padding, well under 0.1 s.
         #expect(abs(asset.frameCount - rate) < rate / 10, "\(asset.frameCount) frames")
-        // ffmpeg's sine source has amplitude 1/8.
-        #expect(abs(asset.peak - 0.125) < 0.02, "peak \(asset.peak)")
+        // ffmpeg's sine source has amplitude 1/8, and its mono-to-stereo upmix takes 3 dB off.
+        // Tolerance: 1 dB for the lossy codec.
+        let level = decibels(Double(asset.peak) / (0.125 / 2.0.squareRoot()))
+        #expect(abs(level) < 1, "peak \(asset.peak)")
     }
 }

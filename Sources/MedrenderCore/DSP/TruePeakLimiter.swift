@@ -39,6 +39,8 @@ public final class TruePeakLimiter {
     private var held: [Float]
     private var heldSum: Double = 0
     private var gain: Float = 1
+    /// The lowest gain applied so far: how hard the limiter has worked (1 when it never acted).
+    public private(set) var deepestGain: Float = 1
 
     /// - Parameters:
     ///   - ceilingDecibels: the true-peak ceiling in dBTP, −20…0, default −1.
@@ -125,6 +127,7 @@ public final class TruePeakLimiter {
 
                 // 5. Release slowly, never above what the attack allows.
                 gain = min(smoothed, gain + (1 - gain) * releaseCoefficient)
+                if gain < deepestGain { deepestGain = gain }
 
                 // 6. Out goes the frame that is `latency` frames old.
                 let outIndex = n - latency

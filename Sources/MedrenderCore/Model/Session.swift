@@ -77,14 +77,15 @@ public struct CueSet: Hashable, Sendable {
 /// One ambience bed: a loop from the sound library.
 public struct AmbienceBed: Hashable, Sendable {
     public var sound: SoundRef
-    /// Gain in decibels, −60…0, default −20.
-    public var gainDecibels: Double
+    /// The loudness the bed plays at, in LUFS, −70…−10, default −28: set from the bed's measured
+    /// loudness, not its peak, so rain and ocean at the same level sound equally loud.
+    public var levelLUFS: Double
     /// Length of the equal-power crossfade baked into the loop's seam, default 3 s.
     public var seam: SessionTime
 
-    public init(sound: SoundRef, gainDecibels: Double = -20, seam: SessionTime = .seconds(3)) {
+    public init(sound: SoundRef, levelLUFS: Double = -28, seam: SessionTime = .seconds(3)) {
         self.sound = sound
-        self.gainDecibels = gainDecibels
+        self.levelLUFS = levelLUFS
         self.seam = seam
     }
 }
@@ -97,18 +98,19 @@ public struct VoiceSettings: Hashable, Sendable {
     public var outro: SoundRef?
     /// When the outro starts, after the last breath. Default 1 s.
     public var outroAfter: SessionTime
-    /// Gain in decibels, −60…12, default 0.
-    public var gainDecibels: Double
+    /// The loudness every voice clip plays at, in LUFS, −70…−10, default −20: each clip's gain
+    /// is set from its measured loudness.
+    public var levelLUFS: Double
 
     public init(
         intro: SoundRef? = nil, introAt: SessionTime = .seconds(2), outro: SoundRef? = nil,
-        outroAfter: SessionTime = .seconds(1), gainDecibels: Double = 0
+        outroAfter: SessionTime = .seconds(1), levelLUFS: Double = -20
     ) {
         self.intro = intro
         self.introAt = introAt
         self.outro = outro
         self.outroAfter = outroAfter
-        self.gainDecibels = gainDecibels
+        self.levelLUFS = levelLUFS
     }
 }
 

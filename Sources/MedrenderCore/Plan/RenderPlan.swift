@@ -77,6 +77,25 @@ public struct MasterPlan: Hashable, Sendable {
     public var truePeakDBTP: Double
 }
 
+/// What the planner needs to know of a loaded sound.
+public struct SoundFacts: Hashable, Sendable {
+    /// Length in frames at the output rate.
+    public var frameCount: Int64
+    /// Integrated loudness in LUFS; nil when the sound is too short or too quiet to measure.
+    public var loudnessLUFS: Double?
+
+    public init(frameCount: Int64, loudnessLUFS: Double? = nil) {
+        self.frameCount = frameCount
+        self.loudnessLUFS = loudnessLUFS
+    }
+
+    /// The gain in decibels that makes this sound play at `level` LUFS (0 when unmeasured).
+    public func gainDecibels(toLevel level: Double) -> Double {
+        guard let loudnessLUFS, loudnessLUFS.isFinite else { return 0 }
+        return level - loudnessLUFS
+    }
+}
+
 /// Why a session cannot be planned; each case carries what a message needs.
 public enum PlanError: Error, Hashable, Sendable {
     case schedule(ScheduleError)
@@ -127,11 +146,12 @@ public struct RenderPlan: Sendable {
 
     /// Only the schedule and the clock: enough for a cue sheet, with no sound lengths needed.
     public init(session: Session, options: RenderOptions) throws(PlanError) {
-        try self.init(session: session, options: options, soundFrames: nil)
+        try self.init(session: session, options: options, sounds: nil)
     }
 
-    /// Plans `session`; `soundFrames` gives each sound's length in frames at the output rate.
-    public init(session: Session, options: RenderOptions, soundFrames: [SoundRef: Int64]?) throws(PlanError) {
+    /// Plans `session`; `sounds` gives each sound's length at the output rate and its loudness.
+    public init(session: Session, options: RenderOptions, sounds: [SoundRef: SoundFacts]?) throws(PlanError) {
+        let soundFrames = sounds?.mapValues(\.frameCount)
         let rate = options.rate
         func frames(_ t: SessionTime) -> Int64 { t.frame(atRate: rate) }
         func time(ofFrames n: Int64) -> SessionTime {
@@ -196,6 +216,9 @@ public struct RenderPlan: Sendable {
         if layers.contains(.bells), let bell = session.bells.start {
             clip(.bells, bell, at: .zero, gainDecibels: session.bells.gainDecibels)
         }
+        func voiceGain(_ ref: SoundRef) -> Double {
+            sounds?[ref]?.gainDecibels(toLevel: session.voice.levelLUFS) ?? 0
+        }
         if layers.contains(.voice), let intro = session.voice.intro {
             let clipLength = time(ofFrames: length(of: intro))
             let available = session.settle - session.voice.introAt
@@ -203,7 +226,7 @@ public struct RenderPlan: Sendable {
                 throw .clipDoesNotFit(
                     role: "intro voice", sound: intro, clip: clipLength, available: available, field: "settle")
             }
-            clip(.voice, intro, at: session.voice.introAt, gainDecibels: session.voice.gainDecibels)
+            clip(.voice, intro, at: session.voice.introAt, gainDecibels: voiceGain(intro))
         }
         var closingCursor = schedule.end + session.voice.outroAfter
         if layers.contains(.voice), let outro = session.voice.outro {
@@ -213,7 +236,7 @@ public struct RenderPlan: Sendable {
                 throw .clipDoesNotFit(
                     role: "outro voice", sound: outro, clip: clipLength, available: available, field: "closing")
             }
-            clip(.voice, outro, at: closingCursor, gainDecibels: session.voice.gainDecibels)
+            clip(.voice, outro, at: closingCursor, gainDecibels: voiceGain(outro))
             closingCursor += clipLength + .seconds(1)
         }
         if layers.contains(.bells), let bell = session.bells.end, closingCursor < total {
@@ -233,7 +256,8 @@ public struct RenderPlan: Sendable {
                 let start = isFirst ? .zero : SessionTime(milliseconds: total.milliseconds * i / count) - halfCrossfade
                 let end = isLast ? total : SessionTime(milliseconds: total.milliseconds * (i + 1) / count) + halfCrossfade
                 beds.append(BedEvent(
-                    sound: bed.sound, seamFrames: frames(bed.seam), gain: Float(decibelsToGain(bed.gainDecibels)),
+                    sound: bed.sound, seamFrames: frames(bed.seam),
+                    gain: Float(decibelsToGain(sounds?[bed.sound]?.gainDecibels(toLevel: bed.levelLUFS) ?? 0)),
                     startFrame: frames(start), endFrame: frames(end),
                     fadeInFrames: frames(isFirst ? session.ambienceFadeIn : halfCrossfade * 2),
                     fadeOutFrames: frames(isLast ? session.ambienceFadeOut : halfCrossfade * 2),
