@@ -2,8 +2,22 @@ import Foundation
 import MedrenderCore
 import MedrenderIO
 
-/// Writes a plan's cue sheet as JSON:
-/// `{"rate": R, "frames": N, "cues": [{"kind": "inhale", "frame": F, "seconds": S, "cycle": C}], "sections": […]}`.
+/// The formats of a cue sheet, by extension.
+public enum CueSheetFormat: String, CaseIterable, Sendable {
+    /// `{"rate": R, "frames": N, "cues": [{"kind", "frame", "seconds", "cycle"}], "sections": […]}`.
+    case json
+    /// WebVTT captions, "Breathe in" / "Hold" / "Breathe out" timed to the phases.
+    case vtt
+    /// An Audacity label track: start, end and label, tab-separated, in seconds.
+    case txt
+
+    public static func forPath(_ path: String) -> CueSheetFormat? {
+        guard let ext = path.split(separator: ".").last, path.contains(".") else { return nil }
+        return CueSheetFormat(rawValue: ext.lowercased())
+    }
+}
+
+/// Writes a plan's cue sheet, generated in one pass over the schedule.
 public enum CueSheetWriter {
     /// The JSON text of the cue sheet, built in one pass over the schedule.
     public static func json(_ plan: RenderPlan) -> String {
@@ -37,10 +51,48 @@ public enum CueSheetWriter {
         return out
     }
 
-    /// Writes the JSON cue sheet atomically to `path`.
+    /// `H:MM:SS.mmm` as WebVTT wants it (hours always shown).
+    static func vttTime(_ t: SessionTime) -> String { t.clockString }
+
+    /// The WebVTT captions: one cue per phase, from its start to its end.
+    public static func vtt(_ plan: RenderPlan) -> String {
+        var text = "WEBVTT\n\nNOTE \(plan.schedule.cycleCount) cycles, \(plan.rate) Hz, \(plan.totalFrames) frames\n"
+        var index = 0
+        for mark in plan.cueMarks {
+            index += 1
+            text += "\n\(index)\n\(vttTime(mark.time)) --> \(vttTime(mark.time + mark.length))\n\(mark.kind.instruction)\n"
+        }
+        return text
+    }
+
+    /// The Audacity label track: sections as point labels, phases as region labels.
+    public static func audacityLabels(_ plan: RenderPlan) -> String {
+        var text = ""
+        for section in plan.sections { text += "\(seconds(section.time))\t\(seconds(section.time))\t\(section.name)\n" }
+        for mark in plan.cueMarks {
+            text += "\(seconds(mark.time))\t\(seconds(mark.time + mark.length))\t\(mark.kind.instruction) (\(mark.cycle))\n"
+        }
+        return text
+    }
+
+    /// Seconds with six decimals, as Audacity writes them.
+    static func seconds(_ t: SessionTime) -> String {
+        let ms = t.milliseconds
+        let frac = String(ms % 1000)
+        return "\(ms / 1000).\(String(repeating: "0", count: 3 - frac.count))\(frac)000"
+    }
+
+    /// Writes the cue sheet atomically to `path`, in the format its extension names.
     public static func write(_ plan: RenderPlan, to path: String) throws(IOError) {
+        let text: String
+        switch CueSheetFormat.forPath(path) {
+        case .json?: text = json(plan)
+        case .vtt?: text = vtt(plan)
+        case .txt?: text = audacityLabels(plan)
+        case nil: throw IOError(.cannotCreate, "is not a cue sheet format; end it in .json, .vtt or .txt", path: path)
+        }
         let file = try AtomicOutputFile(path: path)
-        try file.write(Array(json(plan).utf8))
+        try file.write(Array(text.utf8))
         try file.commit()
     }
 }

@@ -10,8 +10,14 @@ struct CuesCommand: ParsableCommand {
 
     @OptionGroup var session: SessionOptions
 
-    @Option(name: .shortAndLong, help: "The cue sheet to write (.json).")
+    @Option(name: .shortAndLong, help: "The cue sheet to write: .json, .vtt (WebVTT captions) or .txt (Audacity labels).")
     var output: String
+
+    func validate() throws {
+        guard CueSheetFormat.forPath(output) != nil else {
+            throw ValidationError("cannot tell the cue sheet format of '\(output)'; end it in .json, .vtt or .txt")
+        }
+    }
 
     func run() throws {
         do {

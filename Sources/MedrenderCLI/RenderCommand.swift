@@ -28,7 +28,7 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: "The layers to mix, comma-separated, of: cues, voice, ambience, bells.")
     var layers: String = "cues,voice,ambience,bells"
 
-    @Option(name: .long, help: "Also write the cue sheet as JSON to this file.")
+    @Option(name: .long, help: "Also write the cue sheet to this file: .json, .vtt or .txt.")
     var cues: String?
 
     @Flag(name: .long, help: "Print the render report as JSON.")
@@ -64,6 +64,9 @@ struct RenderCommand: ParsableCommand {
             throw ValidationError("cannot tell the format of '\(output)'; end it in .ogg, .wav or .flac")
         }
         if case .flac(.float32) = format { throw ValidationError("--bits 32f is for WAV; FLAC takes 16 or 24") }
+        if let cues, CueSheetFormat.forPath(cues) == nil {
+            throw ValidationError("--cues: cannot tell the format of '\(cues)'; end it in .json, .vtt or .txt")
+        }
     }
 
     func run() throws {

@@ -18,6 +18,36 @@ struct SessionOptions: ParsableArguments {
     @Option(name: .long, help: "Output sample rate in Hz, 8000 to 192000.")
     var rate: Int = 48000
 
+    @Option(name: .long, help: "Replace the preset's pattern: inhale-hold-exhale-hold in seconds, such as 4.7-0.3-6.3-1.1.")
+    var pattern: String?
+
+    @Option(name: .customLong("inhale"), help: "Override the inhale, in seconds.")
+    var inhale: Double?
+
+    @Option(name: .customLong("hold-in"), help: "Override the hold after the inhale, in seconds.")
+    var holdIn: Double?
+
+    @Option(name: .customLong("exhale"), help: "Override the exhale, in seconds.")
+    var exhale: Double?
+
+    @Option(name: .customLong("hold-out"), help: "Override the hold after the exhale, in seconds.")
+    var holdOut: Double?
+
+    /// The phase overrides given, in playing order.
+    var phaseOverrides: [(PhaseKind, String, Double)] {
+        [(PhaseKind.inhale, "--inhale", inhale), (.holdIn, "--hold-in", holdIn), (.exhale, "--exhale", exhale),
+         (.holdOut, "--hold-out", holdOut)].compactMap { kind, name, value in value.map { (kind, name, $0) } }
+    }
+
+    func parsedPattern() throws -> BreathPattern? {
+        guard let pattern else { return nil }
+        do {
+            return try PatternNotation.parse(pattern)
+        } catch {
+            throw ValidationError("--pattern: \(error.description)")
+        }
+    }
+
     func validate() throws {
         if minutes != nil, cycles != nil {
             throw ValidationError("give --minutes or --cycles, not both")
@@ -33,13 +63,29 @@ struct SessionOptions: ParsableArguments {
         guard RenderOptions.rateRange.contains(rate) else {
             throw ValidationError("--rate \(rate) is out of range; give 8000 to 192000 Hz")
         }
+        _ = try parsedPattern()
+        for (_, name, value) in phaseOverrides where !(value.isFinite && PatternNotation.phaseRange.contains(value)) {
+            throw ValidationError("\(name) \(value) is out of range; give 0 to 60 seconds")
+        }
     }
 
     /// Finds the library, loads the preset and applies the command line.
     func load() throws -> (session: Session, file: String, library: PresetLibrary, length: SessionLength) {
         let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
         let file = try library.presetPath(preset)
-        let session = try PresetDecoder.load(path: file)
+        var session = try PresetDecoder.load(path: file)
+        var changes: [String] = []
+        if let replacement = try parsedPattern() {
+            session.replacePattern(with: replacement)
+            changes.append("--pattern \(pattern!)")
+        }
+        for (kind, name, value) in phaseOverrides {
+            session.override(kind, with: SessionTime(seconds: value)!)
+            changes.append("\(name) \(value)")
+        }
+        if !changes.isEmpty, let violation = session.limitViolation {
+            throw RenderError("\(file): \(changes.joined(separator: " ")): \(violation)", exitCode: .dataError)
+        }
         let length: SessionLength
         if let minutes {
             length = .duration(SessionTime(minutes: minutes)!)

@@ -6,12 +6,9 @@ import Yams
 ///
 /// Every error names the file, the field, its line and column, the value and the allowed range.
 public enum PresetDecoder {
-    /// The shortest breath cycle any pattern may have.
-    public static let shortestCycle = SessionTime.seconds(1)
-
     static let topKeys = [
-        "name", "description", "minutes", "cycles", "pattern", "settle", "closing", "cues", "voice", "ambience",
-        "bells", "master", "seed",
+        "name", "description", "minutes", "cycles", "pattern", "ramp", "segments", "limits", "settle", "closing",
+        "cues", "voice", "ambience", "bells", "master", "seed",
     ]
 
     /// Reads and decodes the preset at `path`.
@@ -51,13 +48,17 @@ public enum PresetDecoder {
         }
         let fields = try top.mapping(allowed: topKeys)
 
-        guard let patternNode = fields["pattern"] else {
-            throw PresetError(file: file, line: root.mark?.line, column: root.mark?.column,
-                              message: "missing 'pattern': add one such as 'pattern: 4-4-4-4' (inhale-hold-exhale-hold, seconds)")
+        let segments = try decodeSegments(fields, root: top)
+        var session = Session(name: defaultName, segments: segments)
+        if let node = fields["limits"] { session.limits = try decodeLimits(node) }
+        for (index, segment) in segments.enumerated() {
+            for pattern in [segment.pattern] + (segment.ramp.map { [$0.target] } ?? []) {
+                if let violation = session.limits.violation(of: pattern) {
+                    let node = fields["segments"] ?? fields["pattern"]!
+                    throw node.error(segments.count > 1 ? "segment \(index + 1): \(violation)" : violation)
+                }
+            }
         }
-        let pattern = try decodePattern(patternNode)
-
-        var session = Session(name: defaultName, segments: [PatternSegment(pattern: pattern)])
         if let node = fields["name"] { session.name = try node.string() }
         if let node = fields["description"] { session.description = try node.string() }
         if fields["minutes"] != nil, fields["cycles"] != nil {
@@ -98,6 +99,60 @@ public enum PresetDecoder {
         }
     }
 
+    /// The breathing: `pattern` (with an optional `ramp`), or a chain of `segments`.
+    static func decodeSegments(_ fields: [String: PresetNode], root: PresetNode) throws(PresetError) -> [PatternSegment] {
+        if let list = fields["segments"] {
+            for key in ["pattern", "ramp"] where fields[key] != nil {
+                throw fields[key]!.error("give 'segments' or '\(key)', not both: put the pattern inside each segment")
+            }
+            let items = try list.sequence()
+            guard !items.isEmpty else { throw list.error("'segments' is empty; give at least one segment with a pattern") }
+            var segments: [PatternSegment] = []
+            for (index, item) in items.enumerated() {
+                let f = try item.mapping(allowed: ["name", "pattern", "ramp", "minutes", "cycles"])
+                guard let patternNode = f["pattern"] else {
+                    throw item.error("missing 'pattern' in segment \(index + 1): add one such as 'pattern: 4-0-6-0'")
+                }
+                var segment = PatternSegment(pattern: try decodePattern(patternNode))
+                if let n = f["name"] { segment.name = try n.string() }
+                if let n = f["ramp"] { segment.ramp = try decodeRamp(n) }
+                segment.span = try decodeSpan(f, in: item)
+                if segment.span == nil, index < items.count - 1 {
+                    throw item.error("segment \(index + 1) needs 'minutes' or 'cycles'; only the last segment may take the rest of the session")
+                }
+                segments.append(segment)
+            }
+            return segments
+        }
+        guard let patternNode = fields["pattern"] else {
+            throw PresetError(file: root.file, line: root.line, column: root.column,
+                              message: "missing 'pattern': add one such as 'pattern: 4-4-4-4' (inhale-hold-exhale-hold, seconds), or a list of 'segments'")
+        }
+        var segment = PatternSegment(pattern: try decodePattern(patternNode))
+        if let n = fields["ramp"] { segment.ramp = try decodeRamp(n) }
+        return [segment]
+    }
+
+    /// `minutes: M` or `cycles: N` of a segment or a ramp; nil when neither is given.
+    static func decodeSpan(_ f: [String: PresetNode], in node: PresetNode) throws(PresetError) -> SegmentSpan? {
+        if f["minutes"] != nil, f["cycles"] != nil { throw f["cycles"]!.error("give 'minutes' or 'cycles', not both") }
+        if let n = f["minutes"] { return .duration(SessionTime(minutes: try n.number(in: 0.01...1440, unit: "min"))!) }
+        if let n = f["cycles"] { return .cycles(try n.integer(in: 1...100_000, unit: "cycles")) }
+        return nil
+    }
+
+    static func decodeRamp(_ node: PresetNode) throws(PresetError) -> PatternRamp {
+        let f = try node.mapping(allowed: ["to", "minutes", "cycles", "curve"])
+        guard let to = f["to"] else { throw node.error("missing 'to': the pattern the ramp eases to, such as 'to: 4-0-8-0'") }
+        guard let span = try decodeSpan(f, in: node) else {
+            throw node.error("missing 'minutes' or 'cycles': how long the ramp takes")
+        }
+        var ramp = PatternRamp(target: try decodePattern(to), span: span)
+        if let c = f["curve"] { ramp.curve = try c.choice(FadeCurve.self, what: "ramp curve") }
+        return ramp
+    }
+
+    /// A pattern: `4-7-8-0`, a mapping of phases, or `{ ratio: 1:4:2:0, unit: 2 }`.
     static func decodePattern(_ node: PresetNode) throws(PresetError) -> BreathPattern {
         let pattern: BreathPattern
         if case .scalar = node.node {
@@ -108,17 +163,48 @@ public enum PresetDecoder {
                 throw node.error(error.description)
             }
         } else {
-            let fields = try node.mapping(allowed: ["inhale", "hold-in", "top-up", "exhale", "hold-out"])
-            var p = BreathPattern(inhale: .zero, exhale: .zero)
-            for kind in PhaseKind.allCases {
-                if let value = fields[kind.rawValue] { p[kind] = try value.seconds(in: PatternNotation.phaseRange) }
+            let fields = try node.mapping(allowed: ["inhale", "hold-in", "top-up", "exhale", "hold-out", "ratio", "unit"])
+            if let ratio = fields["ratio"] {
+                for key in ["inhale", "hold-in", "top-up", "exhale", "hold-out"] where fields[key] != nil {
+                    throw fields[key]!.error("give 'ratio' with 'unit', or the phases, not both")
+                }
+                guard let unitNode = fields["unit"] else {
+                    throw node.error("missing 'unit': the seconds one part of the ratio lasts, such as 'unit: 2'")
+                }
+                let unit = try unitNode.number(in: 0.1...60, unit: "s")
+                let text = try ratio.string()
+                do {
+                    pattern = try PatternNotation.parse(ratio: text, unitSeconds: unit)
+                } catch {
+                    throw ratio.error(error.description)
+                }
+            } else {
+                if fields["unit"] != nil { throw fields["unit"]!.error("'unit' goes with 'ratio', such as 'ratio: 1:4:2:0'") }
+                var p = BreathPattern(inhale: .zero, exhale: .zero)
+                for kind in PhaseKind.allCases {
+                    if let value = fields[kind.rawValue] { p[kind] = try value.seconds(in: PatternNotation.phaseRange) }
+                }
+                pattern = p
             }
-            pattern = p
         }
-        guard pattern.cycleLength >= shortestCycle else {
-            throw node.error("a cycle of \(pattern.cycleLength) s is too short; a cycle must last at least \(shortestCycle) s")
-        }
+        if let violation = GlobalLimits.violation(of: pattern) { throw node.error(violation) }
         return pattern
+    }
+
+    static func decodeLimits(_ node: PresetNode) throws(PresetError) -> PatternLimits {
+        let f = try node.mapping(allowed: ["inhale", "hold-in", "top-up", "exhale", "hold-out", "exhale-over-inhale"])
+        var limits = PatternLimits()
+        for kind in PhaseKind.allCases {
+            guard let n = f[kind.rawValue] else { continue }
+            let items = try n.sequence()
+            guard items.count == 2 else { throw n.error("a limit is [least, most] in seconds, such as [2, 12]") }
+            let low = try items[0].seconds(in: PatternNotation.phaseRange)
+            let high = try items[1].seconds(in: PatternNotation.phaseRange)
+            guard low <= high else { throw n.error("the least (\(low) s) is more than the most (\(high) s)") }
+            limits.ranges[kind] = low...high
+        }
+        if let n = f["exhale-over-inhale"] { limits.exhaleOverInhale = try n.seconds(in: 0...60) }
+        return limits
     }
 
     static func decodeCue(_ node: PresetNode, kind: PhaseKind) throws(PresetError) -> CueSound? {

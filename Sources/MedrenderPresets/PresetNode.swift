@@ -71,7 +71,8 @@ struct PresetNode {
     func number(in range: ClosedRange<Double>, unit: String) throws(PresetError) -> Double {
         guard case .scalar(let scalar) = node else { throw error("expected a number (\(unit)), found \(typeName)") }
         let text = scalar.string.trimmingCharacters(in: .whitespaces)
-        guard let value = Double(text), !text.isEmpty else {
+        // YAML's own spellings (.nan, .inf, 1_000) through Yams, plain numbers through Double.
+        guard let value = Double(text) ?? node.float, !text.isEmpty else {
             throw error("expected a number (\(unit)) from \(format(range.lowerBound)) to \(format(range.upperBound)), found '\(text)'")
         }
         guard value.isFinite else { throw error("'\(text)' is not a finite number; use \(format(range.lowerBound)) to \(format(range.upperBound)) \(unit)") }

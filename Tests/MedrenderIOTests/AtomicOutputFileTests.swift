@@ -81,10 +81,15 @@ struct AtomicOutputFileTests {
         let dir = TemporaryDirectory("io-atomic")
         do {
             let file = try AtomicOutputFile(path: dir.file("x.flac"))
-            let writer = try SoundFileWriter(file: file, container: .flac, sampleFormat: .int16, channels: 2, rate: 48000)
-            let samples = sineWave(frames: 4800, rate: 48000, frequencies: [440, 550])
-            try samples.withUnsafeBufferPointer { try writer.write($0.baseAddress!, frameCount: 4800) }
-            try writer.finish()
+            try withExtendedLifetime(file) {
+                // The writer uses the file's descriptor without keeping the file: keep it alive by hand.
+                let writer = try SoundFileWriter(
+                    file: file, container: .flac, sampleFormat: .int16, channels: 2, rate: 48000)
+                let samples = sineWave(frames: 4800, rate: 48000, frequencies: [440, 550])
+                try samples.withUnsafeBufferPointer { try writer.write($0.baseAddress!, frameCount: 4800) }
+                try writer.finish()
+                #expect(dir.contents().count == 1)
+            }
         }
         #expect(dir.contents().isEmpty)
     }

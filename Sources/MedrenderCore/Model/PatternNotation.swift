@@ -42,6 +42,25 @@ public enum PatternNotation {
     }
 }
 
+extension PatternNotation {
+    /// Reads a Prana-style ratio, `1:4:2:0`, times a unit in seconds: `1:4:2:0` × 2 s is 2-8-4-0.
+    /// Three to five parts, as in `parse(_:)`; each part a number ≥ 0.
+    public static func parse(ratio text: String, unitSeconds: Double) throws(Failure) -> BreathPattern {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
+        guard (3...5).contains(parts.count) else {
+            throw Failure(description: "'\(text)' is not a ratio: write inhale:hold:exhale:hold, such as 1:4:2:0")
+        }
+        var seconds: [String] = []
+        for part in parts {
+            guard let value = Double(part), value >= 0, part.allSatisfy({ $0.isNumber || $0 == "." }) else {
+                throw Failure(description: "'\(part)' in '\(text)' is not a ratio part: use numbers ≥ 0, such as 1:4:2:0")
+            }
+            seconds.append(String(value * unitSeconds))
+        }
+        return try parse(seconds.joined(separator: "-"))
+    }
+}
+
 extension String {
     var trimmingSpaces: String {
         var s = Substring(self)

@@ -174,6 +174,8 @@ public struct Session: Hashable, Sendable {
     public var master: MasterSettings
     /// Seed for everything random (loop start offsets, dither), default 1.
     public var seed: UInt64
+    /// What the preset allows its phases to be (overrides included).
+    public var limits: PatternLimits = .none
 
     public init(
         name: String, description: String = "", defaultLength: SessionLength = .duration(.seconds(600)),
