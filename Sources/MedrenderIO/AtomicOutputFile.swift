@@ -50,8 +50,13 @@ public final class AtomicOutputFile {
         }
     }
 
+    private func checkOpen() throws(IOError) {
+        if closed { throw IOError(.io, "was already finished; nothing more can be written", path: path) }
+    }
+
     /// Writes all of `bytes`, retrying short writes; a full disk or a size limit is an error.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(IOError) {
+        try checkOpen()
         var offset = 0
         while offset < bytes.count {
             let n = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
@@ -65,6 +70,7 @@ public final class AtomicOutputFile {
 
     /// Writes all of `bytes`.
     public func write(_ bytes: [UInt8]) throws(IOError) {
+        try checkOpen()
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
@@ -78,6 +84,7 @@ public final class AtomicOutputFile {
 
     /// Flushes the file to disk, closes it and renames it into place.
     public func commit() throws(IOError) {
+        try checkOpen()
         if fsync(descriptor) != 0 { throw IOError.writeFailed(path: path, errno: errno) }
         closed = true
         if close(descriptor) != 0 { throw IOError.writeFailed(path: path, errno: errno) }
@@ -127,13 +134,12 @@ public enum TemporaryFiles {
         }
     }
 
-    /// Removes every temporary file and keeps the lock, so none can be committed afterwards.
-    /// For a signal handler that exits right after.
+    /// Removes every temporary file, for a signal handler that exits right after. A commit that
+    /// comes after it fails (its file is gone), and one before it has already put its file in place.
     public static func removeAllForExit() {
         paths.withLock { list in
             for path in list { unlink(path) }
             list.removeAll()
-            return ()
         }
     }
 }

@@ -10,6 +10,9 @@ public final class Resampler {
 
     /// The corresponding C function is `src_new`.
     public init(channels: Int, quality: Int32 = Int32(SRC_SINC_MEDIUM_QUALITY)) throws(IOError) {
+        guard (1...64).contains(channels) else {
+            throw IOError(.library, "cannot resample \(channels) channels; 1 to 64 are possible")
+        }
         var error: Int32 = 0
         guard let handle = src_new(quality, Int32(channels), &error) else {
             throw IOError(.library, "cannot start the resampler", cause: String(cString: src_strerror(error)))

@@ -36,6 +36,8 @@ public enum SoundFileContainer: String, Sendable {
 /// Not `Sendable`: one writer belongs to one thread.
 public final class SoundFileWriter {
     private let handle: OpaquePointer
+    /// Held so its descriptor stays open for as long as libsndfile writes to it.
+    private let file: AtomicOutputFile
     private let path: String
     public let channels: Int
     public let sampleFormat: SampleFormat
@@ -56,6 +58,7 @@ public final class SoundFileWriter {
             throw IOError(.cannotCreate, "cannot be written", path: file.path, cause: String(cString: sf_strerror(nil)))
         }
         self.handle = handle
+        self.file = file
         self.path = file.path
         self.channels = channels
         self.sampleFormat = sampleFormat

@@ -24,6 +24,10 @@ public final class VorbisEncoder {
     private let sink: ByteSink
     public let channels: Int
     private var finished = false
+    /// Audio waiting to make up a whole block, so libvorbis always gets the same blocks for the
+    /// same audio, however the caller splits it (and so the same bytes).
+    private var pending: [Float]
+    private var pendingFrames = 0
 
     /// Starts a stream and writes its headers.
     ///
@@ -34,6 +38,7 @@ public final class VorbisEncoder {
     public init(sink: ByteSink, channels: Int, rate: Int, quality: Double, tags: [(String, String)] = []) throws(IOError) {
         self.sink = sink
         self.channels = channels
+        self.pending = [Float](repeating: 0, count: Self.blockFrames * channels)
         vorbis_info_init(info)
         stage = 1
         let code = vorbis_encode_init_vbr(info, channels, rate, Float(quality / 10))
@@ -80,22 +85,32 @@ public final class VorbisEncoder {
         try sink.write(UnsafeRawBufferPointer(start: page.body, count: page.body_len))
     }
 
-    /// Encodes `frameCount` interleaved frames. The corresponding C function is `vorbis_analysis_wrote`.
+    /// Encodes `frameCount` interleaved frames.
     public func write(_ frames: UnsafePointer<Float>, frameCount: Int) throws(IOError) {
         var done = 0
         while done < frameCount {
-            let n = min(Self.blockFrames, frameCount - done)
-            guard let buffers = vorbis_analysis_buffer(dsp, Int32(n)) else {
-                throw IOError(.library, "the Vorbis encoder had no buffer")
-            }
-            for c in 0..<channels {
-                let channel = buffers[c]!
-                for i in 0..<n { channel[i] = frames[(done + i) * channels + c] }
-            }
-            guard vorbis_analysis_wrote(dsp, Int32(n)) == 0 else { throw IOError(.library, "the Vorbis encoder refused audio") }
-            try drain()
+            let n = min(Self.blockFrames - pendingFrames, frameCount - done)
+            for i in 0..<(n * channels) { pending[pendingFrames * channels + i] = frames[done * channels + i] }
+            pendingFrames += n
             done += n
+            if pendingFrames == Self.blockFrames { try flushPending() }
         }
+    }
+
+    /// Hands the pending block to libvorbis. The corresponding C function is `vorbis_analysis_wrote`.
+    private func flushPending() throws(IOError) {
+        let n = pendingFrames
+        guard n > 0 else { return }
+        guard let buffers = vorbis_analysis_buffer(dsp, Int32(n)) else {
+            throw IOError(.library, "the Vorbis encoder had no buffer")
+        }
+        for c in 0..<channels {
+            let channel = buffers[c]!
+            for i in 0..<n { channel[i] = pending[i * channels + c] }
+        }
+        pendingFrames = 0
+        guard vorbis_analysis_wrote(dsp, Int32(n)) == 0 else { throw IOError(.library, "the Vorbis encoder refused audio") }
+        try drain()
     }
 
     private func drain() throws(IOError) {
@@ -116,6 +131,7 @@ public final class VorbisEncoder {
     public func finish() throws(IOError) {
         guard !finished else { return }
         finished = true
+        try flushPending()
         guard vorbis_analysis_wrote(dsp, 0) == 0 else { throw IOError(.library, "the Vorbis encoder would not end") }
         try drain()
         var page = ogg_page()

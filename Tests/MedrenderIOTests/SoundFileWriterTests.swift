@@ -215,13 +215,7 @@ struct SoundFileWriterTests {
         #expect(error?.kind == .cannotCreate)
     }
 
-    @Test("the writer keeps its output file alive", .disabled("""
-        bug: SoundFileWriter keeps only the AtomicOutputFile's descriptor, not the file. If the file \
-        is released first (an error path), its deinit closes the descriptor and unlinks the \
-        temporary file, and the writer's later writes and sf_close (which rewrites the header) go \
-        to a closed descriptor, or to whatever file has reused its number. Not run: in this \
-        parallel test process that could be another test's file.
-        """))
+    @Test("the writer keeps its output file alive")
     func writerKeepsFile() throws {
         let dir = TemporaryDirectory("io-writer")
         var file: AtomicOutputFile? = try AtomicOutputFile(path: dir.file("kept.wav"))
