@@ -10,6 +10,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // C libraries, one system-library target each.
@@ -53,7 +54,10 @@ let package = Package(
 
         .testTarget(
             name: "MedrenderCoreTests",
-            dependencies: ["MedrenderCore", "MedrenderTestSupport"]),
+            dependencies: [
+                "MedrenderCore", "MedrenderTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
         .testTarget(
             name: "MedrenderPresetsTests",
             dependencies: ["MedrenderPresets", "MedrenderTestSupport"]),
