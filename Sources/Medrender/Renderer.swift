@@ -12,9 +12,12 @@ public struct RenderRequest: Sendable {
     public var format: OutputFormat
     public var outputPath: String
     public var library: PresetLibrary
+    /// When set, each layer is also written to this folder as its own file, aligned to the mix.
+    public var stemsDirectory: String?
 
     public init(session: Session, presetFile: String, options: RenderOptions, format: OutputFormat,
-                outputPath: String, library: PresetLibrary) {
+                outputPath: String, library: PresetLibrary, stemsDirectory: String? = nil) {
+        self.stemsDirectory = stemsDirectory
         self.session = session
         self.presetFile = presetFile
         self.options = options
@@ -38,6 +41,12 @@ public struct RenderReport: Sendable, Codable, Hashable {
     public var gainDecibels: Double
     /// Integrated loudness of what was written, in LUFS (before 16-bit dither or encoding).
     public var loudnessLUFS: Double?
+    /// Loudness range of what was written, in LU.
+    public var loudnessRangeLU: Double?
+    /// True peak of what was written, in dBTP (4× interpolated near the peaks).
+    public var truePeakDBTP: Double?
+    /// The stems written, one per layer.
+    public var stems: [String] = []
     /// The largest sample written, in dBFS.
     public var samplePeakDBFS: Double?
     /// The deepest gain reduction of the true-peak limiter, in dB (0 when it never acted).
@@ -93,7 +102,7 @@ public enum Renderer {
         }
         do {
             let plan = try RenderPlan(session: request.session, options: request.options, sounds: facts)
-            return (plan, MixAssets(sounds: sounds))
+            return (plan, MixAssets(sounds: sounds, facts: facts))
         } catch {
             throw RenderError.plan(error, preset: request.presetFile)
         }
@@ -112,6 +121,8 @@ public enum Renderer {
     /// Renders `request` to its output file and reports what it wrote.
     public static func render(_ request: RenderRequest, progress: ((RenderProgress) -> Void)? = nil) throws -> RenderReport {
         let (plan, assets) = try prepare(request)
+        // The output is created first, so a folder that cannot take it fails before any mixing.
+        let file = try AtomicOutputFile(path: request.outputPath)
         let channels = plan.channels
         let total = plan.totalFrames
         let fades = MasterFades(plan: plan)
@@ -136,10 +147,10 @@ public enum Renderer {
         let gain = Float(decibelsToGain(gainDecibels))
 
         // Pass 2: gain, limit, encode.
-        let file = try AtomicOutputFile(path: request.outputPath)
         let encoder = try makeEncoder(request.format, file: file, plan: plan, session: request.session)
         let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: plan.master.truePeakDBTP)
-        let outputMeter = try LoudnessMeter(channels: channels, rate: plan.rate)
+        let outputMeter = try LoudnessMeter(channels: channels, rate: plan.rate, withRange: true)
+        let truePeak = TruePeakMeter(channels: channels)
         let mixer = Mixer(plan: plan, assets: assets)
         var limited = [Float](repeating: 0, count: blockFrames * channels)
         var toSkip = Int64(limiter.latency)
@@ -163,6 +174,7 @@ public enum Renderer {
                     let start = out + skip * channels
                     for i in 0..<(emit * channels) { peak = max(peak, abs(start[i])) }
                     try outputMeter.add(start, frameCount: emit)
+                    truePeak.add(start, frameCount: emit)
                     try encoder.write(start, frameCount: emit)
                     written += Int64(emit)
                 }
@@ -172,13 +184,61 @@ public enum Renderer {
         try encoder.finish()
         try file.commit()
         let loudness = try outputMeter.integratedLoudness()
+        let range = try outputMeter.loudnessRange()
+        var stems: [String] = []
+        if let folder = request.stemsDirectory {
+            stems = try writeStems(request, plan: plan, assets: assets, gain: gain, folder: folder)
+        }
         return RenderReport(
             output: request.outputPath, rate: plan.rate, channels: channels, frames: total,
             durationSeconds: Double(total) / Double(plan.rate), cycles: plan.schedule.cycleCount,
             measuredLoudnessLUFS: measured.isFinite ? measured : nil, gainDecibels: gainDecibels,
             loudnessLUFS: loudness.isFinite ? loudness : nil,
+            loudnessRangeLU: range.isFinite ? range : nil,
+            truePeakDBTP: truePeak.peak > 0 ? truePeak.peakDecibels : nil, stems: stems,
             samplePeakDBFS: peak > 0 ? gainToDecibels(Double(peak)) : nil,
             limiterReductionDecibels: -gainToDecibels(Double(limiter.deepestGain)))
+    }
+
+    /// Writes each layer of the plan on its own, with the mix's gain and fades (and no limiter, so
+    /// the stems add up to the mix before limiting), as `<name>-<layer>.<ext>` in `folder`.
+    static func writeStems(_ request: RenderRequest, plan: RenderPlan, assets: MixAssets, gain: Float, folder: String)
+        throws -> [String]
+    {
+        let url = URL(fileURLWithPath: request.outputPath)
+        let base = url.deletingPathExtension().lastPathComponent
+        let ext = url.pathExtension
+        var written: [String] = []
+        for layer in Layer.allCases where plan.layers.contains(layer) {
+            var options = request.options
+            options.layers = [layer]
+            let layerPlan = try RenderPlan(session: request.session, options: options, sounds: assets.facts)
+            let path = "\(folder)/\(base)-\(layer.rawValue).\(ext)"
+            let file = try AtomicOutputFile(path: path)
+            let encoder = try makeEncoder(request.format, file: file, plan: layerPlan, session: request.session)
+            let mixer = Mixer(plan: layerPlan, assets: assets)
+            let fades = MasterFades(plan: layerPlan)
+            var buffer = [Float](repeating: 0, count: blockFrames * layerPlan.channels)
+            var done: Int64 = 0
+            while done < layerPlan.totalFrames {
+                let n = Int(min(Int64(blockFrames), layerPlan.totalFrames - done))
+                try buffer.withUnsafeMutableBufferPointer { (p) throws(IOError) in
+                    let b = p.baseAddress!
+                    mixer.render(into: b, frameCount: n)
+                    fades.apply(b, channels: layerPlan.channels, startFrame: done, frameCount: n)
+                    for i in 0..<(n * layerPlan.channels) {
+                        let y = b[i] * gain
+                        b[i] = y.isFinite ? max(-1, min(1, y)) : 0
+                    }
+                    try encoder.write(b, frameCount: n)
+                }
+                done += Int64(n)
+            }
+            try encoder.finish()
+            try file.commit()
+            written.append(path)
+        }
+        return written
     }
 
     static func makeEncoder(_ format: OutputFormat, file: AtomicOutputFile, plan: RenderPlan, session: Session) throws(IOError) -> FrameEncoder {

@@ -31,6 +31,15 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: "Also write the cue sheet to this file: .json, .vtt or .txt.")
     var cues: String?
 
+    @Option(name: .long, help: "Integrated loudness target in LUFS, -70 to -5. Default: the preset's (-18).")
+    var loudness: Double?
+
+    @Option(name: .customLong("true-peak"), help: "True-peak ceiling in dBTP, -20 to 0. Default: the preset's (-1).")
+    var truePeak: Double?
+
+    @Option(name: .long, help: "Also write each layer (cues, voice, ambience, bells) to this folder, aligned to the mix.")
+    var stems: String?
+
     @Flag(name: .long, help: "Print the render report as JSON.")
     var json = false
 
@@ -57,6 +66,12 @@ struct RenderCommand: ParsableCommand {
         guard quality.isFinite, (-1...10).contains(quality) else {
             throw ValidationError("--quality \(quality) is out of range; use -1 to 10 (as oggenc)")
         }
+        if let loudness, !(loudness.isFinite && (-70...(-5)).contains(loudness)) {
+            throw ValidationError("--loudness \(loudness) is out of range; give -70 to -5 LUFS")
+        }
+        if let truePeak, !(truePeak.isFinite && (-20...0).contains(truePeak)) {
+            throw ValidationError("--true-peak \(truePeak) is out of range; give -20 to 0 dBTP")
+        }
         guard channels == 1 || channels == 2 else { throw ValidationError("--channels \(channels): use 1 or 2") }
         _ = try parsedLayers()
         let bitsFormat = try sampleFormat()
@@ -71,11 +86,19 @@ struct RenderCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let (sessionValue, file, library, length) = try session.load()
+            var (sessionValue, file, library, length) = try session.load()
+            if let loudness { sessionValue.master.loudnessLUFS = loudness }
+            if let truePeak { sessionValue.master.truePeakDBTP = truePeak }
+            if let stems {
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: stems, isDirectory: &isDirectory), isDirectory.boolValue else {
+                    throw RenderError("--stems \(stems): no such folder; create it first", exitCode: .cannotCreate)
+                }
+            }
             let options = RenderOptions(rate: session.rate, channels: channels, length: length, layers: try parsedLayers())
             let format = OutputFormat.forPath(output, quality: quality, bits: try sampleFormat())!
             let request = RenderRequest(session: sessionValue, presetFile: file, options: options, format: format,
-                                        outputPath: output, library: library)
+                                        outputPath: output, library: library, stemsDirectory: stems)
             let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1 && !json)
             let report = try Renderer.render(request) { bar.update($0) }
             bar.finish()
@@ -103,7 +126,10 @@ enum ReportText {
         let duration = SessionTime(milliseconds: report.frames * 1000 / Int64(report.rate)).clockString
         var text = "wrote \(report.output): \(duration), \(report.frames) frames at \(report.rate) Hz, \(report.cycles) cycles"
         if let loudness = report.loudnessLUFS { text += String(format: ", %.1f LUFS", loudness) }
-        if let peak = report.samplePeakDBFS { text += String(format: ", peak %.1f dBFS", peak) }
+        if let range = report.loudnessRangeLU { text += String(format: ", LRA %.1f LU", range) }
+        if let peak = report.truePeakDBTP { text += String(format: ", true peak %.1f dBTP", peak) }
+        text += String(format: ", gain %+.1f dB", report.gainDecibels)
+        for stem in report.stems { text += "\n  stem \(stem)" }
         return text + "\n"
     }
 }

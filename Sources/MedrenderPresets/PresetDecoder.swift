@@ -73,7 +73,7 @@ public enum PresetDecoder {
         if let node = fields["settle"] { session.settle = try node.seconds(in: 0...3600) }
         if let node = fields["closing"] { session.closing = try node.seconds(in: 0...3600) }
         if let node = fields["seed"] { session.seed = UInt64(try node.integer(in: 0...Int(Int32.max), unit: "")) }
-        if let node = fields["cues"] { session.cues = try decodeCues(node) }
+        if let node = fields["cues"] { try decodeCues(node, into: &session) }
         if let node = fields["voice"] { session.voice = try decodeVoice(node) }
         if let node = fields["ambience"] { try decodeAmbience(node, into: &session) }
         if let node = fields["bells"] { session.bells = try decodeBells(node) }
@@ -221,8 +221,47 @@ public enum PresetDecoder {
         return cue
     }
 
+    static func decodePhaseKinds(_ node: PresetNode) throws(PresetError) -> Set<PhaseKind> {
+        var kinds = Set<PhaseKind>()
+        for item in try node.sequence() {
+            let name = try item.string()
+            if name == "hold" {
+                kinds.formUnion([.holdIn, .holdOut])
+            } else {
+                kinds.insert(try item.choice(PhaseKind.self, what: "phase"))
+            }
+        }
+        return kinds
+    }
+
+    static func decodeMetronome(_ node: PresetNode) throws(PresetError) -> Metronome {
+        let f = try node.mapping(allowed: ["phases", "gain", "pitch"])
+        var metronome = Metronome()
+        if let n = f["phases"] { metronome.phases = try decodePhaseKinds(n) }
+        if let n = f["gain"] { metronome.gainDecibels = try n.number(in: -60...0, unit: "dB") }
+        if let n = f["pitch"] { metronome.pitchHertz = try n.number(in: 50...4000, unit: "Hz") }
+        return metronome
+    }
+
+    static func decodeSwell(_ node: PresetNode) throws(PresetError) -> BreathSwell {
+        let f = try node.mapping(allowed: ["kind", "pitch", "gain", "curve"])
+        var swell = BreathSwell()
+        if let n = f["kind"] { swell.kind = try n.choice(BreathSwell.Kind.self, what: "swell kind") }
+        if let n = f["pitch"] { swell.pitchHertz = try n.number(in: 50...2000, unit: "Hz") }
+        if let n = f["gain"] { swell.gainDecibels = try n.number(in: -60...0, unit: "dB") }
+        if let n = f["curve"] { swell.curve = try n.choice(FadeCurve.self, what: "swell curve") }
+        return swell
+    }
+
+    static func decodeCues(_ node: PresetNode, into session: inout Session) throws(PresetError) {
+        session.cues = try decodeCues(node)
+        let fields = try node.mapping(allowed: ["inhale", "hold", "hold-in", "top-up", "exhale", "hold-out", "metronome", "swell"])
+        if let n = fields["metronome"] { session.metronome = try decodeMetronome(n) }
+        if let n = fields["swell"] { session.swell = try decodeSwell(n) }
+    }
+
     static func decodeCues(_ node: PresetNode) throws(PresetError) -> CueSet {
-        let fields = try node.mapping(allowed: ["inhale", "hold", "hold-in", "top-up", "exhale", "hold-out"])
+        let fields = try node.mapping(allowed: ["inhale", "hold", "hold-in", "top-up", "exhale", "hold-out", "metronome", "swell"])
         var cues = CueSet()
         if let hold = fields["hold"] {
             let cue = try decodeCue(hold, kind: .holdIn)
@@ -236,21 +275,55 @@ public enum PresetDecoder {
     }
 
     static func decodeVoice(_ node: PresetNode) throws(PresetError) -> VoiceSettings {
-        let fields = try node.mapping(allowed: ["intro", "intro-at", "outro", "outro-after", "level"])
+        let fields = try node.mapping(allowed: [
+            "intro", "intro-at", "outro", "outro-after", "level", "prompts", "prompt-cycles", "clips", "track",
+            "track-at", "duck", "duck-attack", "duck-release",
+        ])
         var voice = VoiceSettings()
         if let n = fields["intro"] { voice.intro = SoundRef(try n.string()) }
         if let n = fields["intro-at"] { voice.introAt = try n.seconds(in: 0...3600) }
         if let n = fields["outro"] { voice.outro = SoundRef(try n.string()) }
         if let n = fields["outro-after"] { voice.outroAfter = try n.seconds(in: 0...3600) }
         if let n = fields["level"] { voice.levelLUFS = try n.number(in: -70...(-10), unit: "LUFS") }
+        if let n = fields["prompts"] {
+            let f = try n.mapping(allowed: ["inhale", "hold", "hold-in", "top-up", "exhale", "hold-out"])
+            if let hold = f["hold"] {
+                let ref = SoundRef(try hold.string())
+                voice.prompts[.holdIn] = ref
+                voice.prompts[.holdOut] = ref
+            }
+            for kind in PhaseKind.allCases {
+                if let value = f[kind.rawValue] { voice.prompts[kind] = SoundRef(try value.string()) }
+            }
+        }
+        if let n = fields["prompt-cycles"] { voice.promptCycles = try n.integer(in: 0...1000, unit: "cycles") }
+        if let n = fields["clips"] {
+            for item in try n.sequence() {
+                let f = try item.mapping(allowed: ["sound", "at"])
+                guard let sound = f["sound"], let at = f["at"] else {
+                    throw item.error("a voice clip needs 'sound' and 'at' (seconds from the start), such as { sound: voice-hold, at: 120 }")
+                }
+                voice.clips.append(TimedClip(sound: SoundRef(try sound.string()), at: try at.seconds(in: 0...86400)))
+            }
+        }
+        if let n = fields["track"] { voice.track = SoundRef(try n.string()) }
+        if let n = fields["track-at"] { voice.trackAt = try n.seconds(in: 0...86400) }
+        if let n = fields["duck"] { voice.duckDecibels = try n.number(in: -40...0, unit: "dB") }
+        if let n = fields["duck-attack"] { voice.duckAttack = try n.seconds(in: 0...10) }
+        if let n = fields["duck-release"] { voice.duckRelease = try n.seconds(in: 0...10) }
         return voice
     }
 
     static func decodeBed(_ node: PresetNode) throws(PresetError) -> AmbienceBed {
         if case .scalar = node.node { return AmbienceBed(sound: SoundRef(try node.string())) }
-        let fields = try node.mapping(allowed: ["sound", "level", "seam"])
+        let fields = try node.mapping(allowed: ["sound", "level", "seam", "from", "from-minute"])
         guard let sound = fields["sound"] else { throw node.error("missing 'sound': name a bed such as 'sound: rain'") }
         var bed = AmbienceBed(sound: SoundRef(try sound.string()))
+        if fields["from"] != nil, fields["from-minute"] != nil {
+            throw fields["from-minute"]!.error("give 'from' (a fraction of the session) or 'from-minute', not both")
+        }
+        if let n = fields["from"] { bed.from = .fraction(try n.number(in: 0...1, unit: "of the session")) }
+        if let n = fields["from-minute"] { bed.from = .time(SessionTime(minutes: try n.number(in: 0...1440, unit: "min"))!) }
         if let n = fields["level"] { bed.levelLUFS = try n.number(in: -70...(-10), unit: "LUFS") }
         if let n = fields["seam"] { bed.seam = try n.seconds(in: 0...30) }
         return bed
@@ -265,17 +338,26 @@ public enum PresetDecoder {
             session.ambience = [try decodeBed(node)]
             return
         }
-        let fields = try node.mapping(allowed: ["beds", "fade-in", "fade-out"])
+        let fields = try node.mapping(allowed: ["beds", "fade-in", "fade-out", "crossfade"])
         if let beds = fields["beds"] {
             session.ambience = try beds.sequence().map { (n) throws(PresetError) in try decodeBed(n) }
         }
+        if let n = fields["crossfade"] { session.ambienceCrossfade = try n.seconds(in: 0...600) }
         if let n = fields["fade-in"] { session.ambienceFadeIn = try n.seconds(in: 0...600) }
         if let n = fields["fade-out"] { session.ambienceFadeOut = try n.seconds(in: 0...600) }
     }
 
     static func decodeBells(_ node: PresetNode) throws(PresetError) -> BellSettings {
-        let fields = try node.mapping(allowed: ["start", "end", "gain"])
+        let fields = try node.mapping(allowed: ["start", "end", "gain", "interval", "every", "at", "countdown"])
         var bells = BellSettings()
+        if let n = fields["interval"] { bells.interval = SoundRef(try n.string()) }
+        if let n = fields["every"] { bells.every = SessionTime(minutes: try n.number(in: 0.1...1440, unit: "min")) }
+        if let n = fields["at"] {
+            bells.at = try n.sequence().map { (item) throws(PresetError) in
+                SessionTime(minutes: try item.number(in: 0...1440, unit: "min"))!
+            }
+        }
+        if let n = fields["countdown"] { bells.countdownSeconds = try n.integer(in: 0...60, unit: "s") }
         if let n = fields["start"] { bells.start = SoundRef(try n.string()) }
         if let n = fields["end"] { bells.end = SoundRef(try n.string()) }
         if let n = fields["gain"] { bells.gainDecibels = try n.number(in: -60...12, unit: "dB") }

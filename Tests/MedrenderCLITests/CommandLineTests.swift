@@ -124,14 +124,14 @@ import Testing
         process.currentDirectoryURL = URL(fileURLWithPath: PackagePaths.root)
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Wait (bounded) until pass 2 has created its temporary file, then interrupt.
+        // Wait (bounded) until the render has created its temporary file, then interrupt.
         var sawTemporary = false
         for _ in 0..<600 {
             if dir.contents().contains(where: { $0.hasPrefix(".long.wav.medrender-") }) { sawTemporary = true; break }
             if !process.isRunning { break }
             usleep(100_000)
         }
-        if !sawTemporary { usleep(500_000) }
+        #expect(sawTemporary, "the render writes through a temporary file beside the target")
         kill(process.processIdentifier, signal)
         process.waitUntilExit()
         #expect(process.terminationStatus == (signal == SIGINT ? 130 : 143))

@@ -18,8 +18,8 @@ public final class TruePeakLimiter {
     private let lookahead: Int
     private let releaseCoefficient: Float
     private let detectorDelay = TruePeakLimiter.taps / 2
-    private static let taps = 16
-    private static let phases = 4
+    private static let taps = InterSampleFilter.taps
+    private static let phases = InterSampleFilter.phases
     /// `phases − 1` interpolation filters of `taps` each, for the positions k/4, k = 1…3.
     private let interpolators: [Float]
     private let detectThreshold: Float
@@ -65,21 +65,7 @@ public final class TruePeakLimiter {
         self.minimumValues = [Float](repeating: 1, count: lookahead + 1)
         self.held = [Float](repeating: 1, count: lookahead)
         self.heldSum = Double(lookahead)
-        var filters: [Float] = []
-        for phase in 1..<Self.phases {
-            let fraction = Double(phase) / Double(Self.phases)
-            var row: [Double] = []
-            for tap in 0..<Self.taps {
-                // Sample positions relative to the interval start: tap − (taps/2 − 1).
-                let t = Double(tap - (Self.taps / 2 - 1)) - fraction
-                let sinc = t == 0 ? 1 : sin(.pi * t) / (.pi * t)
-                let w = 0.5 + 0.5 * cos(.pi * t / Double(Self.taps / 2 + 1))  // Hann
-                row.append(sinc * w)
-            }
-            let sum = row.reduce(0, +)
-            filters += row.map { Float($0 / sum) }
-        }
-        self.interpolators = filters
+        self.interpolators = InterSampleFilter.coefficients
     }
 
     /// Limits `frameCount` frames from `input` into `output` (which may be the same memory).
@@ -168,5 +154,83 @@ public final class TruePeakLimiter {
             }
         }
         return peak
+    }
+}
+
+/// The 4× windowed-sinc interpolator that estimates peaks between samples.
+enum InterSampleFilter {
+    static let taps = 16
+    static let phases = 4
+    /// `phases − 1` filters of `taps` each, for the positions k/4 (k = 1…3) after the 8th tap's
+    /// sample; each sums to 1.
+    static let coefficients: [Float] = {
+        var filters: [Float] = []
+        for phase in 1..<phases {
+            let fraction = Double(phase) / Double(phases)
+            var row: [Double] = []
+            for tap in 0..<taps {
+                let t = Double(tap - (taps / 2 - 1)) - fraction
+                let sinc = t == 0 ? 1 : sin(.pi * t) / (.pi * t)
+                let w = 0.5 + 0.5 * cos(.pi * t / Double(taps / 2 + 1))  // Hann
+                row.append(sinc * w)
+            }
+            let sum = row.reduce(0, +)
+            filters += row.map { Float($0 / sum) }
+        }
+        return filters
+    }()
+}
+
+/// Measures the true peak of a stream cheaply: the sample peak everywhere, and the 4×-interpolated
+/// peak only around samples within 6 dB of the highest peak so far.
+public final class TruePeakMeter {
+    public let channels: Int
+    private var history: [Float]
+    private let historyFrames = 32
+    private var written = 0
+    /// The highest absolute value found, linear.
+    public private(set) var peak: Float = 0
+
+    public init(channels: Int) {
+        self.channels = channels
+        history = [Float](repeating: 0, count: 32 * channels)
+    }
+
+    /// The true peak in dBTP (−∞ for silence).
+    public var peakDecibels: Double { 20 * log10(Double(peak)) }
+
+    public func add(_ frames: UnsafePointer<Float>, frameCount: Int) {
+        let taps = InterSampleFilter.taps
+        let coefficients = InterSampleFilter.coefficients
+        for f in 0..<frameCount {
+            let slot = (written % historyFrames) * channels
+            var loudest: Float = 0
+            for c in 0..<channels {
+                let x = abs(frames[f * channels + c])
+                history[slot + c] = frames[f * channels + c]
+                loudest = max(loudest, x)
+            }
+            written += 1
+            if loudest > peak { peak = loudest }
+            // The interval between frames m and m + 1, with m = written − 1 − taps/2.
+            let m = written - 1 - taps / 2
+            guard m >= 0 else { continue }
+            var near = false
+            for c in 0..<channels {
+                let a = abs(history[(m % historyFrames) * channels + c]), b = abs(history[((m + 1) % historyFrames) * channels + c])
+                if max(a, b) > peak * 0.5 { near = true }
+            }
+            guard near else { continue }
+            let first = m - (taps / 2 - 1)
+            for c in 0..<channels {
+                for phase in 0..<(InterSampleFilter.phases - 1) {
+                    var acc: Float = 0
+                    for tap in 0..<taps where first + tap >= 0 {
+                        acc += history[((first + tap) % historyFrames) * channels + c] * coefficients[phase * taps + tap]
+                    }
+                    peak = max(peak, abs(acc))
+                }
+            }
+        }
     }
 }

@@ -3,7 +3,12 @@ import Foundation
 /// The sounds a mixer plays: every file sound decoded at the output rate, and beds baked to loops.
 public struct MixAssets: Sendable {
     public var sounds: [SoundRef: AudioAsset]
-    public init(sounds: [SoundRef: AudioAsset]) { self.sounds = sounds }
+    /// What the planner knows of each sound (length, loudness), for planning again.
+    public var facts: [SoundRef: SoundFacts]
+    public init(sounds: [SoundRef: AudioAsset], facts: [SoundRef: SoundFacts] = [:]) {
+        self.sounds = sounds
+        self.facts = facts
+    }
 }
 
 /// Sums a plan's events, block by block, into the session's mix.
@@ -39,8 +44,17 @@ public final class Mixer {
     private var beds: [Bed] = []
     private var cueAsset: [Int?]  // by PhaseKind ordinal
     private var phases: BreathSchedule.Iterator
-    private var pendingCue: Voice?
+    /// Cues and metronome ticks of the phases read so far, in start order.
+    private var pendingCues: [Voice] = []
+    private var pendingCursor = 0
+    private var metronomeAsset = 0
     private var active: [Voice] = []
+    /// The duck envelope of the current block, and the next voiced stretch to look at.
+    private var duckGains: [Float] = []
+    private var duckCursor = 0
+    private var swell: SwellGenerator?
+    private var pendingCue: Voice?
+    private var started = false
 
     /// - Parameter assets: every sound the plan uses, at the plan's rate; beds not yet looped.
     public init(plan: RenderPlan, assets: MixAssets) {
@@ -61,9 +75,24 @@ public final class Mixer {
                 asset: asset, startFrame: clip.startFrame, frameCount: min(Int64(length), clip.maximumFrames),
                 releaseFrames: clip.releaseFrames, gainLeft: l * clip.gain, gainRight: r * clip.gain)
         }
+        // Synthesized ticks for the countdown and the metronome.
+        let tickFrames = max(2, plan.rate * 8 / 100)
+        list.append(ToneSynth.tone(timbre: .tick, pitchHertz: 1500, frameCount: tickFrames, rate: plan.rate))
+        let countdownAsset = list.count - 1
+        if let metronome = plan.metronome {
+            list.append(ToneSynth.tone(timbre: .tick, pitchHertz: metronome.pitchHertz, frameCount: tickFrames, rate: plan.rate))
+        } else {
+            list.append(AudioAsset(channels: 1, samples: []))
+        }
+        metronomeAsset = list.count - 1
         for clip in plan.clips {
-            guard case .file(let ref) = clip.sound else { continue }
-            let i = assetIndex(ref)
+            let i: Int
+            switch clip.sound {
+            case .file(let ref): i = assetIndex(ref)
+            case .countdown: i = countdownAsset
+            case .metronome: i = metronomeAsset
+            case .cue: continue
+            }
             fixed.append(voice(clip, asset: i, length: list[i].frameCount))
         }
         var looped: [SoundRef: Int] = [:]
@@ -97,7 +126,10 @@ public final class Mixer {
         self.assets = list
         self.phases = plan.schedule.makeIterator()
         active.reserveCapacity(64)
-        pendingCue = nextCue()
+        pendingCues.reserveCapacity(128)
+        if let swell = plan.swell {
+            self.swell = SwellGenerator(swell, schedule: plan.schedule, rate: plan.rate, channels: plan.channels, seed: plan.seed)
+        }
     }
 
     /// Gains for the left and right output channels; −3 dB pan law for mono sources.
@@ -111,28 +143,54 @@ public final class Mixer {
         return (min(1, 1 - p), min(1, 1 + p))
     }
 
+    /// The next cue or metronome tick, reading the schedule one phase at a time.
     private func nextCue() -> Voice? {
-        while let phase = phases.next() {
-            guard let event = plan.cueEvent(for: phase),
-                let asset = cueAsset[PhaseKind.allCases.firstIndex(of: phase.kind)!]
-            else { continue }
-            let (l, r) = Mixer.panGains(event.pan, assetChannels: assets[asset].channels, outputChannels: channels)
-            let length = min(Int64(assets[asset].frameCount), event.maximumFrames)
-            return Voice(
-                asset: asset, startFrame: event.startFrame, frameCount: length,
-                releaseFrames: min(event.releaseFrames, length), gainLeft: l * event.gain, gainRight: r * event.gain)
+        while pendingCursor >= pendingCues.count {
+            pendingCues.removeAll(keepingCapacity: true)
+            pendingCursor = 0
+            guard let phase = phases.next() else { return nil }
+            if let event = plan.cueEvent(for: phase), let asset = cueAsset[PhaseKind.allCases.firstIndex(of: phase.kind)!] {
+                let (l, r) = Mixer.panGains(event.pan, assetChannels: assets[asset].channels, outputChannels: channels)
+                let length = min(Int64(assets[asset].frameCount), event.maximumFrames)
+                pendingCues.append(Voice(
+                    asset: asset, startFrame: event.startFrame, frameCount: length,
+                    releaseFrames: min(event.releaseFrames, length), gainLeft: l * event.gain, gainRight: r * event.gain))
+            }
+            if let metronome = plan.metronome, metronome.phases.contains(phase.kind) {
+                let gain = Float(decibelsToGain(metronome.gainDecibels))
+                let (l, r) = Mixer.panGains(0, assetChannels: 1, outputChannels: channels)
+                var t = phase.start + .seconds(1)
+                let end = phase.end.frame(atRate: plan.rate)
+                while t < phase.end {
+                    let start = t.frame(atRate: plan.rate)
+                    let length = min(Int64(assets[metronomeAsset].frameCount), end - start)
+                    pendingCues.append(Voice(
+                        asset: metronomeAsset, startFrame: start, frameCount: length,
+                        releaseFrames: min(Int64(plan.rate / 200), length), gainLeft: l * gain, gainRight: r * gain))
+                    t += .seconds(1)
+                }
+            }
         }
-        return nil
+        defer { pendingCursor += 1 }
+        return pendingCues[pendingCursor]
     }
 
     /// Renders the next `frameCount` frames of the mix into `out` (interleaved, `channels` wide).
     public func render(into out: UnsafeMutablePointer<Float>, frameCount: Int) {
+        if !started {
+            started = true
+            pendingCue = nextCue()
+        }
         let blockStart = position
         let blockEnd = position + Int64(frameCount)
         out.initialize(repeating: 0, count: frameCount * channels)
-        for bed in beds where bed.event.startFrame < blockEnd && bed.event.endFrame > blockStart {
-            mixBed(bed, into: out, blockStart: blockStart, blockEnd: blockEnd)
+        if !beds.isEmpty {
+            let ducked = fillDuckGains(blockStart: blockStart, frameCount: frameCount)
+            for bed in beds where bed.event.startFrame < blockEnd && bed.event.endFrame > blockStart {
+                mixBed(bed, into: out, blockStart: blockStart, blockEnd: blockEnd, ducked: ducked)
+            }
         }
+        swell?.render(into: out, blockStart: blockStart, frameCount: frameCount, totalFrames: plan.totalFrames)
         while fixedCursor < fixed.count, fixed[fixedCursor].startFrame < blockEnd {
             active.append(fixed[fixedCursor])
             fixedCursor += 1
@@ -141,6 +199,7 @@ public final class Mixer {
             active.append(cue)
             pendingCue = nextCue()
         }
+
         var i = 0
         while i < active.count {
             let voice = active[i]
@@ -181,7 +240,31 @@ public final class Mixer {
         }
     }
 
-    private func mixBed(_ bed: Bed, into out: UnsafeMutablePointer<Float>, blockStart: Int64, blockEnd: Int64) {
+    /// Fills `duckGains` for this block; false when the whole block is undimmed.
+    private func fillDuckGains(blockStart: Int64, frameCount: Int) -> Bool {
+        let duck = plan.ducking
+        let blockEnd = blockStart + Int64(frameCount)
+        while duckCursor < duck.stretches.count, duck.stretches[duckCursor].end + duck.releaseFrames <= blockStart {
+            duckCursor += 1
+        }
+        guard duckCursor < duck.stretches.count, duck.stretches[duckCursor].start - duck.attackFrames < blockEnd else {
+            return false
+        }
+        if duckGains.count < frameCount { duckGains = [Float](repeating: 1, count: max(frameCount, 4096)) }
+        var k = duckCursor
+        for f in 0..<frameCount {
+            let frame = blockStart + Int64(f)
+            while k < duck.stretches.count, duck.stretches[k].end + duck.releaseFrames <= frame { k += 1 }
+            if k < duck.stretches.count, frame >= duck.stretches[k].start - duck.attackFrames {
+                duckGains[f] = duck.gain(at: frame, in: duck.stretches[k])
+            } else {
+                duckGains[f] = 1
+            }
+        }
+        return true
+    }
+
+    private func mixBed(_ bed: Bed, into out: UnsafeMutablePointer<Float>, blockStart: Int64, blockEnd: Int64, ducked: Bool) {
         let asset = assets[bed.asset]
         let loopLength = Int64(asset.frameCount)
         guard loopLength > 0 else { return }
@@ -203,6 +286,7 @@ public final class Mixer {
                 if frame >= fadeOutStart {
                     g *= Float(event.fadeCurve.value(at: (Double(event.endFrame - frame) - 0.5) / Double(event.fadeOutFrames)))
                 }
+                if ducked { g *= duckGains[Int(frame - blockStart)] }
                 let o = Int(frame - blockStart) * oc
                 let s = Int(k) * ac
                 if oc == 2 {

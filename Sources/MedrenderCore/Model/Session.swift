@@ -74,6 +74,43 @@ public struct CueSet: Hashable, Sendable {
     }
 }
 
+/// A soft tick each second through a phase (not on its first frame, where the cue sounds).
+public struct Metronome: Hashable, Sendable {
+    public var phases: Set<PhaseKind>
+    /// Gain in decibels, −60…0, default −30.
+    public var gainDecibels: Double
+    /// Pitch of the tick in hertz, 50…4000, default 1200.
+    public var pitchHertz: Double
+    public init(phases: Set<PhaseKind> = Set(PhaseKind.allCases), gainDecibels: Double = -30, pitchHertz: Double = 1200) {
+        self.phases = phases
+        self.gainDecibels = gainDecibels
+        self.pitchHertz = pitchHertz
+    }
+}
+
+/// A continuous sound that follows the breath: it rises through each inhale, holds, and falls
+/// through each exhale — an expanding breathing circle, in sound.
+public struct BreathSwell: Hashable, Sendable {
+    public enum Kind: String, CaseIterable, Hashable, Sendable {
+        /// A soft tone: the pitch and a fifth above.
+        case tone
+        /// Low-passed noise, like breath itself.
+        case noise
+    }
+    public var kind: Kind
+    /// Pitch of the tone in hertz, 50…2000, default 220.
+    public var pitchHertz: Double
+    /// Gain at the top of the breath in decibels, −60…0, default −24.
+    public var gainDecibels: Double
+    public var curve: FadeCurve
+    public init(kind: Kind = .tone, pitchHertz: Double = 220, gainDecibels: Double = -24, curve: FadeCurve = .halfCosine) {
+        self.kind = kind
+        self.pitchHertz = pitchHertz
+        self.gainDecibels = gainDecibels
+        self.curve = curve
+    }
+}
+
 /// One ambience bed: a loop from the sound library.
 public struct AmbienceBed: Hashable, Sendable {
     public var sound: SoundRef
@@ -82,15 +119,38 @@ public struct AmbienceBed: Hashable, Sendable {
     public var levelLUFS: Double
     /// Length of the equal-power crossfade baked into the loop's seam, default 3 s.
     public var seam: SessionTime
+    /// Where this bed takes over from the one before it; nil shares the session equally.
+    public var from: BedStart?
 
-    public init(sound: SoundRef, levelLUFS: Double = -28, seam: SessionTime = .seconds(3)) {
+    public init(sound: SoundRef, levelLUFS: Double = -28, seam: SessionTime = .seconds(3), from: BedStart? = nil) {
+        self.from = from
         self.sound = sound
         self.levelLUFS = levelLUFS
         self.seam = seam
     }
 }
 
-/// Guided voice: intro and outro clips.
+/// Where a bed takes over from the one before it.
+public enum BedStart: Hashable, Sendable {
+    /// A fraction of the whole session, 0…1.
+    case fraction(Double)
+    /// A time from the start of the file.
+    case time(SessionTime)
+}
+
+/// A voice clip at a set time.
+public struct TimedClip: Hashable, Sendable {
+    public var sound: SoundRef
+    /// When it starts, from the start of the file.
+    public var at: SessionTime
+    public init(sound: SoundRef, at: SessionTime) {
+        self.sound = sound
+        self.at = at
+    }
+}
+
+/// Guided voice: intro and outro, per-phase prompts, clips at set times, one long track, and the
+/// ducking of the ambience under all of them.
 public struct VoiceSettings: Hashable, Sendable {
     public var intro: SoundRef?
     /// When the intro starts, from the start of the file. Default 2 s.
@@ -101,6 +161,22 @@ public struct VoiceSettings: Hashable, Sendable {
     /// The loudness every voice clip plays at, in LUFS, −70…−10, default −20: each clip's gain
     /// is set from its measured loudness.
     public var levelLUFS: Double
+    /// A prompt for each phase kind, spoken on the phase's first frame for the first `promptCycles` cycles.
+    public var prompts: [PhaseKind: SoundRef] = [:]
+    /// How many cycles get prompts, 0…1000, default 3.
+    public var promptCycles: Int = 3
+    /// Clips at set times.
+    public var clips: [TimedClip] = []
+    /// One long guided track that plays for its own length.
+    public var track: SoundRef?
+    /// When the track starts, default 0.
+    public var trackAt: SessionTime = .zero
+    /// How far the ambience dips under any voice, in dB, −40…0, default −8.
+    public var duckDecibels: Double = -8
+    /// How long the dip takes to reach its depth, ending as the voice starts; default 0.3 s.
+    public var duckAttack: SessionTime = .init(milliseconds: 300)
+    /// How long the ambience takes to come back after the voice ends; default 0.8 s.
+    public var duckRelease: SessionTime = .init(milliseconds: 800)
 
     public init(
         intro: SoundRef? = nil, introAt: SessionTime = .seconds(2), outro: SoundRef? = nil,
@@ -120,6 +196,14 @@ public struct BellSettings: Hashable, Sendable {
     public var end: SoundRef?
     /// Gain in decibels, −60…12, default −6.
     public var gainDecibels: Double
+    /// The sound of interval bells and bells at listed times (default: the start bell).
+    public var interval: SoundRef?
+    /// A bell every this long during the breathing section (from its start), when set.
+    public var every: SessionTime?
+    /// Bells at these times from the start of the file.
+    public var at: [SessionTime] = []
+    /// A soft tick on each of the last N seconds of the breathing section, 0…60, default 0 (off).
+    public var countdownSeconds: Int = 0
 
     public init(start: SoundRef? = nil, end: SoundRef? = nil, gainDecibels: Double = -6) {
         self.start = start
@@ -176,6 +260,12 @@ public struct Session: Hashable, Sendable {
     public var seed: UInt64
     /// What the preset allows its phases to be (overrides included).
     public var limits: PatternLimits = .none
+    /// How long one bed takes to crossfade into the next, default 10 s.
+    public var ambienceCrossfade: SessionTime = .seconds(10)
+    /// A soft tick each second through chosen phases, when set.
+    public var metronome: Metronome?
+    /// A soft tone or noise that rises through each inhale and falls through each exhale, when set.
+    public var swell: BreathSwell?
 
     public init(
         name: String, description: String = "", defaultLength: SessionLength = .duration(.seconds(600)),
@@ -206,6 +296,10 @@ public struct Session: Hashable, Sendable {
         func add(_ ref: SoundRef?) { if let ref, !seen.contains(ref) { seen.append(ref) } }
         add(bells.start)
         add(voice.intro)
+        add(voice.track)
+        for kind in PhaseKind.allCases { add(voice.prompts[kind]) }
+        for clip in voice.clips { add(clip.sound) }
+        add(bells.interval)
         for bed in ambience { add(bed.sound) }
         for kind in PhaseKind.allCases {
             if case .sound(let ref)? = cues[kind]?.source { add(ref) }

@@ -15,6 +15,15 @@ extension PlanError: CustomStringConvertible {
         case .clipDoesNotFit(let role, let sound, let clip, let available, let field):
             return "the \(role) '\(sound)' lasts \(clip) s but only \(available) s are left for it; "
                 + "make '\(field)' longer by \(clip - available) s or use a shorter clip"
+        case .trackTooLong(let sound, let track, let available):
+            return "the guided track '\(sound)' lasts \(track) s but the session leaves it \(available) s, "
+                + "\(track - available) s too few; make the session at least that much longer or start the track earlier"
+        case .promptLongerThanPhase(let sound, let prompt, let phase, let length, let cycle):
+            return "the prompt '\(sound)' lasts \(prompt) s, longer than the \(phase.rawValue) phase (\(length) s) "
+                + "of cycle \(cycle); use a shorter prompt or a longer \(phase.rawValue)"
+        case .bedsOverlap(let sound, let at, let crossfade, let total):
+            return "the bed '\(sound)' takes over at \(at) s, leaving no room for the \(crossfade) s crossfades "
+                + "in a \(total) s session; move its start point or shorten 'ambience.crossfade'"
         case .tooLong(let total, let limit):
             return "a session of \(total) s is longer than the \(limit) s (24 h) medrender renders; make it shorter"
         }

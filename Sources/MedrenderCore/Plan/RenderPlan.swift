@@ -31,6 +31,10 @@ public struct ClipEvent: Hashable, Sendable {
     public enum Sound: Hashable, Sendable {
         case file(SoundRef)
         case cue(PhaseKind)
+        /// A soft synthesized tick for the countdown.
+        case countdown
+        /// A soft synthesized tick for the metronome.
+        case metronome
     }
     public var layer: Layer
     public var sound: Sound
@@ -105,6 +109,12 @@ public enum PlanError: Error, Hashable, Sendable {
     case clipDoesNotFit(role: String, sound: SoundRef, clip: SessionTime, available: SessionTime, field: String)
     /// More than the longest session.
     case tooLong(total: SessionTime, limit: SessionTime)
+    /// A guided track longer than the time it has.
+    case trackTooLong(sound: SoundRef, track: SessionTime, available: SessionTime)
+    /// A prompt that would ring past the end of its phase.
+    case promptLongerThanPhase(sound: SoundRef, prompt: SessionTime, phase: PhaseKind, length: SessionTime, cycle: Int)
+    /// A bed's start point that leaves no room for the crossfades around it.
+    case bedsOverlap(sound: SoundRef, at: SessionTime, crossfade: SessionTime, total: SessionTime)
 }
 
 /// Everything of a session placed on one clock, in integer frames at the output rate.
@@ -125,6 +135,12 @@ public struct RenderPlan: Sendable {
     public let cues: [CuePlan]
     public let master: MasterPlan
     public let seed: UInt64
+    /// How the ambience dips under the voice.
+    public let ducking: DuckPlan
+    /// Metronome ticks through the phases, when the cues layer has one.
+    public let metronome: Metronome?
+    /// The breath swell, when the cues layer has one.
+    public let swell: BreathSwell?
 
     /// The longest session medrender renders: 24 hours.
     public static let longestSession = SessionTime.seconds(24 * 3600)
@@ -204,63 +220,137 @@ public struct RenderPlan: Sendable {
 
         // Fixed clips: bells and voice.
         var clips: [ClipEvent] = []
-        func clip(_ layer: Layer, _ ref: SoundRef, at start: SessionTime, gainDecibels: Double) {
+        func clip(_ layer: Layer, _ sound: ClipEvent.Sound, at start: SessionTime, gainDecibels: Double,
+                  maximum: Int64? = nil) {
             let startFrame = frames(start)
             clips.append(ClipEvent(
-                layer: layer, sound: .file(ref), startFrame: startFrame,
-                maximumFrames: max(0, totalFrames - startFrame), gain: Float(decibelsToGain(gainDecibels)),
-                pan: 0, releaseFrames: 0))
+                layer: layer, sound: sound, startFrame: startFrame,
+                maximumFrames: min(maximum ?? .max, max(0, totalFrames - startFrame)),
+                gain: Float(decibelsToGain(gainDecibels)), pan: 0, releaseFrames: 0))
         }
         func length(of ref: SoundRef) -> Int64 { soundFrames?[ref] ?? 0 }
+        func duration(of ref: SoundRef) -> SessionTime { time(ofFrames: length(of: ref)) }
+        let known = soundFrames != nil
         let layers = options.layers
-        if layers.contains(.bells), let bell = session.bells.start {
-            clip(.bells, bell, at: .zero, gainDecibels: session.bells.gainDecibels)
-        }
+        let voice = session.voice
+        let bells = session.bells
         func voiceGain(_ ref: SoundRef) -> Double {
-            sounds?[ref]?.gainDecibels(toLevel: session.voice.levelLUFS) ?? 0
+            sounds?[ref]?.gainDecibels(toLevel: voice.levelLUFS) ?? 0
         }
-        if layers.contains(.voice), let intro = session.voice.intro {
-            let clipLength = time(ofFrames: length(of: intro))
-            let available = session.settle - session.voice.introAt
-            if soundFrames != nil, clipLength > available {
-                throw .clipDoesNotFit(
-                    role: "intro voice", sound: intro, clip: clipLength, available: available, field: "settle")
+
+        if layers.contains(.bells), let bell = bells.start {
+            clip(.bells, .file(bell), at: .zero, gainDecibels: bells.gainDecibels)
+        }
+        if layers.contains(.voice), let intro = voice.intro {
+            let available = session.settle - voice.introAt
+            if known, duration(of: intro) > available {
+                throw .clipDoesNotFit(role: "intro voice", sound: intro, clip: duration(of: intro), available: available, field: "settle")
             }
-            clip(.voice, intro, at: session.voice.introAt, gainDecibels: voiceGain(intro))
+            clip(.voice, .file(intro), at: voice.introAt, gainDecibels: voiceGain(intro))
         }
-        var closingCursor = schedule.end + session.voice.outroAfter
-        if layers.contains(.voice), let outro = session.voice.outro {
-            let clipLength = time(ofFrames: length(of: outro))
+        if layers.contains(.voice), let track = voice.track {
+            let available = total - voice.trackAt
+            if known, duration(of: track) > available {
+                throw .trackTooLong(sound: track, track: duration(of: track), available: available)
+            }
+            clip(.voice, .file(track), at: voice.trackAt, gainDecibels: voiceGain(track))
+        }
+        if layers.contains(.voice) {
+            for timed in voice.clips {
+                if known, timed.at + duration(of: timed.sound) > total {
+                    throw .clipDoesNotFit(role: "voice clip", sound: timed.sound, clip: duration(of: timed.sound),
+                                          available: total - timed.at, field: "voice.clips")
+                }
+                clip(.voice, .file(timed.sound), at: timed.at, gainDecibels: voiceGain(timed.sound))
+            }
+        }
+        // Prompts: on the first frame of each phase of the first cycles; each must fit its phase.
+        if layers.contains(.voice), !voice.prompts.isEmpty, voice.promptCycles > 0 {
+            for phase in schedule {
+                guard phase.cycle <= voice.promptCycles else { break }
+                guard let prompt = voice.prompts[phase.kind] else { continue }
+                if known, duration(of: prompt) > phase.length {
+                    throw .promptLongerThanPhase(sound: prompt, prompt: duration(of: prompt), phase: phase.kind,
+                                                 length: phase.length, cycle: phase.cycle)
+                }
+                clip(.voice, .file(prompt), at: phase.start, gainDecibels: voiceGain(prompt),
+                     maximum: frames(phase.end) - frames(phase.start))
+            }
+        }
+        var closingCursor = schedule.end + voice.outroAfter
+        if layers.contains(.voice), let outro = voice.outro {
             let available = total - closingCursor
-            if soundFrames != nil, clipLength > available {
-                throw .clipDoesNotFit(
-                    role: "outro voice", sound: outro, clip: clipLength, available: available, field: "closing")
+            if known, duration(of: outro) > available {
+                throw .clipDoesNotFit(role: "outro voice", sound: outro, clip: duration(of: outro), available: available, field: "closing")
             }
-            clip(.voice, outro, at: closingCursor, gainDecibels: voiceGain(outro))
-            closingCursor += clipLength + .seconds(1)
+            clip(.voice, .file(outro), at: closingCursor, gainDecibels: voiceGain(outro))
+            closingCursor += duration(of: outro) + .seconds(1)
         }
-        if layers.contains(.bells), let bell = session.bells.end, closingCursor < total {
-            clip(.bells, bell, at: closingCursor, gainDecibels: session.bells.gainDecibels)
+        if layers.contains(.bells) {
+            if let bell = bells.end, closingCursor < total {
+                clip(.bells, .file(bell), at: closingCursor, gainDecibels: bells.gainDecibels)
+            }
+            if let bell = bells.interval ?? bells.start {
+                var times = bells.at.filter { $0 < total }
+                if let every = bells.every, every > .zero {
+                    var t = schedule.start + every
+                    while t < schedule.end {
+                        times.append(t)
+                        t += every
+                    }
+                }
+                for t in times { clip(.bells, .file(bell), at: t, gainDecibels: bells.gainDecibels) }
+            }
+            if bells.countdownSeconds > 0 {
+                for k in 1...bells.countdownSeconds {
+                    let t = schedule.end - SessionTime.seconds(Int64(k))
+                    if t >= schedule.start { clip(.bells, .countdown, at: t, gainDecibels: bells.gainDecibels - 12) }
+                }
+            }
         }
         clips.sort { $0.startFrame < $1.startFrame }
 
-        // Ambience: the beds share the session in equal parts, crossfading at the joins.
+        // Ducking: the ambience dips under every voice clip, reaching its depth as the voice starts.
+        var voiced: [(Int64, Int64)] = []
+        for c in clips where c.layer == .voice {
+            guard case .file(let ref) = c.sound else { continue }
+            voiced.append((c.startFrame, c.startFrame + min(length(of: ref), c.maximumFrames)))
+        }
+        let ducking = DuckPlan(
+            gain: Float(decibelsToGain(voice.duckDecibels)), attackFrames: frames(voice.duckAttack),
+            releaseFrames: frames(voice.duckRelease), voiced: voiced)
+
+        // Ambience: each bed takes over from the one before at its start point (by default the beds
+        // share the session equally), with an equal-power crossfade centred on the join.
         var beds: [BedEvent] = []
         if layers.contains(.ambience), !session.ambience.isEmpty {
             var generator = SeededGenerator(seed: session.seed)
-            let count = Int64(session.ambience.count)
-            let halfCrossfade = SessionTime.seconds(5)
+            let count = session.ambience.count
+            let half = SessionTime(milliseconds: session.ambienceCrossfade.milliseconds / 2)
+            var joins: [SessionTime] = []
+            for (index, bed) in session.ambience.enumerated().dropFirst() {
+                let join: SessionTime
+                switch bed.from {
+                case .fraction(let f)?: join = SessionTime(milliseconds: Int64((Double(total.milliseconds) * f).rounded()))
+                case .time(let t)?: join = t
+                case nil: join = SessionTime(milliseconds: total.milliseconds * Int64(index) / Int64(count))
+                }
+                let previous = joins.last ?? .zero
+                if join - half < previous + half || join + half > total {
+                    throw .bedsOverlap(sound: bed.sound, at: join, crossfade: session.ambienceCrossfade, total: total)
+                }
+                joins.append(join)
+            }
             for (index, bed) in session.ambience.enumerated() {
-                let i = Int64(index)
-                let isFirst = i == 0, isLast = i == count - 1
-                let start = isFirst ? .zero : SessionTime(milliseconds: total.milliseconds * i / count) - halfCrossfade
-                let end = isLast ? total : SessionTime(milliseconds: total.milliseconds * (i + 1) / count) + halfCrossfade
+                let isFirst = index == 0, isLast = index == count - 1
+                let start = isFirst ? .zero : joins[index - 1] - half
+                let end = isLast ? total : joins[index] + half
                 beds.append(BedEvent(
                     sound: bed.sound, seamFrames: frames(bed.seam),
                     gain: Float(decibelsToGain(sounds?[bed.sound]?.gainDecibels(toLevel: bed.levelLUFS) ?? 0)),
                     startFrame: frames(start), endFrame: frames(end),
-                    fadeInFrames: frames(isFirst ? session.ambienceFadeIn : halfCrossfade * 2),
-                    fadeOutFrames: frames(isLast ? session.ambienceFadeOut : halfCrossfade * 2),
+                    fadeInFrames: frames(isFirst ? session.ambienceFadeIn : half * 2),
+                    fadeOutFrames: frames(isLast ? session.ambienceFadeOut : half * 2),
                     fadeCurve: .quarterSine, loopOffsetSeed: generator.next()))
             }
         }
@@ -284,6 +374,9 @@ public struct RenderPlan: Sendable {
         self.clips = clips
         self.beds = beds
         self.cues = cues
+        self.ducking = ducking
+        self.metronome = layers.contains(.cues) ? session.metronome : nil
+        self.swell = layers.contains(.cues) ? session.swell : nil
         self.master = MasterPlan(
             fadeInFrames: frames(session.master.fadeIn), fadeOutFrames: frames(session.master.fadeOut),
             fadeCurve: session.master.fadeCurve, loudnessLUFS: session.master.loudnessLUFS,

@@ -1,0 +1,59 @@
+/// How the ambience dips under the voice: a gain envelope computed from the voice schedule.
+///
+/// Each voiced stretch is reached at full depth on the voice's first frame (the attack ends there,
+/// so the dip starts before the word) and held to its last frame; the release follows it. Stretches
+/// whose ramps would meet are merged, so the envelope never climbs between close clips.
+public struct DuckPlan: Hashable, Sendable {
+    /// The linear gain at full depth.
+    public let gain: Float
+    public let attackFrames: Int64
+    public let releaseFrames: Int64
+    /// Voiced stretches `[start, end)`, sorted and merged.
+    public let stretches: [Stretch]
+
+    public struct Stretch: Hashable, Sendable {
+        public var start: Int64
+        public var end: Int64
+    }
+
+    public init(gain: Float, attackFrames: Int64, releaseFrames: Int64, voiced: [(Int64, Int64)]) {
+        self.gain = gain
+        self.attackFrames = attackFrames
+        self.releaseFrames = releaseFrames
+        var merged: [Stretch] = []
+        for (start, end) in voiced.sorted(by: { $0.0 < $1.0 }) where end > start {
+            if let last = merged.last, start - attackFrames <= last.end + releaseFrames {
+                merged[merged.count - 1].end = max(last.end, end)
+            } else {
+                merged.append(Stretch(start: start, end: end))
+            }
+        }
+        self.stretches = merged
+    }
+
+    /// The gain at `frame` within `stretch` and its ramps (1 outside them); half-cosine ramps.
+    @inline(__always)
+    public func gain(at frame: Int64, in stretch: Stretch) -> Float {
+        if frame >= stretch.start && frame < stretch.end { return gain }
+        var depth: Double = 0
+        if frame < stretch.start {
+            let into = frame - (stretch.start - attackFrames)
+            guard into >= 0, attackFrames > 0 else { return 1 }
+            depth = FadeCurve.halfCosine.value(at: Double(into + 1) / Double(attackFrames))
+        } else {
+            let into = frame - stretch.end
+            guard into < releaseFrames else { return 1 }
+            depth = 1 - FadeCurve.halfCosine.value(at: Double(into + 1) / Double(releaseFrames))
+        }
+        return Float(1 - depth * Double(1 - gain))
+    }
+
+    /// The gain at `frame`, searching the stretches (for tests and one-off use; the mixer walks
+    /// them with a cursor).
+    public func gain(at frame: Int64) -> Float {
+        for stretch in stretches where frame >= stretch.start - attackFrames && frame < stretch.end + releaseFrames {
+            return gain(at: frame, in: stretch)
+        }
+        return 1
+    }
+}
