@@ -31,10 +31,10 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: "Also write the cue sheet to this file: .json, .vtt or .txt.")
     var cues: String?
 
-    @Option(name: .long, help: "Integrated loudness target in LUFS, -70 to -5. Default: the preset's (-18).")
+    @Option(name: .long, parsing: .unconditional, help: "Integrated loudness target in LUFS, -70 to -5. Default: the preset's (-18).")
     var loudness: Double?
 
-    @Option(name: .customLong("true-peak"), help: "True-peak ceiling in dBTP, -20 to 0. Default: the preset's (-1).")
+    @Option(name: .customLong("true-peak"), parsing: .unconditional, help: "True-peak ceiling in dBTP, -20 to 0. Default: the preset's (-1).")
     var truePeak: Double?
 
     @Option(name: .long, help: "Also write each layer (cues, voice, ambience, bells) to this folder, aligned to the mix.")

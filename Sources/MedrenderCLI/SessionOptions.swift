@@ -9,7 +9,7 @@ struct SessionOptions: ParsableArguments {
     @Option(name: .long, help: "A preset name from Presets/ (see 'medrender presets') or a path to a .yaml file.")
     var preset: String
 
-    @Option(name: .long, help: "Session length in minutes (decimal, up to 1440). Default: the preset's.")
+    @Option(name: .long, parsing: .unconditional, help: "Session length in minutes (decimal, up to 1440). Default: the preset's.")
     var minutes: Double?
 
     @Option(name: .long, help: "Session length in whole breath cycles, instead of --minutes.")

@@ -76,23 +76,33 @@ public struct ProcessResult: Sendable {
 }
 
 /// Runs `executable` with `arguments` in `directory`, feeding no input, and waits for it.
+///
+/// Its output goes to temporary files, not pipes, so a program that writes much to both streams
+/// cannot block on a full pipe while the other is being read.
 public func runProcess(_ executable: String, _ arguments: [String], in directory: String? = nil,
                        environment: [String: String]? = nil) throws -> ProcessResult {
+    let scratch = TemporaryDirectory("process")
+    let outPath = scratch.file("stdout"), errPath = scratch.file("stderr")
+    FileManager.default.createFile(atPath: outPath, contents: nil)
+    FileManager.default.createFile(atPath: errPath, contents: nil)
+    let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+    let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-    let out = Pipe(), err = Pipe()
     process.standardOutput = out
     process.standardError = err
     process.standardInput = FileHandle.nullDevice
     try process.run()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return ProcessResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData, as: UTF8.self))
+    try out.close()
+    try err.close()
+    return ProcessResult(
+        status: process.terminationStatus,
+        stdout: String(decoding: FileManager.default.contents(atPath: outPath) ?? Data(), as: UTF8.self),
+        stderr: String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self))
 }
 
 /// Runs the built `medrender` in the package root (so `Presets/` and `Sounds/` are found).

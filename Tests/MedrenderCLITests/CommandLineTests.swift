@@ -139,3 +139,45 @@ import Testing
         #expect(dir.contents() == ["long.wav"])
     }
 }
+
+@Suite struct LoudnessTests {
+    /// ffmpeg's ebur128 filter, an independent meter: integrated loudness and true peak.
+    static func ffmpegLoudness(_ path: String) throws -> (integrated: Double, truePeak: Double) {
+        let ffmpeg = try #require(which("ffmpeg"))
+        let result = try runProcess(ffmpeg, ["-nostats", "-hide_banner", "-i", path, "-af", "ebur128=peak=true", "-f", "null", "-"])
+        let lines = result.stderr.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        func value(after key: String) -> Double? {
+            guard let line = lines.last(where: { $0.hasPrefix(key) }) else { return nil }
+            return Double(line.dropFirst(key.count).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
+        }
+        return (try #require(value(after: "I:")), try #require(value(after: "Peak:")))
+    }
+
+    @Test(arguments: [-16.0, -18.0, -23.0])
+    func integratedLoudnessIsOnTargetAndTruePeakUnderTheCeiling(target: Double) throws {
+        let dir = TemporaryDirectory("loudness")
+        let out = dir.file("s.wav")
+        let result = try runMedrender(["--preset", "box-breath", "--minutes", "2", "--loudness", String(target),
+                                       "--bits", "24", "-o", out, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let (integrated, truePeak) = try Self.ffmpegLoudness(out)
+        // ±0.5 LU, as the target promises; true peak at or under -1 dBTP (0.1 dB for the meters' differences).
+        #expect(abs(integrated - target) <= 0.5, "measured \(integrated) LUFS for a \(target) LUFS target")
+        #expect(truePeak <= -1 + 0.1, "true peak \(truePeak) dBTP")
+        let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
+        for key in ["loudnessLUFS", "loudnessRangeLU", "truePeakDBTP", "gainDecibels", "frames", "durationSeconds"] {
+            #expect(report[key] != nil, "the report has \(key)")
+        }
+        #expect((report["frames"] as! NSNumber).int64Value == 2 * 60 * 48000)
+    }
+
+    @Test func lowerCeilingIsKept() throws {
+        let dir = TemporaryDirectory("ceiling")
+        let out = dir.file("s.flac")
+        let result = try runMedrender(["--preset", "coherent", "--minutes", "2", "--loudness", "-14", "--true-peak", "-3",
+                                       "--bits", "24", "-o", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        let (_, truePeak) = try Self.ffmpegLoudness(out)
+        #expect(truePeak <= -3 + 0.1, "true peak \(truePeak) dBTP")
+    }
+}

@@ -137,6 +137,8 @@ public struct RenderPlan: Sendable {
     public let seed: UInt64
     /// How the ambience dips under the voice.
     public let ducking: DuckPlan
+    /// Voice sounds the plan does not play but whose lengths shape the ducking.
+    let voiceSoundsForDucking: [SoundRef]
     /// Metronome ticks through the phases, when the cues layer has one.
     public let metronome: Metronome?
     /// The breath swell, when the cues layer has one.
@@ -151,7 +153,7 @@ public struct RenderPlan: Sendable {
     public var soundsUsed: [SoundRef] {
         var seen: [SoundRef] = []
         for ref in clips.compactMap({ if case .file(let r) = $0.sound { r } else { nil } })
-            + beds.map(\.sound)
+            + beds.map(\.sound) + voiceSoundsForDucking
             + cues.compactMap({ if case .sound(let r) = $0.sound.source { r } else { nil } })
         where !seen.contains(ref) { seen.append(ref) }
         return seen
@@ -220,13 +222,18 @@ public struct RenderPlan: Sendable {
 
         // Fixed clips: bells and voice.
         var clips: [ClipEvent] = []
+        // Voice clips are placed (and checked) even when the voice layer is off: the ambience ducks
+        // under them all the same, so a stem of the ambience matches the ambience in the mix.
+        var voiceClips: [ClipEvent] = []
         func clip(_ layer: Layer, _ sound: ClipEvent.Sound, at start: SessionTime, gainDecibels: Double,
                   maximum: Int64? = nil) {
             let startFrame = frames(start)
-            clips.append(ClipEvent(
+            let event = ClipEvent(
                 layer: layer, sound: sound, startFrame: startFrame,
                 maximumFrames: min(maximum ?? .max, max(0, totalFrames - startFrame)),
-                gain: Float(decibelsToGain(gainDecibels)), pan: 0, releaseFrames: 0))
+                gain: Float(decibelsToGain(gainDecibels)), pan: 0, releaseFrames: 0)
+            if layer == .voice { voiceClips.append(event) }
+            if options.layers.contains(layer) { clips.append(event) }
         }
         func length(of ref: SoundRef) -> Int64 { soundFrames?[ref] ?? 0 }
         func duration(of ref: SoundRef) -> SessionTime { time(ofFrames: length(of: ref)) }
@@ -241,21 +248,21 @@ public struct RenderPlan: Sendable {
         if layers.contains(.bells), let bell = bells.start {
             clip(.bells, .file(bell), at: .zero, gainDecibels: bells.gainDecibels)
         }
-        if layers.contains(.voice), let intro = voice.intro {
+        if let intro = voice.intro {
             let available = session.settle - voice.introAt
             if known, duration(of: intro) > available {
                 throw .clipDoesNotFit(role: "intro voice", sound: intro, clip: duration(of: intro), available: available, field: "settle")
             }
             clip(.voice, .file(intro), at: voice.introAt, gainDecibels: voiceGain(intro))
         }
-        if layers.contains(.voice), let track = voice.track {
+        if let track = voice.track {
             let available = total - voice.trackAt
             if known, duration(of: track) > available {
                 throw .trackTooLong(sound: track, track: duration(of: track), available: available)
             }
             clip(.voice, .file(track), at: voice.trackAt, gainDecibels: voiceGain(track))
         }
-        if layers.contains(.voice) {
+        do {
             for timed in voice.clips {
                 if known, timed.at + duration(of: timed.sound) > total {
                     throw .clipDoesNotFit(role: "voice clip", sound: timed.sound, clip: duration(of: timed.sound),
@@ -265,7 +272,7 @@ public struct RenderPlan: Sendable {
             }
         }
         // Prompts: on the first frame of each phase of the first cycles; each must fit its phase.
-        if layers.contains(.voice), !voice.prompts.isEmpty, voice.promptCycles > 0 {
+        if !voice.prompts.isEmpty, voice.promptCycles > 0 {
             for phase in schedule {
                 guard phase.cycle <= voice.promptCycles else { break }
                 guard let prompt = voice.prompts[phase.kind] else { continue }
@@ -278,7 +285,7 @@ public struct RenderPlan: Sendable {
             }
         }
         var closingCursor = schedule.end + voice.outroAfter
-        if layers.contains(.voice), let outro = voice.outro {
+        if let outro = voice.outro {
             let available = total - closingCursor
             if known, duration(of: outro) > available {
                 throw .clipDoesNotFit(role: "outro voice", sound: outro, clip: duration(of: outro), available: available, field: "closing")
@@ -312,7 +319,7 @@ public struct RenderPlan: Sendable {
 
         // Ducking: the ambience dips under every voice clip, reaching its depth as the voice starts.
         var voiced: [(Int64, Int64)] = []
-        for c in clips where c.layer == .voice {
+        for c in voiceClips {
             guard case .file(let ref) = c.sound else { continue }
             voiced.append((c.startFrame, c.startFrame + min(length(of: ref), c.maximumFrames)))
         }
@@ -375,6 +382,8 @@ public struct RenderPlan: Sendable {
         self.beds = beds
         self.cues = cues
         self.ducking = ducking
+        self.voiceSoundsForDucking = layers.contains(.ambience) && !layers.contains(.voice)
+            ? voiceClips.compactMap { if case .file(let r) = $0.sound { r } else { nil } } : []
         self.metronome = layers.contains(.cues) ? session.metronome : nil
         self.swell = layers.contains(.cues) ? session.swell : nil
         self.master = MasterPlan(
