@@ -102,7 +102,9 @@ public enum Renderer {
         }
         do {
             let plan = try RenderPlan(session: request.session, options: request.options, sounds: facts)
-            return (plan, MixAssets(sounds: sounds, facts: facts))
+            var assets = MixAssets(sounds: sounds, facts: facts)
+            assets.bakeLoops(for: plan)
+            return (plan, assets)
         } catch {
             throw RenderError.plan(error, preset: request.presetFile)
         }

@@ -277,7 +277,7 @@ public enum PresetDecoder {
     static func decodeVoice(_ node: PresetNode) throws(PresetError) -> VoiceSettings {
         let fields = try node.mapping(allowed: [
             "intro", "intro-at", "outro", "outro-after", "level", "prompts", "prompt-cycles", "clips", "track",
-            "track-at", "duck", "duck-attack", "duck-release",
+            "track-at", "duck", "duck-attack", "duck-release", "duck-curve",
         ])
         var voice = VoiceSettings()
         if let n = fields["intro"] { voice.intro = SoundRef(try n.string()) }
@@ -311,6 +311,7 @@ public enum PresetDecoder {
         if let n = fields["duck"] { voice.duckDecibels = try n.number(in: -40...0, unit: "dB") }
         if let n = fields["duck-attack"] { voice.duckAttack = try n.seconds(in: 0...10) }
         if let n = fields["duck-release"] { voice.duckRelease = try n.seconds(in: 0...10) }
+        if let n = fields["duck-curve"] { voice.duckCurve = try n.choice(FadeCurve.self, what: "duck curve") }
         return voice
     }
 
@@ -338,7 +339,8 @@ public enum PresetDecoder {
             session.ambience = [try decodeBed(node)]
             return
         }
-        let fields = try node.mapping(allowed: ["beds", "fade-in", "fade-out", "crossfade"])
+        let fields = try node.mapping(allowed: ["beds", "fade-in", "fade-out", "crossfade", "curve"])
+        if let n = fields["curve"] { session.ambienceCurve = try n.choice(FadeCurve.self, what: "ambience curve") }
         if let beds = fields["beds"] {
             session.ambience = try beds.sequence().map { (n) throws(PresetError) in try decodeBed(n) }
         }

@@ -5,9 +5,26 @@ public struct MixAssets: Sendable {
     public var sounds: [SoundRef: AudioAsset]
     /// What the planner knows of each sound (length, loudness), for planning again.
     public var facts: [SoundRef: SoundFacts]
+    /// Beds with their seams baked in, by sound and seam length in frames.
+    public private(set) var loops: [LoopKey: AudioAsset] = [:]
+
+    public struct LoopKey: Hashable, Sendable {
+        public var sound: SoundRef
+        public var seamFrames: Int64
+    }
+
     public init(sounds: [SoundRef: AudioAsset], facts: [SoundRef: SoundFacts] = [:]) {
         self.sounds = sounds
         self.facts = facts
+    }
+
+    /// Bakes the seam into every bed `plan` loops, once, so every mixer of the render shares them.
+    public mutating func bakeLoops(for plan: RenderPlan) {
+        for bed in plan.beds {
+            let key = LoopKey(sound: bed.sound, seamFrames: bed.seamFrames)
+            guard loops[key] == nil, let raw = sounds[bed.sound] else { continue }
+            loops[key] = LoopedBed.bake(raw, seamFrames: Int(bed.seamFrames))
+        }
     }
 }
 
@@ -95,15 +112,15 @@ public final class Mixer {
             }
             fixed.append(voice(clip, asset: i, length: list[i].frameCount))
         }
-        var looped: [SoundRef: Int] = [:]
+        var looped: [MixAssets.LoopKey: Int] = [:]
         for bed in plan.beds {
-            let key = SoundRef("\(bed.sound.name)#seam\(bed.seamFrames)")
+            let key = MixAssets.LoopKey(sound: bed.sound, seamFrames: bed.seamFrames)
             let i: Int
             if let existing = looped[key] {
                 i = existing
             } else {
-                let raw = list[assetIndex(bed.sound)]
-                list.append(LoopedBed.bake(raw, seamFrames: Int(bed.seamFrames)))
+                // Baked once by the render (MixAssets.bakeLoops); baked here only when it was not.
+                list.append(assets.loops[key] ?? LoopedBed.bake(list[assetIndex(bed.sound)], seamFrames: Int(bed.seamFrames)))
                 i = list.count - 1
                 looped[key] = i
             }

@@ -177,6 +177,8 @@ public struct VoiceSettings: Hashable, Sendable {
     public var duckAttack: SessionTime = .init(milliseconds: 300)
     /// How long the ambience takes to come back after the voice ends; default 0.8 s.
     public var duckRelease: SessionTime = .init(milliseconds: 800)
+    /// The shape of the dip's attack and release, default half-cosine.
+    public var duckCurve: FadeCurve = .halfCosine
 
     public init(
         intro: SoundRef? = nil, introAt: SessionTime = .seconds(2), outro: SoundRef? = nil,
@@ -262,6 +264,9 @@ public struct Session: Hashable, Sendable {
     public var limits: PatternLimits = .none
     /// How long one bed takes to crossfade into the next, default 10 s.
     public var ambienceCrossfade: SessionTime = .seconds(10)
+    /// The curve of the ambience's fades and crossfades; quarter-sine keeps the power of two
+    /// uncorrelated beds constant through a crossfade. Default quarter-sine.
+    public var ambienceCurve: FadeCurve = .quarterSine
     /// A soft tick each second through chosen phases, when set.
     public var metronome: Metronome?
     /// A soft tone or noise that rises through each inhale and falls through each exhale, when set.

@@ -8,6 +8,7 @@ public struct DuckPlan: Hashable, Sendable {
     public let gain: Float
     public let attackFrames: Int64
     public let releaseFrames: Int64
+    public let curve: FadeCurve
     /// Voiced stretches `[start, end)`, sorted and merged.
     public let stretches: [Stretch]
 
@@ -16,8 +17,9 @@ public struct DuckPlan: Hashable, Sendable {
         public var end: Int64
     }
 
-    public init(gain: Float, attackFrames: Int64, releaseFrames: Int64, voiced: [(Int64, Int64)]) {
+    public init(gain: Float, attackFrames: Int64, releaseFrames: Int64, curve: FadeCurve = .halfCosine, voiced: [(Int64, Int64)]) {
         self.gain = gain
+        self.curve = curve
         self.attackFrames = attackFrames
         self.releaseFrames = releaseFrames
         var merged: [Stretch] = []
@@ -31,7 +33,7 @@ public struct DuckPlan: Hashable, Sendable {
         self.stretches = merged
     }
 
-    /// The gain at `frame` within `stretch` and its ramps (1 outside them); half-cosine ramps.
+    /// The gain at `frame` within `stretch` and its ramps (1 outside them).
     @inline(__always)
     public func gain(at frame: Int64, in stretch: Stretch) -> Float {
         if frame >= stretch.start && frame < stretch.end { return gain }
@@ -39,11 +41,11 @@ public struct DuckPlan: Hashable, Sendable {
         if frame < stretch.start {
             let into = frame - (stretch.start - attackFrames)
             guard into >= 0, attackFrames > 0 else { return 1 }
-            depth = FadeCurve.halfCosine.value(at: Double(into + 1) / Double(attackFrames))
+            depth = curve.value(at: Double(into + 1) / Double(attackFrames))
         } else {
             let into = frame - stretch.end
             guard into < releaseFrames else { return 1 }
-            depth = 1 - FadeCurve.halfCosine.value(at: Double(into + 1) / Double(releaseFrames))
+            depth = 1 - curve.value(at: Double(into + 1) / Double(releaseFrames))
         }
         return Float(1 - depth * Double(1 - gain))
     }

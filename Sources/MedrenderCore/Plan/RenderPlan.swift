@@ -325,7 +325,7 @@ public struct RenderPlan: Sendable {
         }
         let ducking = DuckPlan(
             gain: Float(decibelsToGain(voice.duckDecibels)), attackFrames: frames(voice.duckAttack),
-            releaseFrames: frames(voice.duckRelease), voiced: voiced)
+            releaseFrames: frames(voice.duckRelease), curve: voice.duckCurve, voiced: voiced)
 
         // Ambience: each bed takes over from the one before at its start point (by default the beds
         // share the session equally), with an equal-power crossfade centred on the join.
@@ -358,7 +358,7 @@ public struct RenderPlan: Sendable {
                     startFrame: frames(start), endFrame: frames(end),
                     fadeInFrames: frames(isFirst ? session.ambienceFadeIn : half * 2),
                     fadeOutFrames: frames(isLast ? session.ambienceFadeOut : half * 2),
-                    fadeCurve: .quarterSine, loopOffsetSeed: generator.next()))
+                    fadeCurve: session.ambienceCurve, loopOffsetSeed: generator.next()))
             }
         }
 
