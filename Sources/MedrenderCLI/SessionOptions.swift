@@ -18,19 +18,19 @@ struct SessionOptions: ParsableArguments {
     @Option(name: .long, help: "Output sample rate in Hz, 8000 to 192000.")
     var rate: Int = 48000
 
-    @Option(name: .long, help: "Replace the preset's pattern: inhale-hold-exhale-hold in seconds, such as 4.7-0.3-6.3-1.1.")
+    @Option(name: .long, parsing: .unconditional, help: "Replace the preset's pattern: inhale-hold-exhale-hold in seconds, such as 4.7-0.3-6.3-1.1.")
     var pattern: String?
 
-    @Option(name: .customLong("inhale"), help: "Override the inhale, in seconds.")
+    @Option(name: .customLong("inhale"), parsing: .unconditional, help: "Override the inhale, in seconds.")
     var inhale: Double?
 
-    @Option(name: .customLong("hold-in"), help: "Override the hold after the inhale, in seconds.")
+    @Option(name: .customLong("hold-in"), parsing: .unconditional, help: "Override the hold after the inhale, in seconds.")
     var holdIn: Double?
 
-    @Option(name: .customLong("exhale"), help: "Override the exhale, in seconds.")
+    @Option(name: .customLong("exhale"), parsing: .unconditional, help: "Override the exhale, in seconds.")
     var exhale: Double?
 
-    @Option(name: .customLong("hold-out"), help: "Override the hold after the exhale, in seconds.")
+    @Option(name: .customLong("hold-out"), parsing: .unconditional, help: "Override the hold after the exhale, in seconds.")
     var holdOut: Double?
 
     /// The phase overrides given, in playing order.

@@ -181,3 +181,74 @@ import Testing
         #expect(truePeak <= -3 + 0.1, "true peak \(truePeak) dBTP")
     }
 }
+
+@Suite struct BreathCommandTests {
+    @Test(arguments: [
+        (["--preset", "relax-4-6", "--inhale", "5.5"], 65, "must be at least 1 s longer than the inhale"),
+        (["--preset", "relax-4-6", "--exhale", "13"], 65, "exhale of 13 s is outside this preset's 2–12 s"),
+        (["--preset", "relax-4-6", "--pattern", "4-0-4-0"], 65, "make the exhale at least 5 s"),
+        (["--preset", "box-breath", "--pattern", "4-4"], 64, "is not a pattern"),
+        (["--preset", "box-breath", "--pattern", "4-a-4-4"], 64, "'a' in '4-a-4-4' is not a number"),
+        (["--preset", "box-breath", "--pattern", "4--4-4-4"], 64, "is not a number"),
+        (["--preset", "box-breath", "--pattern", "4-4-61-4"], 64, "each phase must be 0 to 60 s"),
+        (["--preset", "box-breath", "--inhale", "-2"], 64, "--inhale -2.0 is out of range"),
+        (["--preset", "box-breath", "--pattern", "0.2-0-0.3-0"], 65, "a cycle must last at least 1 s"),
+        (["--preset", "box-breath", "--minutes", "1441"], 64, "up to 1440"),
+        (["--preset", "box-breath", "--cycles", "10000"], 65, "24 h"),
+    ] as [([String], Int32, String)])
+    func overridesAreCheckedAgainstThePresetAndGlobalLimits(arguments: [String], code: Int32, message: String) throws {
+        let dir = TemporaryDirectory("override")
+        let result = try runMedrender(["cues"] + arguments + ["-o", dir.file("c.json")])
+        #expect(result.status == code, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(dir.contents().isEmpty)
+    }
+
+    @Test func overridesChangeTheSchedule() throws {
+        let dir = TemporaryDirectory("override-ok")
+        let result = try runMedrender(["cues", "--preset", "relax-4-6", "--inhale", "3", "--exhale", "7", "--cycles", "3",
+                                       "--rate", "8000", "-o", dir.file("c.json")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: dir.file("c.json")))) as! [String: Any]
+        let frames = (json["cues"] as! [[String: Any]]).map { ($0["frame"] as! NSNumber).intValue }
+        // Settle 20 s, then 3 + 7 s cycles at 8000 Hz.
+        #expect(frames == [160_000, 184_000, 240_000, 264_000, 320_000, 344_000])
+        let pattern = try runMedrender(["cues", "--preset", "box-breath", "--pattern", "4.7-0.3-6.3-1.1", "--cycles", "1",
+                                        "--rate", "22050", "-o", dir.file("p.json")])
+        #expect(pattern.status == 0, "\(pattern.stderr)")
+        let p = try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: dir.file("p.json")))) as! [String: Any]
+        #expect((p["cues"] as! [[String: Any]]).map { ($0["frame"] as! NSNumber).intValue } == [441_000, 544_635, 551_250, 690_165])
+    }
+
+    @Test func cueSheetsComeAsWebVTTAndAudacityLabels() throws {
+        let dir = TemporaryDirectory("sheets")
+        for ext in ["vtt", "txt"] {
+            let result = try runMedrender(["cues", "--preset", "four-seven-eight", "--cycles", "2", "-o", dir.file("s.\(ext)")])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let vtt = try String(contentsOfFile: dir.file("s.vtt"), encoding: .utf8)
+        #expect(vtt.hasPrefix("WEBVTT\n"))
+        #expect(vtt.contains("00:00:20.000 --> 00:00:24.000\nBreathe in\n"))
+        #expect(vtt.contains("00:00:24.000 --> 00:00:31.000\nHold\n"))
+        #expect(vtt.contains("00:00:31.000 --> 00:00:39.000\nBreathe out\n"))
+        let labels = try String(contentsOfFile: dir.file("s.txt"), encoding: .utf8).split(separator: "\n")
+        #expect(labels.contains("20.000000\t24.000000\tBreathe in (1)"))
+        #expect(labels.contains("39.000000\t43.000000\tBreathe in (2)"))
+        #expect(labels.contains("20.000000\t20.000000\tBreathing"))
+        let bad = try runMedrender(["cues", "--preset", "coherent", "-o", dir.file("s.pdf")])
+        #expect(bad.status == 64)
+    }
+
+    @Test func aDayLongSheetIsWhole() throws {
+        let dir = TemporaryDirectory("day")
+        let result = try runMedrender(["cues", "--preset", "coherent", "--minutes", "1440", "--rate", "192000", "-o", dir.file("d.json")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: dir.file("d.json")))) as! [String: Any]
+        let cues = json["cues"] as! [[String: Any]]
+        // (86400 − 50) / 11 = 7850 whole cycles; the last exhale at 20 + 7849 × 11 + 5.5 s.
+        #expect(json["cycles"] as? Int == 7850)
+        #expect(cues.count == 15700)
+        #expect((cues.last!["frame"] as! NSNumber).int64Value == Int64(20 + 7849 * 11) * 192_000 + 5 * 192_000 + 96_000)
+        #expect((json["frames"] as! NSNumber).int64Value == 86400 * 192_000)
+    }
+}
