@@ -77,8 +77,15 @@ public enum Renderer {
 
     /// Loads every sound the plan needs and makes the final plan.
     public static func prepare(_ request: RenderRequest) throws -> (RenderPlan, MixAssets) {
+        let (plan, assets, _) = try prepareWithCredits(request)
+        return (plan, assets)
+    }
+
+    /// Loads every sound the plan needs, makes the final plan, and gathers the sounds' credits.
+    static func prepareWithCredits(_ request: RenderRequest) throws -> (RenderPlan, MixAssets, [String]) {
         let draft = try schedulePlan(request)
         var sounds: [SoundRef: AudioAsset] = [:]
+        var credits: [String] = []
         let outputReal = URL(fileURLWithPath: request.outputPath).standardizedFileURL.resolvingSymlinksInPath().path
         for ref in draft.soundsUsed {
             guard let path = request.library.soundPath(ref, presetFile: request.presetFile) else {
@@ -87,6 +94,12 @@ public enum Renderer {
             if URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path == outputReal {
                 throw RenderError("\(request.presetFile): the sound '\(ref)' is the output file \(request.outputPath); write the session elsewhere",
                                   exitCode: .usage)
+            }
+            let name = URL(fileURLWithPath: path).lastPathComponent
+            if let credit = request.library.credit(forSoundAt: path) {
+                credits.append("\(name): \(credit.author), \(credit.license)")
+            } else {
+                credits.append("\(name): credits not known")
             }
             let reader = try SoundFileReader(path: path)
             var asset = try reader.readAll()
@@ -104,7 +117,7 @@ public enum Renderer {
             let plan = try RenderPlan(session: request.session, options: request.options, sounds: facts)
             var assets = MixAssets(sounds: sounds, facts: facts)
             assets.bakeLoops(for: plan)
-            return (plan, assets)
+            return (plan, assets, credits)
         } catch {
             throw RenderError.plan(error, preset: request.presetFile)
         }
@@ -122,9 +135,11 @@ public enum Renderer {
 
     /// Renders `request` to its output file and reports what it wrote.
     public static func render(_ request: RenderRequest, progress: ((RenderProgress) -> Void)? = nil) throws -> RenderReport {
-        let (plan, assets) = try prepare(request)
+        let (plan, assets, credits) = try prepareWithCredits(request)
+        let tags = outputTags(request, plan: plan, credits: credits)
         // The output is created first, so a folder that cannot take it fails before any mixing.
-        let file = try AtomicOutputFile(path: request.outputPath)
+        let writer = try OutputWriter(format: request.format, path: request.outputPath, plan: plan, tags: tags,
+                                      seed: request.session.seed, blockFrames: blockFrames)
         let channels = plan.channels
         let total = plan.totalFrames
         let fades = MasterFades(plan: plan)
@@ -149,7 +164,6 @@ public enum Renderer {
         let gain = Float(decibelsToGain(gainDecibels))
 
         // Pass 2: gain, limit, encode.
-        let encoder = try makeEncoder(request.format, file: file, plan: plan, session: request.session)
         let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: plan.master.truePeakDBTP)
         let outputMeter = try LoudnessMeter(channels: channels, rate: plan.rate, withRange: true)
         let truePeak = TruePeakMeter(channels: channels)
@@ -177,19 +191,18 @@ public enum Renderer {
                     for i in 0..<(emit * channels) { peak = max(peak, abs(start[i])) }
                     try outputMeter.add(start, frameCount: emit)
                     truePeak.add(start, frameCount: emit)
-                    try encoder.write(start, frameCount: emit)
+                    try writer.write(start, frameCount: emit)
                     written += Int64(emit)
                 }
             }
             progress?(RenderProgress(pass: 2, framesDone: written, totalFrames: total))
         }
-        try encoder.finish()
-        try file.commit()
+        try writer.finish()
         let loudness = try outputMeter.integratedLoudness()
         let range = try outputMeter.loudnessRange()
         var stems: [String] = []
         if let folder = request.stemsDirectory {
-            stems = try writeStems(request, plan: plan, assets: assets, gain: gain, folder: folder)
+            stems = try writeStems(request, plan: plan, assets: assets, gain: gain, folder: folder, tags: tags)
         }
         return RenderReport(
             output: request.outputPath, rate: plan.rate, channels: channels, frames: total,
@@ -204,20 +217,22 @@ public enum Renderer {
 
     /// Writes each layer of the plan on its own, with the mix's gain and fades (and no limiter, so
     /// the stems add up to the mix before limiting), as `<name>-<layer>.<ext>` in `folder`.
-    static func writeStems(_ request: RenderRequest, plan: RenderPlan, assets: MixAssets, gain: Float, folder: String)
-        throws -> [String]
+    static func writeStems(_ request: RenderRequest, plan: RenderPlan, assets: MixAssets, gain: Float, folder: String,
+                           tags: OutputTags) throws -> [String]
     {
         let url = URL(fileURLWithPath: request.outputPath)
-        let base = url.deletingPathExtension().lastPathComponent
-        let ext = url.pathExtension
+        let base = request.outputPath == OutputWriter.standardOutput ? request.session.name : url.deletingPathExtension().lastPathComponent
+        let ext = request.format.fileExtension
         var written: [String] = []
         for layer in Layer.allCases where plan.layers.contains(layer) {
             var options = request.options
             options.layers = [layer]
             let layerPlan = try RenderPlan(session: request.session, options: options, sounds: assets.facts)
             let path = "\(folder)/\(base)-\(layer.rawValue).\(ext)"
-            let file = try AtomicOutputFile(path: path)
-            let encoder = try makeEncoder(request.format, file: file, plan: layerPlan, session: request.session)
+            var layerTags = tags
+            layerTags.title += " (\(layer.rawValue))"
+            let encoder = try OutputWriter(format: request.format, path: path, plan: layerPlan, tags: layerTags,
+                                           seed: request.session.seed, blockFrames: blockFrames)
             let mixer = Mixer(plan: layerPlan, assets: assets)
             let fades = MasterFades(plan: layerPlan)
             var buffer = [Float](repeating: 0, count: blockFrames * layerPlan.channels)
@@ -237,26 +252,15 @@ public enum Renderer {
                 done += Int64(n)
             }
             try encoder.finish()
-            try file.commit()
             written.append(path)
         }
         return written
     }
 
-    static func makeEncoder(_ format: OutputFormat, file: AtomicOutputFile, plan: RenderPlan, session: Session) throws(IOError) -> FrameEncoder {
-        let title = session.name
-        switch format {
-        case .ogg(let quality):
-            return try VorbisEncoder(
-                sink: file, channels: plan.channels, rate: plan.rate, quality: quality,
-                tags: [("TITLE", title), ("ENCODER", "medrender")])
-        case .wav(let bits), .flac(let bits):
-            let container: SoundFileContainer
-            if case .wav = format { container = .wav } else { container = .flac }
-            let writer = try SoundFileWriter(
-                file: file, container: container, sampleFormat: bits, channels: plan.channels, rate: plan.rate,
-                tags: [(SoundFileTag.title, title), (SoundFileTag.software, "medrender")])
-            return SoundFileFrameEncoder(writer: writer, channels: plan.channels, blockFrames: blockFrames, seed: session.seed)
-        }
+    /// The tags of the output: the preset's metadata (or its name), the sounds' credits, the sections.
+    static func outputTags(_ request: RenderRequest, plan: RenderPlan, credits: [String]) -> OutputTags {
+        let m = request.session.metadata
+        return OutputTags(title: m.title ?? request.session.name, artist: m.artist, album: m.album, date: m.date,
+                          comment: m.comment ?? request.session.description, credits: credits, chapters: plan.sections)
     }
 }

@@ -9,12 +9,27 @@ struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
         abstract: "Render a session to an audio file (the default command).",
-        discussion: "The format comes from the output's extension: .ogg (Vorbis), .wav, .flac.")
+        discussion: """
+            The format comes from the output's extension (.ogg, .wav, .flac, .opus, .mp3) or --format. \
+            '-o -' writes to standard output (OGG and WAV stream as they render; the others follow when done).
+            """)
 
     @OptionGroup var session: SessionOptions
 
-    @Option(name: .shortAndLong, help: "The file to write (.ogg, .wav, .flac).")
+    @Option(name: .shortAndLong, help: "The file to write (.ogg, .wav, .flac, .opus, .mp3), or - for standard output.")
     var output: String
+
+    @Option(name: .long, help: "The format, when the extension does not say: ogg, wav, flac, opus, mp3.")
+    var format: String?
+
+    @Option(name: .long, help: "Title tag (default: the preset's).")
+    var title: String?
+
+    @Option(name: .long, help: "Artist tag.")
+    var artist: String?
+
+    @Option(name: .long, help: "Album tag.")
+    var album: String?
 
     @Option(name: .long, help: "Sample format for WAV and FLAC: 16, 24 or 32f (WAV only). 16-bit is dithered.")
     var bits: String?
@@ -75,18 +90,40 @@ struct RenderCommand: ParsableCommand {
         guard channels == 1 || channels == 2 else { throw ValidationError("--channels \(channels): use 1 or 2") }
         _ = try parsedLayers()
         let bitsFormat = try sampleFormat()
-        guard let format = OutputFormat.forPath(output, quality: quality, bits: bitsFormat) else {
-            throw ValidationError("cannot tell the format of '\(output)'; end it in .ogg, .wav or .flac")
-        }
+        let format = try outputFormat()
         if case .flac(.float32) = format { throw ValidationError("--bits 32f is for WAV; FLAC takes 16 or 24") }
+        switch format {
+        case .ogg, .opus, .mp3:
+            if bits != nil { throw ValidationError("--bits is for WAV and FLAC; \(format.fileExtension) is compressed") }
+        default: break
+        }
         if let cues, CueSheetFormat.forPath(cues) == nil {
             throw ValidationError("--cues: cannot tell the format of '\(cues)'; end it in .json, .vtt or .txt")
         }
     }
 
+    /// The format from --format, or from the output's extension (OGG for standard output).
+    func outputFormat() throws -> OutputFormat {
+        let bitsFormat = try sampleFormat()
+        if let format {
+            guard let f = OutputFormat.named(format, quality: quality, bits: bitsFormat) else {
+                throw ValidationError("--format \(format) is not one medrender writes; choose ogg, wav, flac, opus or mp3")
+            }
+            return f
+        }
+        if output == "-" { return .ogg(quality: quality) }
+        guard let f = OutputFormat.forPath(output, quality: quality, bits: bitsFormat) else {
+            throw ValidationError("cannot tell the format of '\(output)'; end it in .ogg, .wav, .flac, .opus or .mp3, or give --format")
+        }
+        return f
+    }
+
     func run() throws {
         do {
             var (sessionValue, file, library, length) = try session.load()
+            if let title { sessionValue.metadata.title = title }
+            if let artist { sessionValue.metadata.artist = artist }
+            if let album { sessionValue.metadata.album = album }
             if let loudness { sessionValue.master.loudnessLUFS = loudness }
             if let truePeak { sessionValue.master.truePeakDBTP = truePeak }
             if let stems {
@@ -95,8 +132,12 @@ struct RenderCommand: ParsableCommand {
                     throw RenderError("--stems \(stems): no such folder; create it first", exitCode: .cannotCreate)
                 }
             }
-            let options = RenderOptions(rate: session.rate, channels: channels, length: length, layers: try parsedLayers())
-            let format = OutputFormat.forPath(output, quality: quality, bits: try sampleFormat())!
+            let format = try outputFormat()
+            let rate = format.rate(for: session.rate)
+            if rate != session.rate {
+                FileHandle.standardError.write(Data("medrender: \(format.fileExtension) takes \(format.allowedRates!.map(String.init).joined(separator: ", ")) Hz; rendering at \(rate) Hz\n".utf8))
+            }
+            let options = RenderOptions(rate: rate, channels: channels, length: length, layers: try parsedLayers())
             let request = RenderRequest(session: sessionValue, presetFile: file, options: options, format: format,
                                         outputPath: output, library: library, stemsDirectory: stems)
             let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1 && !json)
@@ -109,7 +150,9 @@ struct RenderCommand: ParsableCommand {
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                print(String(data: try encoder.encode(report), encoding: .utf8)!)
+                let text = String(data: try encoder.encode(report), encoding: .utf8)! + "\n"
+                // With the audio on standard output, the report goes to standard error.
+                (output == "-" ? FileHandle.standardError : FileHandle.standardOutput).write(Data(text.utf8))
             } else {
                 FileHandle.standardError.write(Data(ReportText.describe(report).utf8))
             }

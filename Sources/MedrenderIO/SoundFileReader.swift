@@ -59,6 +59,39 @@ public final class SoundFileReader {
         return Int(got)
     }
 
+    /// The file's string tags (title, artist, …) by name. The corresponding C function is `sf_get_string`.
+    public func tags() -> [(String, String)] {
+        let kinds: [(String, Int32)] = [
+            ("title", Int32(SF_STR_TITLE)), ("artist", Int32(SF_STR_ARTIST)), ("album", Int32(SF_STR_ALBUM)),
+            ("date", Int32(SF_STR_DATE)), ("comment", Int32(SF_STR_COMMENT)), ("copyright", Int32(SF_STR_COPYRIGHT)),
+            ("license", Int32(SF_STR_LICENSE)), ("software", Int32(SF_STR_SOFTWARE)),
+        ]
+        return kinds.compactMap { name, kind in sf_get_string(handle, kind).map { (name, String(cString: $0)) } }
+    }
+
+    /// The file's cue points (WAV markers) with their labels. The corresponding C command is `SFC_GET_CUE`.
+    public func cuePoints() -> [(frame: Int64, name: String)] {
+        var count: UInt32 = 0
+        guard sf_command(handle, Int32(SFC_GET_CUE_COUNT), &count, Int32(MemoryLayout<UInt32>.size)) == SF_TRUE, count > 0 else {
+            return []
+        }
+        let stride = MemoryLayout<SF_CUE_POINT>.stride
+        let size = MemoryLayout<UInt32>.stride + Int(count) * stride + 16
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+        defer { raw.deallocate() }
+        raw.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+        guard sf_command(handle, Int32(SFC_GET_CUE), raw, Int32(size)) == SF_TRUE else { return [] }
+        let got = Int(raw.load(as: UInt32.self))
+        let first = MemoryLayout<UInt32>.stride.roundedUp(to: MemoryLayout<SF_CUE_POINT>.alignment)
+        return (0..<min(got, Int(count))).map { i in
+            let point = (raw + first + i * stride).load(as: SF_CUE_POINT.self)
+            let name = withUnsafeBytes(of: point.name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            return (Int64(point.sample_offset), name)
+        }
+    }
+
     /// Reads the whole file, in blocks, as mono or stereo: more than two channels are folded down
     /// to two (odd channels left, even channels right).
     ///
@@ -99,4 +132,8 @@ public final class SoundFileReader {
         }
         return AudioAsset(channels: outChannels, samples: samples)
     }
+}
+
+extension Int {
+    func roundedUp(to alignment: Int) -> Int { (self + alignment - 1) / alignment * alignment }
 }

@@ -18,12 +18,15 @@ public enum SampleFormat: String, Sendable, CaseIterable {
 
 /// Container formats written through libsndfile.
 public enum SoundFileContainer: String, Sendable {
-    case wav, flac
+    case wav, flac, opus, mp3
 
-    var libsndfile: Int32 {
+    /// The container and codec bits; Opus and MP3 ignore the sample format.
+    func libsndfile(_ sample: SampleFormat) -> Int32 {
         switch self {
-        case .wav: Int32(SF_FORMAT_WAV)
-        case .flac: Int32(SF_FORMAT_FLAC)
+        case .wav: Int32(SF_FORMAT_WAV) | sample.libsndfile
+        case .flac: Int32(SF_FORMAT_FLAC) | sample.libsndfile
+        case .opus: Int32(SF_FORMAT_OGG) | Int32(SF_FORMAT_OPUS)
+        case .mp3: Int32(SF_FORMAT_MPEG) | Int32(SF_FORMAT_MPEG_LAYER_III)
         }
     }
 }
@@ -44,12 +47,13 @@ public final class SoundFileWriter {
     private var closed = false
 
     /// The corresponding C function is `sf_open_fd`.
+    /// - Parameter quality: for Opus and MP3, 0 (smallest) … 1 (best).
     public init(file: AtomicOutputFile, container: SoundFileContainer, sampleFormat: SampleFormat, channels: Int,
-                rate: Int, tags: [(Int32, String)] = []) throws(IOError) {
+                rate: Int, tags: [(Int32, String)] = [], quality: Double? = nil) throws(IOError) {
         var info = SF_INFO()
         info.samplerate = Int32(rate)
         info.channels = Int32(channels)
-        info.format = container.libsndfile | sampleFormat.libsndfile
+        info.format = container.libsndfile(sampleFormat)
         guard sf_format_check(&info) == 1 else {
             throw IOError(.cannotCreate, "cannot hold \(sampleFormat.rawValue)-bit audio at \(rate) Hz, \(channels) channels",
                           path: file.path)
@@ -64,8 +68,13 @@ public final class SoundFileWriter {
         self.sampleFormat = sampleFormat
         sf_command(handle, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
         sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
-        for (kind, value) in tags {
-            _ = sf_set_string(handle, kind, value)
+        if var quality, container == .opus || container == .mp3 {
+            sf_command(handle, Int32(SFC_SET_VBR_ENCODING_QUALITY), &quality, Int32(MemoryLayout<Double>.size))
+        }
+        for (kind, value) in tags where !value.isEmpty {
+            if sf_set_string(handle, kind, value) != 0 {
+                throw IOError(.cannotCreate, "cannot carry the tag '\(value)'", path: file.path, cause: String(cString: sf_strerror(handle)))
+            }
         }
     }
 
@@ -113,4 +122,5 @@ public enum SoundFileTag {
     public static let date = Int32(SF_STR_DATE)
     public static let software = Int32(SF_STR_SOFTWARE)
     public static let license = Int32(SF_STR_LICENSE)
+    public static let copyright = Int32(SF_STR_COPYRIGHT)
 }

@@ -8,7 +8,7 @@ import Yams
 public enum PresetDecoder {
     static let topKeys = [
         "name", "description", "minutes", "cycles", "pattern", "ramp", "segments", "limits", "settle", "closing",
-        "cues", "voice", "ambience", "bells", "master", "seed",
+        "cues", "voice", "ambience", "bells", "master", "seed", "metadata",
     ]
 
     /// Reads and decodes the preset at `path`.
@@ -78,6 +78,14 @@ public enum PresetDecoder {
         if let node = fields["ambience"] { try decodeAmbience(node, into: &session) }
         if let node = fields["bells"] { session.bells = try decodeBells(node) }
         if let node = fields["master"] { session.master = try decodeMaster(node) }
+        if let node = fields["metadata"] {
+            let f = try node.mapping(allowed: ["title", "artist", "album", "date", "comment"])
+            if let n = f["title"] { session.metadata.title = try n.string() }
+            if let n = f["artist"] { session.metadata.artist = try n.string() }
+            if let n = f["album"] { session.metadata.album = try n.string() }
+            if let n = f["date"] { session.metadata.date = try n.string() }
+            if let n = f["comment"] { session.metadata.comment = try n.string() }
+        }
         return session
     }
 

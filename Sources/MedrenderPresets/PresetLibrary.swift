@@ -1,5 +1,6 @@
 import Foundation
 import MedrenderCore
+import Yams
 
 /// Finds presets and sounds: by name in the library folders, or by path.
 public struct PresetLibrary: Sendable {
@@ -91,5 +92,18 @@ public struct PresetLibrary: Sendable {
             var d: ObjCBool = false
             return fm.fileExists(atPath: path, isDirectory: &d) && !d.boolValue
         }
+    }
+
+    /// Who made a sound and under what license, from `Sounds/CREDITS.yaml`; nil for a sound it
+    /// does not list (one from elsewhere).
+    public func credit(forSoundAt path: String) -> (author: String, license: String)? {
+        let folder = URL(fileURLWithPath: soundsFolder).standardizedFileURL.path
+        let file = URL(fileURLWithPath: path).standardizedFileURL
+        guard file.deletingLastPathComponent().path == folder,
+            let text = try? String(contentsOfFile: soundsFolder + "/CREDITS.yaml", encoding: .utf8),
+            let root = try? Yams.compose(yaml: text),
+            let entry = root[file.lastPathComponent]
+        else { return nil }
+        return (entry["author"]?.string ?? "unknown", entry["license"]?.string ?? "unknown")
     }
 }

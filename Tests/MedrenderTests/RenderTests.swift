@@ -63,12 +63,7 @@ let fractional = """
     @Test(arguments: [OutputFormat.ogg(quality: 4), .wav(.int16), .wav(.int24), .flac(.int16)])
     func fullSessionHasExactLengthAndSameBytesTwice(format: OutputFormat) throws {
         let dir = TemporaryDirectory("full")
-        let ext: String
-        switch format {
-        case .ogg: ext = "ogg"
-        case .wav: ext = "wav"
-        case .flac: ext = "flac"
-        }
+        let ext = format.fileExtension
         let yaml = try String(contentsOfFile: PackagePaths.root + "/Presets/box-breath.yaml", encoding: .utf8)
         let a = dir.file("a.\(ext)"), b = dir.file("b.\(ext)")
         _ = try Renderer.render(try request(yaml, minutes: 1.5, rate: 44100, format: format, output: a, dir: dir))

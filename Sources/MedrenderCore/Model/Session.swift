@@ -260,6 +260,8 @@ public struct Session: Hashable, Sendable {
     public var master: MasterSettings
     /// Seed for everything random (loop start offsets, dither), default 1.
     public var seed: UInt64
+    /// Title, artist and the like, for the file's tags.
+    public var metadata = SessionMetadata()
     /// What the preset allows its phases to be (overrides included).
     public var limits: PatternLimits = .none
     /// How long one bed takes to crossfade into the next, default 10 s.
@@ -321,4 +323,15 @@ public enum SessionLength: Hashable, Sendable {
     case duration(SessionTime)
     /// Whole breath cycles; the file is settle + cycles + closing long.
     case cycles(Int)
+}
+
+/// The tags a rendered file carries; empty fields are left out.
+public struct SessionMetadata: Hashable, Sendable {
+    /// The title; defaults to the session's name.
+    public var title: String?
+    public var artist: String?
+    public var album: String?
+    public var date: String?
+    public var comment: String?
+    public init() {}
 }

@@ -1,0 +1,170 @@
+import Foundation
+import MedrenderCore
+import MedrenderIO
+
+/// What a rendered file says about itself: tags, credits and chapters.
+public struct OutputTags: Sendable, Hashable {
+    public var title: String
+    public var artist: String?
+    public var album: String?
+    public var date: String?
+    public var comment: String?
+    /// The credits of every sound used: who made it and under what license.
+    public var credits: [String]
+    /// Section starts, for chapters and WAV markers.
+    public var chapters: [SessionSection]
+
+    /// Vorbis comments, chapters as `CHAPTER001=00:00:00.000` and `CHAPTER001NAME=Settle`.
+    var vorbisComments: [(String, String)] {
+        var list: [(String, String)] = [("TITLE", title)]
+        for (key, value) in [("ARTIST", artist), ("ALBUM", album), ("DATE", date), ("COMMENT", comment)] {
+            if let value, !value.isEmpty { list.append((key, value)) }
+        }
+        if !credits.isEmpty { list.append(("LICENSE", credits.joined(separator: "; "))) }
+        for (i, chapter) in chapters.enumerated() {
+            let number = String(format: "%03d", i + 1)
+            list.append(("CHAPTER\(number)", chapter.time.clockString))
+            list.append(("CHAPTER\(number)NAME", chapter.name))
+        }
+        list.append(("ENCODER", "medrender"))
+        return list
+    }
+
+    /// libsndfile's string tags (WAV `LIST/INFO`, FLAC and Opus comments, MP3 ID3).
+    var soundFileTags: [(Int32, String)] {
+        var list: [(Int32, String)] = [(SoundFileTag.title, title)]
+        if let artist { list.append((SoundFileTag.artist, artist)) }
+        if let album { list.append((SoundFileTag.album, album)) }
+        if let date { list.append((SoundFileTag.date, date)) }
+        if let comment { list.append((SoundFileTag.comment, comment)) }
+        if !credits.isEmpty { list.append((SoundFileTag.copyright, credits.joined(separator: "; "))) }
+        list.append((SoundFileTag.software, "medrender"))
+        return list
+    }
+
+    /// WAV `INFO` keys for a stream to standard output.
+    var waveInfo: [(String, String)] {
+        var list: [(String, String)] = [("INAM", title)]
+        if let artist { list.append(("IART", artist)) }
+        if let album { list.append(("IPRD", album)) }
+        if let date { list.append(("ICRD", date)) }
+        if let comment { list.append(("ICMT", comment)) }
+        if !credits.isEmpty { list.append(("ICOP", credits.joined(separator: "; "))) }
+        list.append(("ISFT", "medrender"))
+        return list
+    }
+}
+
+/// Writes the finished mix in a format, to a file (atomically) or to standard output, and does
+/// what each format needs at the end: a fixed Ogg serial for Opus, markers for WAV.
+final class OutputWriter {
+    /// Standard output's name on the command line.
+    static let standardOutput = "-"
+
+    let format: OutputFormat
+    let path: String
+    private let file: AtomicOutputFile?
+    private let encoder: FrameEncoder
+    /// A file that is copied to standard output when done (formats that cannot stream).
+    private let copyToStandardOutput: Bool
+    private let markers: [WaveMarker]
+
+    init(format: OutputFormat, path: String, plan: RenderPlan, tags: OutputTags, seed: UInt64, blockFrames: Int) throws(IOError) {
+        self.format = format
+        self.path = path
+        let toStdout = path == Self.standardOutput
+        let channels = plan.channels, rate = plan.rate
+        markers = tags.chapters.map { WaveMarker(frame: UInt32(clamping: $0.frame), name: $0.name) }
+        switch (format, toStdout) {
+        case (.ogg(let quality), true):
+            file = nil
+            copyToStandardOutput = false
+            encoder = try VorbisEncoder(sink: StandardOutput(), channels: channels, rate: rate, quality: quality, tags: tags.vorbisComments)
+        case (.wav(let bits), true):
+            file = nil
+            copyToStandardOutput = false
+            let writer = try StreamingWaveWriter(
+                sink: StandardOutput(), channels: channels, rate: rate, bits: bits == .int16 ? 16 : bits == .int24 ? 24 : 32,
+                frameCount: plan.totalFrames, info: tags.waveInfo)
+            encoder = StreamingWaveFrameEncoder(writer: writer, format: bits, blockFrames: blockFrames, seed: seed)
+        default:
+            let target = toStdout ? NSTemporaryDirectory() + "/medrender-stdout.\(format.fileExtension)" : path
+            let output = try AtomicOutputFile(path: target)
+            file = output
+            copyToStandardOutput = toStdout
+            switch format {
+            case .ogg(let quality):
+                encoder = try VorbisEncoder(sink: output, channels: channels, rate: rate, quality: quality, tags: tags.vorbisComments)
+            case .wav(let bits), .flac(let bits):
+                let container: SoundFileContainer
+                if case .wav = format { container = .wav } else { container = .flac }
+                let writer = try SoundFileWriter(file: output, container: container, sampleFormat: bits, channels: channels,
+                                                 rate: rate, tags: tags.soundFileTags)
+                encoder = SoundFileFrameEncoder(writer: writer, channels: channels, blockFrames: blockFrames, seed: seed)
+            case .opus, .mp3:
+                let container: SoundFileContainer
+                if case .opus = format { container = .opus } else { container = .mp3 }
+                let writer = try SoundFileWriter(file: output, container: container, sampleFormat: .float32, channels: channels,
+                                                 rate: rate, tags: tags.soundFileTags, quality: format.unitQuality)
+                encoder = SoundFileFrameEncoder(writer: writer, channels: channels, blockFrames: blockFrames, seed: seed)
+            }
+        }
+    }
+
+    func write(_ frames: UnsafePointer<Float>, frameCount: Int) throws(IOError) {
+        try encoder.write(frames, frameCount: frameCount)
+    }
+
+    /// Ends the stream and puts the file in place (or on standard output).
+    func finish() throws(IOError) {
+        try encoder.finish()
+        guard let file else { return }
+        switch format {
+        case .opus: try OggPages.rewriteSerial(descriptor: file.descriptor, path: path, serial: UInt32(bitPattern: VorbisEncoder.serial))
+        case .wav: if !copyToStandardOutput { try WaveMarkers.append(markers, descriptor: file.descriptor, path: path) }
+        default: break
+        }
+        if copyToStandardOutput {
+            try StandardOutput().copy(fromDescriptor: file.descriptor, path: path)
+        } else {
+            try file.commit()
+        }
+    }
+}
+
+/// Quantizes for a WAV stream to standard output, as `SoundFileFrameEncoder` does for files.
+final class StreamingWaveFrameEncoder: FrameEncoder {
+    let writer: StreamingWaveWriter
+    let format: SampleFormat
+    private var dither: TPDFDither
+    private var shorts: [Int16]
+    private var ints: [Int32]
+
+    init(writer: StreamingWaveWriter, format: SampleFormat, blockFrames: Int, seed: UInt64) {
+        self.writer = writer
+        self.format = format
+        self.dither = TPDFDither(seed: seed)
+        self.shorts = [Int16](repeating: 0, count: format == .int16 ? blockFrames * writer.channels : 0)
+        self.ints = [Int32](repeating: 0, count: format == .int24 ? blockFrames * writer.channels : 0)
+    }
+
+    func write(_ frames: UnsafePointer<Float>, frameCount: Int) throws(IOError) {
+        let count = frameCount * writer.channels
+        switch format {
+        case .float32:
+            try writer.write(float: frames, count: count)
+        case .int16:
+            try shorts.withUnsafeMutableBufferPointer { (out) throws(IOError) in
+                dither.quantize(frames, out.baseAddress!, count: count)
+                try writer.write(int16: out.baseAddress!, count: count)
+            }
+        case .int24:
+            try ints.withUnsafeMutableBufferPointer { (out) throws(IOError) in
+                Quantizer24.quantize(frames, out.baseAddress!, count: count)
+                try writer.write(int24: out.baseAddress!, count: count)
+            }
+        }
+    }
+
+    func finish() throws(IOError) { try writer.finish() }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// Reads and rewrites Ogg pages: the serial of every page (so libsndfile's Opus, which draws a
+/// random serial, gives the same bytes every time) and the comment header of a Vorbis or Opus stream.
+public enum OggPages {
+    /// The Ogg CRC-32 (polynomial 0x04C11DB7, not reflected, initial value 0).
+    static let crcTable: [UInt32] = (0..<256).map { i -> UInt32 in
+        var r = UInt32(i) << 24
+        for _ in 0..<8 { r = (r & 0x8000_0000) != 0 ? (r << 1) ^ 0x04C1_1DB7 : r << 1 }
+        return r
+    }
+
+    static func crc(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        var crc: UInt32 = 0
+        for b in bytes { crc = (crc << 8) ^ crcTable[Int(((crc >> 24) & 0xFF) ^ UInt32(b))] }
+        return crc
+    }
+
+    /// The byte ranges of the pages in `data`; nil when it is not a well-formed Ogg stream.
+    static func pageRanges(_ data: [UInt8]) -> [Range<Int>]? {
+        var ranges: [Range<Int>] = []
+        var offset = 0
+        while offset < data.count {
+            guard offset + 27 <= data.count, data[offset..<(offset + 4)].elementsEqual("OggS".utf8) else { return nil }
+            let segments = Int(data[offset + 26])
+            guard offset + 27 + segments <= data.count else { return nil }
+            let body = data[(offset + 27)..<(offset + 27 + segments)].reduce(0) { $0 + Int($1) }
+            let end = offset + 27 + segments + body
+            guard end <= data.count else { return nil }
+            ranges.append(offset..<end)
+            offset = end
+        }
+        return ranges
+    }
+
+    /// Sets the serial of every page in the file open at `descriptor` and fixes each page's CRC.
+    public static func rewriteSerial(descriptor: Int32, path: String, serial: UInt32) throws(IOError) {
+        let size = lseek(descriptor, 0, SEEK_END)
+        guard size >= 0 else { throw IOError.writeFailed(path: path, errno: errno) }
+        var data = [UInt8](repeating: 0, count: Int(size))
+        let read = data.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, Int(size), 0) }
+        guard read == Int(size) else { throw IOError(.io, "could not be read back to finish its Ogg pages", path: path) }
+        guard let pages = pageRanges(data) else { throw IOError(.library, "the Ogg stream written is not well formed", path: path) }
+        for page in pages {
+            let s = page.lowerBound
+            for k in 0..<4 { data[s + 14 + k] = UInt8((serial >> (8 * UInt32(k))) & 0xFF) }
+            for k in 0..<4 { data[s + 22 + k] = 0 }
+            let sum = crc(data[page])
+            for k in 0..<4 { data[s + 22 + k] = UInt8((sum >> (8 * UInt32(k))) & 0xFF) }
+        }
+        let written = data.withUnsafeBytes { pwrite(descriptor, $0.baseAddress!, Int(size), 0) }
+        guard written == Int(size) else { throw IOError.writeFailed(path: path, errno: errno) }
+    }
+
+    /// The comments (`KEY=value`) of the Vorbis or Opus stream in `data`, in order; nil when there are none.
+    public static func comments(_ data: [UInt8]) -> [String]? {
+        guard let pages = pageRanges(data) else { return nil }
+        // Reassemble the second packet from the pages' segments.
+        var packets: [[UInt8]] = []
+        var current: [UInt8] = []
+        for page in pages.prefix(16) {
+            let s = page.lowerBound
+            let count = Int(data[s + 26])
+            var body = s + 27 + count
+            for i in 0..<count {
+                let length = Int(data[s + 27 + i])
+                current += data[body..<(body + length)]
+                body += length
+                if length < 255 {
+                    packets.append(current)
+                    current = []
+                    if packets.count == 2 { break }
+                }
+            }
+            if packets.count == 2 { break }
+        }
+        guard packets.count == 2 else { return nil }
+        let packet = packets[1]
+        var offset: Int
+        if packet.starts(with: [3] + Array("vorbis".utf8)) {
+            offset = 7
+        } else if packet.starts(with: Array("OpusTags".utf8)) {
+            offset = 8
+        } else {
+            return nil
+        }
+        func u32() -> Int? {
+            guard offset + 4 <= packet.count else { return nil }
+            let v = Int(packet[offset]) | Int(packet[offset + 1]) << 8 | Int(packet[offset + 2]) << 16 | Int(packet[offset + 3]) << 24
+            offset += 4
+            return v
+        }
+        guard let vendorLength = u32(), offset + vendorLength <= packet.count else { return nil }
+        offset += vendorLength
+        guard let count = u32() else { return nil }
+        var result: [String] = []
+        for _ in 0..<count {
+            guard let length = u32(), offset + length <= packet.count else { return nil }
+            result.append(String(decoding: packet[offset..<(offset + length)], as: UTF8.self))
+            offset += length
+        }
+        return result
+    }
+}

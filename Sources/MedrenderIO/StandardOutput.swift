@@ -1,0 +1,101 @@
+import Foundation
+
+/// Bytes to standard output, every write checked: a reader that goes away is an error.
+public final class StandardOutput: ByteSink {
+    public init() {}
+
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(IOError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Foundation.write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw IOError.writeFailed(path: "standard output", errno: errno)
+            }
+            offset += n
+        }
+    }
+
+
+    /// Copies a finished file to standard output.
+    public func copy(fromDescriptor fd: Int32, path: String) throws(IOError) {
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var offset: off_t = 0
+        while true {
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, offset) }
+            if n < 0 { throw IOError(.io, "could not be read back", path: path, cause: String(cString: strerror(errno))) }
+            if n == 0 { return }
+            try write(bytes: buffer, count: n)
+            offset += off_t(n)
+        }
+    }
+}
+
+/// A WAV stream written as it goes, for standard output: the length is known up front, so the
+/// header is complete before the first sample.
+public final class StreamingWaveWriter {
+    let sink: ByteSink
+    public let channels: Int
+    public let bytesPerSample: Int
+    public let isFloat: Bool
+
+    /// - Parameters:
+    ///   - bits: 16, 24, or 32 (float).
+    ///   - info: `INFO` tags as four-letter keys (`INAM`, `IART`, …) and values.
+    public init(sink: ByteSink, channels: Int, rate: Int, bits: Int, frameCount: Int64, info: [(String, String)]) throws(IOError) {
+        self.sink = sink
+        self.channels = channels
+        self.bytesPerSample = bits / 8
+        self.isFloat = bits == 32
+        let le16 = { (v: Int) -> [UInt8] in [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF)] }
+        let le32 = { (v: Int64) -> [UInt8] in (0..<4).map { UInt8((v >> (8 * Int64($0))) & 0xFF) } }
+        let dataBytes = frameCount * Int64(channels * bytesPerSample)
+        guard dataBytes + 1024 < Int64(UInt32.max) else {
+            throw IOError(.cannotCreate, "is too long for a WAV file (4 GiB); write FLAC or OGG instead", path: "standard output")
+        }
+        var list: [UInt8] = Array("INFO".utf8)
+        for (key, value) in info {
+            var text = Array(value.utf8) + [0]
+            let size = text.count
+            if text.count % 2 == 1 { text.append(0) }
+            list += Array(key.utf8) + le32(Int64(size)) + text
+        }
+        let fmt: [UInt8] = le16(isFloat ? 3 : 1) + le16(channels) + le32(Int64(rate)) + le32(Int64(rate * channels * bytesPerSample))
+            + le16(channels * bytesPerSample) + le16(bits)
+        var header: [UInt8] = Array("WAVE".utf8) + Array("fmt ".utf8) + le32(Int64(fmt.count)) + fmt
+        if info.count > 0 { header += Array("LIST".utf8) + le32(Int64(list.count)) + list }
+        header += Array("data".utf8) + le32(dataBytes)
+        let riffSize = Int64(header.count) + dataBytes + (dataBytes % 2)
+        try sink.write(bytes: Array("RIFF".utf8) + le32(riffSize) + header)
+        self.padByte = dataBytes % 2 == 1
+    }
+
+    private let padByte: Bool
+    private var scratch: [UInt8] = []
+
+    /// Writes interleaved samples already quantized: Int16, Int32 (24-bit, left-aligned) or Float.
+    public func write(int16 samples: UnsafePointer<Int16>, count: Int) throws(IOError) {
+        try sink.write(UnsafeRawBufferPointer(start: samples, count: count * 2))
+    }
+
+    public func write(int24 samples: UnsafePointer<Int32>, count: Int) throws(IOError) {
+        if scratch.count < count * 3 { scratch = [UInt8](repeating: 0, count: count * 3) }
+        for i in 0..<count {
+            let v = samples[i] >> 8
+            scratch[i * 3] = UInt8(truncatingIfNeeded: v)
+            scratch[i * 3 + 1] = UInt8(truncatingIfNeeded: v >> 8)
+            scratch[i * 3 + 2] = UInt8(truncatingIfNeeded: v >> 16)
+        }
+        try sink.write(bytes: scratch, count: count * 3)
+    }
+
+    public func write(float samples: UnsafePointer<Float>, count: Int) throws(IOError) {
+        try sink.write(UnsafeRawBufferPointer(start: samples, count: count * 4))
+    }
+
+    public func finish() throws(IOError) {
+        if padByte {
+            try sink.write(bytes: [0])
+        }
+    }
+}

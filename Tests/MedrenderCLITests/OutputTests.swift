@@ -1,0 +1,114 @@
+import Foundation
+import MedrenderIO
+import MedrenderTestSupport
+import Testing
+
+/// Counts the frames ffmpeg decodes from `path` (or from standard input with `input`).
+func ffmpegFrames(_ path: String) throws -> Int {
+    let ffmpeg = try #require(which("ffmpeg"))
+    let dir = TemporaryDirectory("decode")
+    let raw = dir.file("raw.pcm")
+    let result = try runProcess(ffmpeg, ["-v", "error", "-i", path, "-f", "s16le", "-ac", "1", raw])
+    #expect(result.status == 0, "\(result.stderr)")
+    let size = (try? FileManager.default.attributesOfItem(atPath: raw)[.size] as? Int) ?? 0
+    return (size ?? 0) / 2
+}
+
+func ffprobe(_ path: String, _ entries: String) throws -> String {
+    let ffprobe = try #require(which("ffprobe"))
+    return try runProcess(ffprobe, ["-v", "error", "-show_entries", entries, "-of", "default=noprint_wrappers=1", path]).stdout
+}
+
+@Suite struct OutputTests {
+    static let cases: [(String, Int)] = ["ogg", "wav", "flac", "mp3"].flatMap { f in [22050, 44100, 48000].map { (f, $0) } }
+        + [("opus", 48000)]
+
+    @Test(arguments: cases)
+    func everyFormatHasItsRateChannelsExactLengthAndTitle(format: String, rate: Int) throws {
+        let dir = TemporaryDirectory("format")
+        let out = dir.file("s.\(format)")
+        let result = try runMedrender(["--preset", "coherent", "--cycles", "1", "--rate", String(rate), "-o", out,
+                                       "--title", "Evening Breath"])
+        #expect(result.status == 0, "\(result.stderr)")
+        // Settle 20 s + one 11-s cycle + closing 30 s.
+        let frames = 61 * rate
+        let probe = try ffprobe(out, "stream=sample_rate,channels:stream_tags=title,TITLE:format_tags=title")
+        #expect(probe.contains("sample_rate=\(rate)"), "\(probe)")
+        #expect(probe.contains("channels=2"))
+        #expect(probe.lowercased().contains("title=evening breath"), "\(probe)")
+        // ffmpeg removes MP3's encoder delay and padding (LAME's gapless tag); allow one MP3 frame of slack.
+        let decoded = try ffmpegFrames(out)
+        if format == "mp3" {
+            #expect(abs(decoded - frames) <= 1152, "\(decoded) frames decoded for \(frames)")
+        } else {
+            #expect(decoded == frames, "\(decoded) frames decoded for \(frames)")
+        }
+        // sox reads it too (sox has no Opus reader here; ffmpeg covers Opus).
+        if format != "opus" {
+            let soxi = try #require(which("soxi"))
+            let info = try runProcess(soxi, ["-r", out])
+            #expect(info.status == 0, "\(info.stderr)")
+            #expect(info.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == String(rate))
+        }
+    }
+
+    @Test(arguments: ["ogg", "wav", "flac", "opus", "mp3"])
+    func sameRenderTwiceGivesTheSameBytes(format: String) throws {
+        let dir = TemporaryDirectory("bytes")
+        for name in ["a", "b"] {
+            let result = try runMedrender(["--preset", "box-breath", "--cycles", "1", "-o", dir.file("\(name).\(format)")])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let a = FileManager.default.contents(atPath: dir.file("a.\(format)"))
+        #expect(a != nil && a == FileManager.default.contents(atPath: dir.file("b.\(format)")))
+    }
+
+    @Test func unsupportedRateIsRaisedToTheNearestTheFormatTakes() throws {
+        let dir = TemporaryDirectory("opusrate")
+        let result = try runMedrender(["--preset", "coherent", "--cycles", "1", "--rate", "44100", "-o", dir.file("s.opus")])
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("rendering at 48000 Hz"))
+        #expect(try ffprobe(dir.file("s.opus"), "stream=sample_rate").contains("sample_rate=48000"))
+    }
+
+    @Test func oggChaptersAndWaveMarkersReadBack() throws {
+        let dir = TemporaryDirectory("chapters")
+        for format in ["ogg", "wav"] {
+            let result = try runMedrender(["--preset", "wind-down", "-o", dir.file("s.\(format)"), "--rate", "22050"])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let chapters = try ffprobe(dir.file("s.ogg"), "chapter=start_time:chapter_tags=title")
+        for name in ["Settle", "Breathing", "Energize", "Box", "Relax", "Closing"] {
+            #expect(chapters.contains("title=\(name)"), "\(chapters)")
+        }
+        #expect(chapters.contains("start_time=0.000000"))
+        #expect(chapters.contains("start_time=20.000000"))
+        // libsndfile reads the WAV cue points with their labels, on the sections' frames.
+        let cues = try SoundFileReader(path: dir.file("s.wav")).cuePoints()
+        #expect(cues.map(\.name) == ["Settle", "Breathing", "Energize", "Box", "Relax", "Closing"])
+        #expect(cues[1].frame == 20 * 22050)
+        let inspect = try runMedrender(["inspect", "--json", dir.file("s.wav")])
+        let report = try JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as! [String: Any]
+        #expect((report["chapters"] as! [[String: Any]]).count == 6)
+        #expect((report["frames"] as! NSNumber).intValue == 15 * 60 * 22050)
+        #expect((report["tags"] as! [String: String])["copyright"]?.contains("rain.ogg: medrender authors, CC0-1.0") == true)
+    }
+
+    @Test(arguments: ["ogg", "wav", "flac"])
+    func standardOutputCarriesTheWholeSession(format: String) throws {
+        let dir = TemporaryDirectory("stdout")
+        let out = dir.file("piped.\(format)")
+        let command = "'\(PackagePaths.executable)' --preset coherent --cycles 1 --format \(format) -o - > '\(out)'"
+        let result = try runProcess("/bin/bash", ["-c", command], in: PackagePaths.root)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try ffmpegFrames(out) == 61 * 48000)
+        #expect(dir.contents() == ["piped.\(format)"])
+    }
+
+    @Test func readerClosingThePipeIsAnIOError() throws {
+        let command = "set -o pipefail; '\(PackagePaths.executable)' --preset coherent --cycles 1 --format wav -o - | head -c 100 > /dev/null"
+        let result = try runProcess("/bin/bash", ["-c", command], in: PackagePaths.root)
+        #expect(result.status == 74, "\(result.stderr)")
+        #expect(result.stderr.contains("closed the pipe"), "\(result.stderr)")
+    }
+}
