@@ -14,6 +14,8 @@ public struct RenderRequest: Sendable {
     public var library: PresetLibrary
     /// When set, each layer is also written to this folder as its own file, aligned to the mix.
     public var stemsDirectory: String?
+    /// Replace a missing sound with the bundled sound of the same role (`--fallback stock`).
+    public var stockFallback = false
 
     public init(session: Session, presetFile: String, options: RenderOptions, format: OutputFormat,
                 outputPath: String, library: PresetLibrary, stemsDirectory: String? = nil) {
@@ -47,6 +49,8 @@ public struct RenderReport: Sendable, Codable, Hashable {
     public var truePeakDBTP: Double?
     /// The stems written, one per layer.
     public var stems: [String] = []
+    /// What the render had to work around (a missing sound replaced by a bundled one).
+    public var warnings: [String] = []
     /// The largest sample written, in dBFS.
     public var samplePeakDBFS: Double?
     /// The deepest gain reduction of the true-peak limiter, in dB (0 when it never acted).
@@ -77,18 +81,26 @@ public enum Renderer {
 
     /// Loads every sound the plan needs and makes the final plan.
     public static func prepare(_ request: RenderRequest) throws -> (RenderPlan, MixAssets) {
-        let (plan, assets, _) = try prepareWithCredits(request)
+        let (plan, assets, _, _) = try prepareWithCredits(request)
         return (plan, assets)
     }
 
     /// Loads every sound the plan needs, makes the final plan, and gathers the sounds' credits.
-    static func prepareWithCredits(_ request: RenderRequest) throws -> (RenderPlan, MixAssets, [String]) {
+    static func prepareWithCredits(_ request: RenderRequest) throws -> (RenderPlan, MixAssets, [String], [String]) {
         let draft = try schedulePlan(request)
         var sounds: [SoundRef: AudioAsset] = [:]
         var credits: [String] = []
         let outputReal = URL(fileURLWithPath: request.outputPath).standardizedFileURL.resolvingSymlinksInPath().path
+        var warnings: [String] = []
         for ref in draft.soundsUsed {
-            guard let path = request.library.soundPath(ref, presetFile: request.presetFile) else {
+            var found = request.library.soundPath(ref, presetFile: request.presetFile)
+            if found == nil, request.stockFallback, let (role, stock) = request.session.stockReplacement(for: ref),
+                let stockPath = request.library.soundPath(stock, presetFile: nil)
+            {
+                found = stockPath
+                warnings.append("\(request.presetFile): the \(role.rawValue) sound '\(ref)' was not found; using the bundled '\(stock)' instead")
+            }
+            guard let path = found else {
                 throw RenderError.missingSound(ref, preset: request.presetFile, library: request.library)
             }
             if URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path == outputReal {
@@ -117,7 +129,7 @@ public enum Renderer {
             let plan = try RenderPlan(session: request.session, options: request.options, sounds: facts)
             var assets = MixAssets(sounds: sounds, facts: facts)
             assets.bakeLoops(for: plan)
-            return (plan, assets, credits)
+            return (plan, assets, credits, warnings)
         } catch {
             throw RenderError.plan(error, preset: request.presetFile)
         }
@@ -135,7 +147,7 @@ public enum Renderer {
 
     /// Renders `request` to its output file and reports what it wrote.
     public static func render(_ request: RenderRequest, progress: ((RenderProgress) -> Void)? = nil) throws -> RenderReport {
-        let (plan, assets, credits) = try prepareWithCredits(request)
+        let (plan, assets, credits, warnings) = try prepareWithCredits(request)
         let tags = outputTags(request, plan: plan, credits: credits)
         // The output is created first, so a folder that cannot take it fails before any mixing.
         let writer = try OutputWriter(format: request.format, path: request.outputPath, plan: plan, tags: tags,
@@ -210,7 +222,7 @@ public enum Renderer {
             measuredLoudnessLUFS: measured.isFinite ? measured : nil, gainDecibels: gainDecibels,
             loudnessLUFS: loudness.isFinite ? loudness : nil,
             loudnessRangeLU: range.isFinite ? range : nil,
-            truePeakDBTP: truePeak.peak > 0 ? truePeak.peakDecibels : nil, stems: stems,
+            truePeakDBTP: truePeak.peak > 0 ? truePeak.peakDecibels : nil, stems: stems, warnings: warnings,
             samplePeakDBFS: peak > 0 ? gainToDecibels(Double(peak)) : nil,
             limiterReductionDecibels: -gainToDecibels(Double(limiter.deepestGain)))
     }

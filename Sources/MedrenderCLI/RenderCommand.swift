@@ -55,6 +55,9 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: "Also write each layer (cues, voice, ambience, bells) to this folder, aligned to the mix.")
     var stems: String?
 
+    @Option(name: .long, help: "'stock': replace a missing sound by the bundled sound of the same role (ambience, voice, bell), with a warning.")
+    var fallback: String?
+
     @Flag(name: .long, help: "Print the render report as JSON.")
     var json = false
 
@@ -80,6 +83,9 @@ struct RenderCommand: ParsableCommand {
     func validate() throws {
         guard quality.isFinite, (-1...10).contains(quality) else {
             throw ValidationError("--quality \(quality) is out of range; use -1 to 10 (as oggenc)")
+        }
+        if let fallback, fallback != "stock" {
+            throw ValidationError("--fallback \(fallback): the one fallback is 'stock'")
         }
         if let loudness, !(loudness.isFinite && (-70...(-5)).contains(loudness)) {
             throw ValidationError("--loudness \(loudness) is out of range; give -70 to -5 LUFS")
@@ -138,11 +144,15 @@ struct RenderCommand: ParsableCommand {
                 FileHandle.standardError.write(Data("medrender: \(format.fileExtension) takes \(format.allowedRates!.map(String.init).joined(separator: ", ")) Hz; rendering at \(rate) Hz\n".utf8))
             }
             let options = RenderOptions(rate: rate, channels: channels, length: length, layers: try parsedLayers())
-            let request = RenderRequest(session: sessionValue, presetFile: file, options: options, format: format,
+            var request = RenderRequest(session: sessionValue, presetFile: file, options: options, format: format,
                                         outputPath: output, library: library, stemsDirectory: stems)
+            request.stockFallback = fallback == "stock"
             let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1 && !json)
             let report = try Renderer.render(request) { bar.update($0) }
             bar.finish()
+            for warning in report.warnings {
+                FileHandle.standardError.write(Data("medrender: warning: \(warning)\n".utf8))
+            }
             if let cues {
                 let plan = try Renderer.schedulePlan(request)
                 try CueSheetWriter.write(plan, to: cues)

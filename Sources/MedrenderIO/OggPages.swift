@@ -37,6 +37,7 @@ public enum OggPages {
     public static func rewriteSerial(descriptor: Int32, path: String, serial: UInt32) throws(IOError) {
         let size = lseek(descriptor, 0, SEEK_END)
         guard size >= 0 else { throw IOError.writeFailed(path: path, errno: errno) }
+        guard size > 0 else { throw IOError(.library, "the Ogg stream written is empty", path: path) }
         var data = [UInt8](repeating: 0, count: Int(size))
         let read = data.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, Int(size), 0) }
         guard read == Int(size) else { throw IOError(.io, "could not be read back to finish its Ogg pages", path: path) }

@@ -335,3 +335,31 @@ public struct SessionMetadata: Hashable, Sendable {
     public var comment: String?
     public init() {}
 }
+
+/// What a sound is for, so a missing one can be replaced by a bundled sound of the same role.
+public enum SoundRole: String, Hashable, Sendable {
+    case ambience, voice, bell
+}
+
+extension Session {
+    /// The role `ref` plays in this session, and the bundled sound that can stand in for it.
+    public func stockReplacement(for ref: SoundRef) -> (role: SoundRole, stock: SoundRef)? {
+        if ambience.contains(where: { $0.sound == ref }) { return (.ambience, SoundRef("rain")) }
+        if voice.outro == ref { return (.voice, SoundRef("voice-outro")) }
+        if voice.intro == ref || voice.track == ref || voice.clips.contains(where: { $0.sound == ref }) {
+            return (.voice, SoundRef("voice-intro"))
+        }
+        for (kind, prompt) in voice.prompts where prompt == ref {
+            switch kind {
+            case .inhale, .topUp: return (.voice, SoundRef("voice-breathe-in"))
+            case .holdIn, .holdOut: return (.voice, SoundRef("voice-hold"))
+            case .exhale: return (.voice, SoundRef("voice-breathe-out"))
+            }
+        }
+        if bells.start == ref || bells.end == ref || bells.interval == ref { return (.bell, SoundRef("bell")) }
+        for kind in PhaseKind.allCases {
+            if case .sound(let r)? = cues[kind]?.source, r == ref { return (.bell, SoundRef("bell")) }
+        }
+        return nil
+    }
+}

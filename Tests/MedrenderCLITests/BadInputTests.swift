@@ -1,0 +1,107 @@
+import Foundation
+import MedrenderTestSupport
+import Testing
+
+/// A 16-bit PCM WAV file's bytes, with whatever rate and channels its header should claim.
+func waveBytes(rate: UInt32, channels: UInt16, frames: Int, value: Int16 = 1000) -> [UInt8] {
+    func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+    func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * UInt32($0))) & 0xFF) } }
+    let dataBytes = UInt32(frames) * UInt32(channels) * 2
+    var bytes = Array("RIFF".utf8) + le32(36 + dataBytes) + Array("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(channels)
+    bytes += le32(rate) + le32(rate &* UInt32(channels) &* 2) + le16(channels * 2) + le16(16) + Array("data".utf8) + le32(dataBytes)
+    for i in 0..<(frames * Int(channels)) {
+        let v = UInt16(bitPattern: i % 2 == 0 ? value : -value)
+        bytes += le16(v)
+    }
+    return bytes
+}
+
+@Suite struct BadSoundTests {
+    /// Renders a preset whose ambience bed is `bed` (a file written beside it).
+    func render(bed: [UInt8]?, name: String = "bed.wav", extra: [String] = []) throws -> (ProcessResult, TemporaryDirectory) {
+        let dir = TemporaryDirectory("badsound")
+        if let bed { FileManager.default.createFile(atPath: dir.file(name), contents: Data(bed)) }
+        dir.write("p.yaml", "pattern: 4-0-4-0\nsettle: 2\nclosing: 2\nambience: [\(name)]\n")
+        let result = try runMedrender(["--preset", dir.file("p.yaml"), "--cycles", "2", "--rate", "8000",
+                                       "-o", dir.file("out.wav")] + extra)
+        return (result, dir)
+    }
+
+    @Test(arguments: [
+        ("not audio", Array("this is not a sound file, it is text\n".utf8), 65, "is not a sound file medrender can read"),
+        ("zero frames", waveBytes(rate: 8000, channels: 1, frames: 0), 65, "holds no audio"),
+        ("1 Hz rate", waveBytes(rate: 1, channels: 1, frames: 100), 65, "sample rate"),
+        ("1 MHz rate", waveBytes(rate: 1_000_000, channels: 1, frames: 100), 65, "sample rate"),
+        ("empty file", [UInt8](), 65, "is not a sound file"),
+    ] as [(String, [UInt8], Int32, String)])
+    func brokenSoundIsAClearError(what: String, bytes: [UInt8], code: Int32, message: String) throws {
+        let (result, dir) = try render(bed: bytes)
+        #expect(result.status == code, "\(what): \(result.stderr)")
+        #expect(result.stderr.contains(message), "\(what): \(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count <= 2, "one or two lines: \(result.stderr)")
+        #expect(!dir.contents().contains("out.wav"))
+        #expect(!dir.contents().contains { $0.hasPrefix(".") }, "no temporary file is left")
+    }
+
+    @Test(arguments: [
+        ("one frame", waveBytes(rate: 8000, channels: 1, frames: 1)),
+        ("four channels", waveBytes(rate: 44100, channels: 4, frames: 44100)),
+        ("truncated", Array(waveBytes(rate: 8000, channels: 2, frames: 8000).prefix(9000))),
+        ("odd rate", waveBytes(rate: 11111, channels: 2, frames: 5000)),
+    ] as [(String, [UInt8])])
+    func oddButReadableSoundRendersExactly(what: String, bytes: [UInt8]) throws {
+        let (result, dir) = try render(bed: bytes)
+        #expect(result.status == 0, "\(what): \(result.stderr)")
+        let (_, channels, samples) = try readSound(dir.file("out.wav"))
+        #expect(samples.count / channels == 20 * 8000, "settle 2 + 2 cycles of 8 s + closing 2")
+    }
+
+    @Test func missingSoundListsWhatSoundsOffersAndFallbackReplacesIt() throws {
+        let (result, dir) = try render(bed: nil, name: "forest")
+        #expect(result.status == 66)
+        #expect(result.stderr.contains("the sound 'forest' was not found"))
+        #expect(result.stderr.contains("Sounds/ offers: bell, ocean, rain"))
+        let fallback = try runMedrender(["--preset", dir.file("p.yaml"), "--cycles", "2", "--rate", "8000",
+                                         "-o", dir.file("out.wav"), "--fallback", "stock"])
+        #expect(fallback.status == 0, "\(fallback.stderr)")
+        #expect(fallback.stderr.contains("warning: "))
+        #expect(fallback.stderr.contains("the ambience sound 'forest' was not found; using the bundled 'rain' instead"))
+        #expect(dir.contents().contains("out.wav"))
+    }
+
+    @Test func soundThatIsTheOutputIsRefusedAndKept() throws {
+        let dir = TemporaryDirectory("self")
+        let bed = waveBytes(rate: 8000, channels: 1, frames: 8000)
+        FileManager.default.createFile(atPath: dir.file("bed.wav"), contents: Data(bed))
+        dir.write("p.yaml", "pattern: 4-0-4-0\nsettle: 2\nclosing: 2\nambience: [bed.wav]\n")
+        let result = try runMedrender(["--preset", dir.file("p.yaml"), "--cycles", "2", "-o", dir.file("bed.wav")])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("is the output file"))
+        #expect(FileManager.default.contents(atPath: dir.file("bed.wav")) == Data(bed))
+    }
+}
+
+@Suite struct BadOutputTests {
+    @Test(arguments: [
+        ("no-such-folder/out.ogg", 73, "does not exist (create it first)"),
+        ("", 73, "is a folder"),
+    ] as [(String, Int32, String)])
+    func outputThatCannotBeCreatedIs73(relative: String, code: Int32, message: String) throws {
+        let dir = TemporaryDirectory("badout")
+        let target = relative.isEmpty ? dir.path : dir.file(relative)
+        let result = try runMedrender(["--preset", "coherent", "--cycles", "1", "-o", target, "--format", "ogg"])
+        #expect(result.status == code, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(dir.contents().isEmpty)
+    }
+
+    /// Root ignores permissions, so this case can only be seen as another user.
+    @Test(.enabled(if: getuid() != 0, "as root, permissions are not enforced"))
+    func readOnlyFolderIs73() throws {
+        let dir = TemporaryDirectory("readonly")
+        chmod(dir.path, 0o555)
+        defer { chmod(dir.path, 0o755) }
+        let result = try runMedrender(["--preset", "coherent", "--cycles", "1", "-o", dir.file("x.ogg")])
+        #expect(result.status == 73)
+    }
+}
