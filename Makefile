@@ -6,7 +6,7 @@ TEST_PKGS  := ffmpeg sox libsox-fmt-all
 SOUND_PKGS := festival festvox-us-slt-hts sox ffmpeg python3-numpy
 DEMO       := --preset box-breath --minutes 15 -o out.ogg
 
-.PHONY: run test build release deps test-deps sounds clean
+.PHONY: run test build release deps test-deps sounds clean fuzz
 
 ## Render the demo session: 15 minutes of box breathing to out.ogg.
 run: deps release
@@ -37,3 +37,11 @@ sounds:
 
 clean:
 	rm -rf .build out.ogg
+
+FUZZ_SECONDS ?= 60
+## Fuzz preset decoding and planning, and sound decoding, for FUZZ_SECONDS each (not in CI).
+fuzz: deps
+	cd Fuzz && $(SWIFT) build -c debug -Xswiftc -sanitize=fuzzer
+	mkdir -p .fuzz/preset .fuzz/sound
+	Fuzz/.build/debug/FuzzPreset -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 .fuzz/preset Fuzz/corpus/preset
+	Fuzz/.build/debug/FuzzSound -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 .fuzz/sound Fuzz/corpus/sound

@@ -6,6 +6,9 @@ let package = Package(
     products: [
         .executable(name: "medrender", targets: ["medrender"]),
         .library(name: "Medrender", targets: ["Medrender"]),
+        .library(name: "MedrenderCore", targets: ["MedrenderCore"]),
+        .library(name: "MedrenderPresets", targets: ["MedrenderPresets"]),
+        .library(name: "MedrenderIO", targets: ["MedrenderIO"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -66,7 +69,10 @@ let package = Package(
             dependencies: ["MedrenderIO", "MedrenderTestSupport"]),
         .testTarget(
             name: "MedrenderTests",
-            dependencies: ["Medrender", "MedrenderTestSupport"]),
+            dependencies: [
+                "Medrender", "MedrenderTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
         .testTarget(
             name: "MedrenderCLITests",
             dependencies: ["MedrenderCLI", "MedrenderTestSupport"]),

@@ -12,7 +12,7 @@ public struct MedrenderCommand: ParsableCommand {
             Exit codes: 0 done, 64 usage error, 65 bad preset or pattern, 66 missing input, \
             73 cannot create output, 74 I/O error, 130 interrupted (SIGINT), 143 terminated (SIGTERM).
             """,
-        subcommands: [RenderCommand.self, PresetsCommand.self, ValidateCommand.self, CuesCommand.self, InspectCommand.self],
+        subcommands: [RenderCommand.self, PresetsCommand.self, ValidateCommand.self, CuesCommand.self, InspectCommand.self, BuildCommand.self],
         defaultSubcommand: RenderCommand.self)
 
     public init() {}

@@ -1,0 +1,327 @@
+import Foundation
+import MedrenderCore
+import MedrenderIO
+import MedrenderPresets
+
+/// `medrender build`: renders every preset × length × format of a library into one folder, with
+/// cue sheets and a manifest, incrementally (an output is rendered again only when its inputs
+/// changed), in parallel, resumably, and optionally as one shard of N.
+public enum LibraryBuild {
+    /// The renderer's version: part of every output's inputs hash, so a new renderer renders again.
+    public static let rendererVersion = "0.1.0"
+
+    /// The manifest's file name: `manifest.json`, or `manifest-K-of-N.json` for a shard.
+    public static func manifestName(shard: LibraryBuildShard?) -> String {
+        guard let shard else { return "manifest.json" }
+        return "manifest-\(shard.index)-of-\(shard.count).json"
+    }
+
+    /// The cue sheets written beside each output.
+    public static let cueSheetExtensions = ["json", "vtt"]
+}
+
+/// The K-th (1-based) of N shards: a job belongs to it when the first 8 bytes of the SHA-256 of
+/// its output file name, as a big-endian integer, are K − 1 modulo N. Stable across machines.
+public struct LibraryBuildShard: Hashable, Sendable, CustomStringConvertible {
+    public var index: Int
+    public var count: Int
+
+    public init?(index: Int, count: Int) {
+        guard count >= 1, (1...count).contains(index) else { return nil }
+        self.index = index
+        self.count = count
+    }
+
+    /// `K/N`, such as `2/4`.
+    public init?(parsing text: String) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]) else { return nil }
+        self.init(index: k, count: n)
+    }
+
+    public var description: String { "\(index)/\(count)" }
+
+    /// The shard (1-based) that `key` falls in, of `count`.
+    public static func shardIndex(of key: String, count: Int) -> Int {
+        var h = SHA256Hasher()
+        h.update(key)
+        let digest = h.finalize()
+        var value: UInt64 = 0
+        for byte in digest[0..<8] { value = value << 8 | UInt64(byte) }
+        return Int(value % UInt64(count)) + 1
+    }
+
+    public func contains(_ key: String) -> Bool { Self.shardIndex(of: key, count: count) == index }
+}
+
+/// What to build.
+public struct LibraryBuildSettings: Sendable {
+    /// The preset files, in order.
+    public var presetFiles: [String]
+    public var outputDirectory: String
+    /// The lengths to render each preset at; empty for each preset's own default.
+    public var lengths: [SessionLength]
+    /// Format names: ogg, wav, flac, opus, mp3.
+    public var formats: [String]
+    public var rate: Int
+    public var channels: Int
+    public var quality: Double
+    /// WAV and FLAC sample format; nil for 16-bit.
+    public var bits: SampleFormat?
+    /// Worker threads.
+    public var jobs: Int
+    public var shard: LibraryBuildShard?
+    /// Also compare the SHA-256 of each existing output with the manifest's (slower), not only its size.
+    public var verify: Bool
+    public var library: PresetLibrary
+
+    public init(presetFiles: [String], outputDirectory: String, lengths: [SessionLength] = [], formats: [String] = ["ogg"],
+                rate: Int = 48000, channels: Int = 2, quality: Double = 4, bits: SampleFormat? = nil,
+                jobs: Int = ProcessInfo.processInfo.activeProcessorCount, shard: LibraryBuildShard? = nil,
+                verify: Bool = false, library: PresetLibrary)
+    {
+        self.presetFiles = presetFiles
+        self.outputDirectory = outputDirectory
+        self.lengths = lengths
+        self.formats = formats
+        self.rate = rate
+        self.channels = channels
+        self.quality = quality
+        self.bits = bits
+        self.jobs = jobs
+        self.shard = shard
+        self.verify = verify
+        self.library = library
+    }
+
+    public var manifestPath: String { outputDirectory + "/" + LibraryBuild.manifestName(shard: shard) }
+}
+
+/// One output to render: a preset at one length in one format.
+public struct LibraryBuildJob: Sendable {
+    /// The preset's name: its file name without the extension.
+    public var preset: String
+    public var presetFile: String
+    public var session: Session
+    public var length: SessionLength
+    public var formatName: String
+    public var format: OutputFormat
+    public var options: RenderOptions
+    /// The output's file name in the output folder, such as `box-breath-15min.ogg`.
+    public var outputName: String
+    /// The cue sheets' file names beside it.
+    public var cueSheetNames: [String]
+    /// SHA-256 over the renderer's version, the options, the preset's bytes and every sound's bytes.
+    public var inputsHash: String
+    /// The output's length in frames, from the schedule (0 when the plan fails: the render will say why).
+    public var totalFrames: Int64
+    public var library: PresetLibrary
+}
+
+/// A preset or an output that could not be built.
+public struct LibraryBuildFailure: Codable, Sendable, Hashable {
+    public var preset: String
+    /// The output, or nil when the whole preset failed (it could not be read, or a sound is missing).
+    public var output: String?
+    /// The error's description: what is wrong, where, and how to fix it.
+    public var error: String
+    public var exitCode: Int32
+}
+
+/// The manifest of an output folder: one entry per output, sorted by file name.
+public struct LibraryBuildManifest: Codable, Sendable, Hashable {
+    public var renderer: String
+    /// `K/N` for a shard's manifest.
+    public var shard: String?
+    public var outputs: [Entry]
+
+    public struct Entry: Codable, Sendable, Hashable {
+        public var file: String
+        public var preset: String
+        public var minutes: Double?
+        public var cycles: Int?
+        public var format: String
+        public var rate: Int
+        public var channels: Int
+        public var frames: Int64
+        public var bytes: Int64
+        public var sha256: String
+        public var loudnessLUFS: Double?
+        public var truePeakDBTP: Double?
+        public var inputsHash: String
+        public var cueSheets: [String]
+    }
+
+    public init(renderer: String = LibraryBuild.rendererVersion, shard: String? = nil, outputs: [Entry] = []) {
+        self.renderer = renderer
+        self.shard = shard
+        self.outputs = outputs
+    }
+
+    public static func read(_ path: String) throws -> LibraryBuildManifest {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw RenderError("\(path): cannot be read", exitCode: .noInput)
+        }
+        do {
+            return try JSONDecoder().decode(LibraryBuildManifest.self, from: data)
+        } catch {
+            throw RenderError("\(path): is not a medrender build manifest (\(error)); build again to replace it", exitCode: .dataError)
+        }
+    }
+
+    /// The manifest as JSON text: sorted keys, one entry per output, sorted by file.
+    public func encoded() -> [UInt8] {
+        var copy = self
+        copy.outputs.sort { $0.file < $1.file }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return Array((try? encoder.encode(copy)) ?? Data()) + [UInt8(ascii: "\n")]
+    }
+
+    /// Writes the manifest atomically; a manifest already there with the same bytes is left alone.
+    public func write(to path: String) throws(IOError) {
+        let bytes = encoded()
+        if let existing = FileManager.default.contents(atPath: path), Array(existing) == bytes { return }
+        let file = try AtomicOutputFile(path: path)
+        try file.write(bytes)
+        try file.commit()
+    }
+}
+
+extension LibraryBuild {
+    /// The length in a file name: `15min`, `7.5min`, `40cycles`.
+    public static func lengthLabel(_ length: SessionLength) -> String {
+        switch length {
+        case .cycles(let n): return "\(n)cycles"
+        case .duration(let t): return "\(minutesText(t.milliseconds))min"
+        }
+    }
+
+    /// Minutes from milliseconds without a trailing `.0`: 15, 7.5, 0.05.
+    static func minutesText(_ ms: Int64) -> String {
+        if ms % 60_000 == 0 { return String(ms / 60_000) }
+        var text = String(format: "%.6f", Double(ms) / 60_000)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+
+    /// The options as the inputs hash sees them, in a fixed order.
+    static func optionsText(_ job: (preset: String, length: SessionLength, format: OutputFormat, options: RenderOptions)) -> String {
+        let length: String
+        switch job.length {
+        case .duration(let t): length = "duration:\(t.milliseconds)ms"
+        case .cycles(let n): length = "cycles:\(n)"
+        }
+        let format: String
+        switch job.format {
+        case .ogg(let q): format = "ogg quality=\(q)"
+        case .opus(let q): format = "opus quality=\(q)"
+        case .mp3(let q): format = "mp3 quality=\(q)"
+        case .wav(let bits): format = "wav bits=\(bits.rawValue)"
+        case .flac(let bits): format = "flac bits=\(bits.rawValue)"
+        }
+        let layers = job.options.layers.map(\.rawValue).sorted().joined(separator: ",")
+        return "preset=\(job.preset) length=\(length) format=\(format) rate=\(job.options.rate) channels=\(job.options.channels) layers=\(layers)"
+    }
+
+    /// The jobs of `settings` (those of its shard only) and the presets that failed before any job.
+    ///
+    /// Each distinct file (preset, sound, `Sounds/CREDITS.yaml`) is hashed once.
+    public static func plan(_ settings: LibraryBuildSettings) -> (jobs: [LibraryBuildJob], failures: [LibraryBuildFailure]) {
+        var jobs: [LibraryBuildJob] = []
+        var failures: [LibraryBuildFailure] = []
+        var fileHashes: [String: String] = [:]
+        func hashFile(_ path: String) -> String? {
+            if let known = fileHashes[path] { return known }
+            let value = SHA256Hasher.hashFile(at: path)
+            fileHashes[path] = value
+            return value
+        }
+        let creditsPath = settings.library.soundsFolder + "/CREDITS.yaml"
+        let creditsHash = hashFile(creditsPath) ?? "none"
+
+        for file in settings.presetFiles {
+            let preset = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+            // A preset that fails as a whole is reported by one shard only: the one its name falls in.
+            let reportsPreset = settings.shard.map { $0.contains(preset) } ?? true
+            func presetFailed(_ error: any Error) {
+                guard reportsPreset else { return }
+                failures.append(LibraryBuildFailure(preset: preset, output: nil, error: describe(error), exitCode: exitCode(of: error)))
+            }
+            let session: Session
+            do {
+                session = try PresetDecoder.load(path: file)
+            } catch {
+                presetFailed(error)
+                continue
+            }
+            guard let presetHash = hashFile(file) else {
+                presetFailed(RenderError("\(file): cannot be read: check its permissions", exitCode: .noInput))
+                continue
+            }
+            var soundLines: [String] = []
+            var missing: (any Error)?
+            for ref in session.soundsUsed {
+                guard let path = settings.library.soundPath(ref, presetFile: file) else {
+                    missing = RenderError.missingSound(ref, preset: file, library: settings.library)
+                    break
+                }
+                guard let hash = hashFile(path) else {
+                    missing = RenderError("\(path): the sound '\(ref)' of \(file) cannot be read: check its permissions", exitCode: .noInput)
+                    break
+                }
+                soundLines.append("sound \(ref.name) \(hash)")
+            }
+            if let missing {
+                presetFailed(missing)
+                continue
+            }
+            let lengths = settings.lengths.isEmpty ? [session.defaultLength] : settings.lengths
+            for length in lengths {
+                for formatName in settings.formats {
+                    guard let format = OutputFormat.named(formatName, quality: settings.quality, bits: settings.bits) else { continue }
+                    let rate = format.rate(for: settings.rate)
+                    let base = "\(preset)-\(lengthLabel(length))"
+                    let outputName = "\(base).\(format.fileExtension)"
+                    if let shard = settings.shard, !shard.contains(outputName) { continue }
+                    // A format that renders at another rate (Opus, MP3) has cue sheets of its own.
+                    let cueBase = rate == settings.rate ? base : "\(base).\(format.fileExtension)"
+                    let options = RenderOptions(rate: rate, channels: settings.channels, length: length)
+                    var text = "medrender build inputs 1\nrenderer \(rendererVersion)\n"
+                    text += "options \(optionsText((preset, length, format, options)))\n"
+                    text += "preset \(presetHash)\n"
+                    for line in soundLines { text += line + "\n" }
+                    text += "credits \(creditsHash)\n"
+                    let request = RenderRequest(session: session, presetFile: file, options: options, format: format,
+                                                outputPath: settings.outputDirectory + "/" + outputName, library: settings.library)
+                    let frames = (try? Renderer.schedulePlan(request))?.totalFrames ?? 0
+                    jobs.append(LibraryBuildJob(
+                        preset: preset, presetFile: file, session: session, length: length, formatName: format.fileExtension,
+                        format: format, options: options, outputName: outputName,
+                        cueSheetNames: cueSheetExtensions.map { "\(cueBase).\($0)" }, inputsHash: SHA256Hasher.hash(text),
+                        totalFrames: frames, library: settings.library))
+                }
+            }
+        }
+        return (jobs, failures)
+    }
+
+    /// An error's one-line description.
+    static func describe(_ error: any Error) -> String {
+        (error as? any DiagnosedError)?.description ?? "\(error)"
+    }
+
+    /// An error's exit code (70 for one medrender does not know).
+    static func exitCode(of error: any Error) -> Int32 {
+        (error as? any DiagnosedError)?.exitCode.rawValue ?? SysExit.software.rawValue
+    }
+
+    /// The exit code of a build with these failures: 0 for none, 65 when a preset was bad, else the
+    /// first failure's.
+    public static func exitCode(of failures: [LibraryBuildFailure]) -> Int32 {
+        guard let first = failures.first else { return 0 }
+        if failures.contains(where: { $0.exitCode == SysExit.dataError.rawValue }) { return SysExit.dataError.rawValue }
+        return first.exitCode
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import MedrenderCore
+import MedrenderIO
+import MedrenderPresets
+import Synchronization
+
+/// What a build tells its caller as it goes; sent from the worker threads.
+public enum LibraryBuildEvent: Sendable {
+    /// The plan: the jobs to render (with their frames, for an ETA) and how many are up to date.
+    case planned(toRender: [(name: String, frames: Int64)], upToDate: Int)
+    case started(output: String)
+    /// A render's progress, 0…1 (both passes).
+    case progress(output: String, fraction: Double)
+    case rendered(output: String, seconds: Double)
+    case failed(LibraryBuildFailure)
+}
+
+/// What a build did, for people and for scripts (`--json`).
+public struct LibraryBuildSummary: Codable, Sendable {
+    /// The outputs rendered, in the order they finished.
+    public var rendered: [String]
+    /// The outputs that were up to date, sorted.
+    public var skipped: [String]
+    public var failed: [LibraryBuildFailure]
+    public var seconds: Double
+    public var manifest: String
+    public var exitCode: Int32
+}
+
+extension LibraryBuild {
+    /// The manifest entries already known in `folder`, from every `manifest*.json` in it (the
+    /// build's own manifest first), by output file name.
+    static func knownEntries(in folder: String, ownManifest: String) -> [String: [LibraryBuildManifest.Entry]] {
+        var paths = [ownManifest]
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+        for name in names where name.hasPrefix("manifest") && name.hasSuffix(".json") {
+            let path = folder + "/" + name
+            if path != ownManifest { paths.append(path) }
+        }
+        var known: [String: [LibraryBuildManifest.Entry]] = [:]
+        for path in paths {
+            guard let manifest = try? LibraryBuildManifest.read(path) else { continue }
+            for entry in manifest.outputs { known[entry.file, default: []].append(entry) }
+        }
+        return known
+    }
+
+    /// The size of a regular file, or nil.
+    static func fileSize(_ path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int64(info.st_size)
+    }
+
+    /// Whether `entry` still describes the file in `folder`: it exists with the recorded size (and
+    /// SHA-256, when `verify`), and so do its cue sheets.
+    static func entryHolds(_ entry: LibraryBuildManifest.Entry, in folder: String, verify: Bool) -> Bool {
+        let path = folder + "/" + entry.file
+        guard fileSize(path) == entry.bytes else { return false }
+        for sheet in entry.cueSheets where fileSize(folder + "/" + sheet) == nil { return false }
+        if verify { return SHA256Hasher.hashFile(at: path) == entry.sha256 }
+        return true
+    }
+
+    /// Builds: plans, skips what is up to date, renders the rest on `settings.jobs` threads, and
+    /// writes the manifest after each finished job. Never throws: each failure is in the summary.
+    public static func run(_ settings: LibraryBuildSettings, events: @escaping @Sendable (LibraryBuildEvent) -> Void = { _ in })
+        -> LibraryBuildSummary
+    {
+        let started = Date()
+        let folder = settings.outputDirectory
+        let manifestPath = settings.manifestPath
+        var failures: [LibraryBuildFailure] = []
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            let failure = LibraryBuildFailure(preset: "", output: nil,
+                                              error: "\(folder): the output folder cannot be created (\(error.localizedDescription))",
+                                              exitCode: SysExit.cannotCreate.rawValue)
+            events(.failed(failure))
+            return LibraryBuildSummary(rendered: [], skipped: [], failed: [failure], seconds: Date().timeIntervalSince(started),
+                                       manifest: manifestPath, exitCode: failure.exitCode)
+        }
+
+        let (jobs, planFailures) = plan(settings)
+        failures += planFailures
+        for failure in planFailures { events(.failed(failure)) }
+
+        // Up to date: a manifest lists the same inputs hash, and the file is there as recorded.
+        let known = knownEntries(in: folder, ownManifest: manifestPath)
+        var entries: [String: LibraryBuildManifest.Entry] = [:]
+        var skipped: [String] = []
+        var toRender: [LibraryBuildJob] = []
+        for job in jobs {
+            if let entry = known[job.outputName]?.first(where: {
+                $0.inputsHash == job.inputsHash && $0.cueSheets == job.cueSheetNames && entryHolds($0, in: folder, verify: settings.verify)
+            }) {
+                entries[job.outputName] = entry
+                skipped.append(job.outputName)
+            } else {
+                toRender.append(job)
+            }
+        }
+        // The manifest keeps what it listed of outputs outside this build (another --minutes, a
+        // preset not named this time) while their files are still there as recorded.
+        let jobNames = Set(jobs.map(\.outputName))
+        if let previous = try? LibraryBuildManifest.read(manifestPath) {
+            for entry in previous.outputs where !jobNames.contains(entry.file) && entries[entry.file] == nil {
+                if entryHolds(entry, in: folder, verify: false) { entries[entry.file] = entry }
+            }
+        }
+        events(.planned(toRender: toRender.map { ($0.outputName, $0.totalFrames) }, upToDate: skipped.count))
+
+        let state = SharedState(BuildState(entries: entries, next: 0))
+        let base = LibraryBuildManifest(renderer: rendererVersion, shard: settings.shard?.description)
+        // Written up front only when it changed (outputs up to date that it did not list, or gone).
+        do {
+            var manifest = base
+            manifest.outputs = Array(entries.values)
+            try manifest.write(to: manifestPath)
+        } catch {
+            let failure = LibraryBuildFailure(preset: "", output: nil, error: describe(error), exitCode: exitCode(of: error))
+            failures.append(failure)
+            events(.failed(failure))
+        }
+
+        let work = toRender
+        let workers = max(1, min(settings.jobs, work.count))
+        let group = DispatchGroup()
+        for _ in 0..<(work.isEmpty ? 0 : workers) {
+            group.enter()
+            let thread = Thread {
+                while true {
+                    let index: Int? = state.withLock { s in
+                        guard s.next < work.count else { return nil }
+                        defer { s.next += 1 }
+                        return s.next
+                    }
+                    guard let index else { break }
+                    let job = work[index]
+                    let jobStart = Date()
+                    events(.started(output: job.outputName))
+                    do {
+                        let entry = try render(job, into: folder) { fraction in
+                            events(.progress(output: job.outputName, fraction: fraction))
+                        }
+                        let seconds = Date().timeIntervalSince(jobStart)
+                        // The manifest is written after each job, under the lock, so it always
+                        // holds every finished output and an interrupt keeps what is done.
+                        let writeError: (any Error)? = state.withLock { s in
+                            s.entries[entry.file] = entry
+                            s.rendered.append(entry.file)
+                            var manifest = base
+                            manifest.outputs = Array(s.entries.values)
+                            do {
+                                try manifest.write(to: manifestPath)
+                                return nil
+                            } catch {
+                                return error
+                            }
+                        }
+                        if let writeError { throw writeError }
+                        events(.rendered(output: job.outputName, seconds: seconds))
+                    } catch {
+                        let failure = LibraryBuildFailure(preset: job.preset, output: job.outputName, error: describe(error),
+                                                          exitCode: exitCode(of: error))
+                        state.withLock { $0.failures.append(failure) }
+                        events(.failed(failure))
+                    }
+                }
+                group.leave()
+            }
+            // Rendering keeps its buffers on the heap; a generous stack costs nothing.
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        group.wait()
+
+        let (rendered, renderFailures) = state.withLock { ($0.rendered, $0.failures) }
+        // Failures in job order, so the first is the same at any -j.
+        let order = Dictionary(uniqueKeysWithValues: work.enumerated().map { ($1.outputName, $0) })
+        failures += renderFailures.sorted { (order[$0.output ?? ""] ?? 0) < (order[$1.output ?? ""] ?? 0) }
+        return LibraryBuildSummary(rendered: rendered, skipped: skipped.sorted(), failed: failures,
+                                   seconds: Date().timeIntervalSince(started), manifest: manifestPath,
+                                   exitCode: exitCode(of: failures))
+    }
+
+    /// The state the workers share, behind a lock.
+    final class SharedState: Sendable {
+        let mutex: Mutex<BuildState>
+        init(_ value: BuildState) { mutex = Mutex(value) }
+        func withLock<R>(_ body: (inout sending BuildState) throws -> sending R) rethrows -> sending R { try mutex.withLock(body) }
+    }
+
+    struct BuildState {
+        var entries: [String: LibraryBuildManifest.Entry]
+        var next: Int
+        var rendered: [String] = []
+        var failures: [LibraryBuildFailure] = []
+    }
+
+    /// Renders one job: its cue sheets, then the audio (atomically), then hashes what was written.
+    static func render(_ job: LibraryBuildJob, into folder: String, progress: @escaping (Double) -> Void) throws -> LibraryBuildManifest.Entry {
+        let path = folder + "/" + job.outputName
+        let request = RenderRequest(session: job.session, presetFile: job.presetFile, options: job.options, format: job.format,
+                                    outputPath: path, library: job.library)
+        let plan = try Renderer.schedulePlan(request)
+        for sheet in job.cueSheetNames { try CueSheetWriter.write(plan, to: folder + "/" + sheet) }
+        var lastReported = -1.0
+        let report = try Renderer.render(request) { p in
+            let fraction = (Double(p.pass - 1) + Double(p.framesDone) / Double(max(1, p.totalFrames))) / 2
+            if fraction - lastReported >= 0.01 || fraction >= 1 {
+                lastReported = fraction
+                progress(fraction)
+            }
+        }
+        guard let bytes = fileSize(path), let sha = SHA256Hasher.hashFile(at: path) else {
+            throw IOError(.io, "was written but cannot be read back", path: path)
+        }
+        var minutes: Double?
+        var cycles: Int?
+        switch job.length {
+        case .duration(let t): minutes = Double(t.milliseconds) / 60_000
+        case .cycles(let n): cycles = n
+        }
+        return LibraryBuildManifest.Entry(
+            file: job.outputName, preset: job.preset, minutes: minutes, cycles: cycles, format: job.formatName, rate: report.rate,
+            channels: report.channels, frames: report.frames, bytes: bytes, sha256: sha, loudnessLUFS: report.loudnessLUFS,
+            truePeakDBTP: report.truePeakDBTP, inputsHash: job.inputsHash, cueSheets: job.cueSheetNames)
+    }
+}

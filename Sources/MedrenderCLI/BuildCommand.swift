@@ -1,0 +1,313 @@
+import ArgumentParser
+import Foundation
+import Medrender
+import MedrenderCore
+import MedrenderIO
+import MedrenderPresets
+import Synchronization
+
+/// `medrender build [DIR|FILE…] -o OUTDIR`: renders a whole library, incrementally and in parallel.
+struct BuildCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "build",
+        abstract: "Render every preset × length × format of a library into a folder, with cue sheets and a manifest.",
+        discussion: """
+            Each output is OUTDIR/<preset>-<minutes>min.<ext> (or <preset>-<N>cycles.<ext> for a preset whose \
+            default is in cycles), with its cue sheets (.json, .vtt) beside it, listed in OUTDIR/manifest.json. \
+            An output is rendered again only when its inputs changed: the preset's bytes, its sounds' bytes, the \
+            options, or the renderer's version. --shard K/N renders the K-th of N parts and writes \
+            OUTDIR/manifest-K-of-N.json; 'build --merge DIR…' joins shard manifests into one manifest.json \
+            (in -o, or the first DIR).
+            """)
+
+    @Argument(help: "Preset folders, files or names (default: the library's Presets/). With --merge: the shards' folders.")
+    var inputs: [String] = []
+
+    @Option(name: .shortAndLong, help: "The output folder (created if missing). With --merge: where manifest.json goes (default: the first folder).")
+    var output: String?
+
+    @Option(name: .long, help: "Lengths in minutes, comma-separated (such as 5,10,15,20). Default: each preset's own.")
+    var minutes: String?
+
+    @Option(name: .long, help: "Lengths in whole breath cycles, comma-separated, instead of --minutes.")
+    var cycles: String?
+
+    @Option(name: .long, help: "Formats, comma-separated, of: ogg, wav, flac, opus, mp3.")
+    var format: String = "ogg"
+
+    @Option(name: .long, help: "Output sample rate in Hz, 8000 to 192000.")
+    var rate: Int = 48000
+
+    @Option(name: .long, help: "Output channels: 1 or 2.")
+    var channels: Int = 2
+
+    @Option(name: .long, help: "OGG Vorbis quality, -1 to 10 as oggenc (Opus and MP3 map it).")
+    var quality: Double = 4
+
+    @Option(name: .long, help: "Sample format for WAV and FLAC: 16, 24 or 32f (WAV only).")
+    var bits: String?
+
+    @Option(name: .customShort("j"), help: "Renders at once (default: every core).")
+    var jobs: Int?
+
+    @Option(name: .long, help: "Render only the K-th of N shards, such as 1/2; writes manifest-K-of-N.json.")
+    var shard: String?
+
+    @Flag(name: .long, help: "Join the shard manifests in the given folders into one manifest.json.")
+    var merge = false
+
+    @Flag(name: .long, help: "Check each existing output's SHA-256 against the manifest, not only its size (slower).")
+    var verify = false
+
+    @Flag(name: .long, help: "Print a summary as JSON: rendered, skipped, failed (with errors), seconds.")
+    var json = false
+
+    static func list(_ text: String, option: String) throws -> [String] {
+        let items = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !items.contains(where: \.isEmpty) else { throw ValidationError("\(option) \(text): an empty item; give a comma-separated list") }
+        return items
+    }
+
+    func lengths() throws -> [SessionLength] {
+        var result: [SessionLength] = []
+        if let minutes {
+            for item in try Self.list(minutes, option: "--minutes") {
+                guard let m = Double(item), m.isFinite, m > 0, m <= 1440, let t = SessionTime(minutes: m) else {
+                    throw ValidationError("--minutes \(item) is out of range; give minutes above 0 and up to 1440, comma-separated")
+                }
+                if !result.contains(.duration(t)) { result.append(.duration(t)) }
+            }
+        }
+        if let cycles {
+            for item in try Self.list(cycles, option: "--cycles") {
+                guard let n = Int(item), (1...100_000).contains(n) else {
+                    throw ValidationError("--cycles \(item) is out of range; give 1 to 100000, comma-separated")
+                }
+                if !result.contains(.cycles(n)) { result.append(.cycles(n)) }
+            }
+        }
+        return result
+    }
+
+    func formats() throws -> [String] {
+        var result: [String] = []
+        for name in try Self.list(format, option: "--format") {
+            guard let f = OutputFormat.named(name, quality: quality, bits: nil) else {
+                throw ValidationError("--format \(name) is not one medrender writes; choose from ogg, wav, flac, opus, mp3")
+            }
+            if !result.contains(f.fileExtension) { result.append(f.fileExtension) }
+        }
+        return result
+    }
+
+    func sampleFormat() throws -> SampleFormat? {
+        guard let bits else { return nil }
+        guard let f = SampleFormat(rawValue: bits) else { throw ValidationError("--bits \(bits) is not supported; use 16, 24 or 32f") }
+        return f
+    }
+
+    func validate() throws {
+        if merge {
+            guard !inputs.isEmpty else { throw ValidationError("--merge needs the shards' folders: medrender build --merge OUTDIR…") }
+            return
+        }
+        guard output != nil else { throw ValidationError("give the output folder with -o OUTDIR") }
+        if minutes != nil, cycles != nil { throw ValidationError("give --minutes or --cycles, not both") }
+        _ = try lengths()
+        let names = try formats()
+        guard RenderOptions.rateRange.contains(rate) else { throw ValidationError("--rate \(rate) is out of range; give 8000 to 192000 Hz") }
+        guard channels == 1 || channels == 2 else { throw ValidationError("--channels \(channels): use 1 or 2") }
+        guard quality.isFinite, (-1...10).contains(quality) else {
+            throw ValidationError("--quality \(quality) is out of range; use -1 to 10 (as oggenc)")
+        }
+        if try sampleFormat() == .float32, names.contains("flac") { throw ValidationError("--bits 32f is for WAV; FLAC takes 16 or 24") }
+        if let jobs, !(1...1024).contains(jobs) { throw ValidationError("-j \(jobs): give 1 to 1024 renders at once") }
+        if let shard, LibraryBuildShard(parsing: shard) == nil {
+            throw ValidationError("--shard \(shard): give K/N with 1 ≤ K ≤ N, such as 1/2")
+        }
+    }
+
+    /// The preset files the arguments name: a folder's `.yaml` files, a file, or a library name.
+    func presetFiles(_ library: PresetLibrary) throws -> [String] {
+        if inputs.isEmpty { return library.presetFiles() }
+        var files: [String] = []
+        for input in inputs {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) {
+                if isDirectory.boolValue {
+                    let names = (try? FileManager.default.contentsOfDirectory(atPath: input)) ?? []
+                    let folder = input.hasSuffix("/") ? String(input.dropLast()) : input
+                    files += names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted().map { folder + "/" + $0 }
+                } else {
+                    files.append(input)
+                }
+            } else {
+                let path = try library.presetPath(input)
+                guard FileManager.default.fileExists(atPath: path) else {
+                    throw RenderError("\(input): no such preset file or folder", exitCode: .noInput)
+                }
+                files.append(path)
+            }
+        }
+        // Two presets of one name would write the same outputs.
+        var seen: [String: String] = [:]
+        var unique: [String] = []
+        for file in files {
+            let name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+            if let other = seen[name] {
+                if URL(fileURLWithPath: other).standardizedFileURL == URL(fileURLWithPath: file).standardizedFileURL { continue }
+                throw RenderError("\(file) and \(other) are both named '\(name)': their outputs would collide; rename one", exitCode: .usage)
+            }
+            seen[name] = file
+            unique.append(file)
+        }
+        return unique
+    }
+
+    func run() throws {
+        do {
+            if merge {
+                try runMerge()
+                return
+            }
+            let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
+            var folder = output!
+            while folder.count > 1, folder.hasSuffix("/") { folder.removeLast() }
+            let settings = LibraryBuildSettings(
+                presetFiles: try presetFiles(library), outputDirectory: folder, lengths: try lengths(), formats: try formats(),
+                rate: rate, channels: channels, quality: quality, bits: try sampleFormat(),
+                jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, shard: shard.flatMap(LibraryBuildShard.init(parsing:)),
+                verify: verify, library: library)
+            let display = BuildProgress(live: isatty(STDERR_FILENO) == 1)
+            let summary = LibraryBuild.run(settings) { display.handle($0) }
+            display.finish()
+            var line = "built \(folder): \(summary.rendered.count) rendered, \(summary.skipped.count) up to date"
+            if !summary.failed.isEmpty { line += ", \(summary.failed.count) failed" }
+            line += String(format: " (%.1f s)\n", summary.seconds)
+            FileHandle.standardError.write(Data(line.utf8))
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                print(String(decoding: try encoder.encode(summary), as: UTF8.self))
+            }
+            if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }
+        } catch let error as ValidationError {
+            throw error
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            throw fail(error)
+        }
+    }
+
+    func runMerge() throws {
+        var folders = inputs.map { $0.count > 1 && $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        folders = folders.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+        let target = output ?? folders[0]
+        let summary = try LibraryBuild.merge(folders, into: target)
+        FileHandle.standardError.write(Data("merged \(summary.manifests.count) manifests, \(summary.outputs) outputs, into \(summary.manifest)\(summary.copied.isEmpty ? "" : " (copied \(summary.copied.count) files)")\n".utf8))
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(summary), as: UTF8.self))
+        }
+    }
+}
+
+/// The build's progress on stderr: on a terminal, a live line (done/total, what is rendering,
+/// elapsed, ETA) with a line per finished output above it; otherwise a plain line per output.
+final class BuildProgress: Sendable {
+    struct State {
+        var total = 0
+        var done = 0
+        var failed = 0
+        var frames: [String: Int64] = [:]
+        var totalFrames: Int64 = 0
+        var framesDone: Int64 = 0
+        var running: [String: Double] = [:]
+        var order: [String] = []
+        var lastDraw = Date.distantPast
+        var drawn = false
+    }
+
+    let live: Bool
+    let started = Date()
+    let state = Mutex(State())
+
+    init(live: Bool) { self.live = live }
+
+    func handle(_ event: LibraryBuildEvent) {
+        state.withLock { s in
+            switch event {
+            case .planned(let jobs, _):
+                s.total = jobs.count
+                for (name, frames) in jobs { s.frames[name] = max(1, frames) }
+                s.totalFrames = jobs.reduce(0) { $0 + max(1, $1.frames) }
+            case .started(let name):
+                s.running[name] = 0
+                s.order.append(name)
+            case .progress(let name, let fraction):
+                s.running[name] = fraction
+                draw(&s, force: false)
+            case .rendered(let name, let seconds):
+                finish(name, &s)
+                s.done += 1
+                emit(&s, String(format: "rendered \(name) (%.1f s)", seconds))
+            case .failed(let failure):
+                if let name = failure.output, s.running[name] != nil {
+                    finish(name, &s)
+                    s.done += 1
+                }
+                s.failed += 1
+                emit(&s, "medrender: error: \(failure.error)")
+            }
+        }
+    }
+
+    private func finish(_ name: String, _ s: inout State) {
+        s.running[name] = nil
+        s.order.removeAll { $0 == name }
+        s.framesDone += s.frames[name] ?? 0
+    }
+
+    /// A finished line: above the live line on a terminal, else on its own.
+    private func emit(_ s: inout State, _ line: String) {
+        var text = live && s.drawn ? "\r\u{1B}[K" : ""
+        text += line + "\n"
+        FileHandle.standardError.write(Data(text.utf8))
+        s.drawn = false
+        draw(&s, force: true)
+    }
+
+    private func draw(_ s: inout State, force: Bool) {
+        guard live, s.total > 0 else { return }
+        let now = Date()
+        guard force || now.timeIntervalSince(s.lastDraw) >= 0.1 else { return }
+        s.lastDraw = now
+        var frames = Double(s.framesDone)
+        for (name, fraction) in s.running { frames += fraction * Double(s.frames[name] ?? 0) }
+        let fraction = min(1, frames / Double(max(1, s.totalFrames)))
+        let elapsed = now.timeIntervalSince(started)
+        let eta = fraction > 0.01 ? Self.clock(elapsed / fraction - elapsed) : "…"
+        var current = s.order.prefix(2).joined(separator: ", ")
+        if s.order.count > 2 { current += " +\(s.order.count - 2)" }
+        let columns = 100
+        if current.count > columns / 2 { current = String(current.prefix(columns / 2 - 1)) + "…" }
+        let line = "[\(s.done)/\(s.total)] \(Int(fraction * 100))%  \(current.isEmpty ? "" : "rendering \(current)  ")\(Self.clock(elapsed)) elapsed, ETA \(eta) "
+        FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
+        s.drawn = true
+    }
+
+    static func clock(_ seconds: Double) -> String {
+        let s = Int(seconds.rounded())
+        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
+    }
+
+    func finish() {
+        guard live else { return }
+        state.withLock { s in
+            if s.drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            s.drawn = false
+        }
+    }
+}

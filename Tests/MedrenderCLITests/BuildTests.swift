@@ -1,0 +1,278 @@
+import Foundation
+import Medrender
+import MedrenderTestSupport
+import Testing
+
+/// `medrender build`: the library, incrementally, in shards, merged; and the SHA-256 it uses.
+@Suite struct BuildTests {
+    /// Small, fast presets: 1.2 minutes holds settle 20 s + closing 30 s + a 16-s box-breath cycle.
+    static let presets = ["box-breath", "coherent", "calming"]
+    static let fast = ["--minutes", "1.2", "--rate", "8000"]
+
+    /// A folder with copies of `presets` in `presets/`, and `out/` as the output folder's path.
+    static func library(_ dir: TemporaryDirectory, _ names: [String] = presets) throws -> (presets: String, out: String) {
+        let folder = dir.file("presets")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for name in names {
+            try FileManager.default.copyItem(atPath: "\(PackagePaths.root)/Presets/\(name).yaml", toPath: "\(folder)/\(name).yaml")
+        }
+        return (folder, dir.file("out"))
+    }
+
+    struct Build {
+        var status: Int32
+        var stderr: String
+        var rendered: [String]
+        var skipped: [String]
+        var failed: [[String: Any]]
+        var seconds: Double
+    }
+
+    static func build(_ arguments: [String]) throws -> Build {
+        let result = try runMedrender(["build", "--json"] + arguments)
+        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        let summary = try #require(object, "no JSON summary: \(result.stderr)")
+        return Build(status: result.status, stderr: result.stderr, rendered: summary["rendered"] as? [String] ?? [],
+                     skipped: summary["skipped"] as? [String] ?? [], failed: summary["failed"] as? [[String: Any]] ?? [],
+                     seconds: (summary["seconds"] as? NSNumber)?.doubleValue ?? -1)
+    }
+
+    static func manifest(_ path: String) throws -> [[String: Any]] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return try #require(object["outputs"] as? [[String: Any]])
+    }
+
+    static func modified(_ path: String) throws -> Date {
+        try #require(try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
+    }
+
+    static func hiddenFiles(_ folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasPrefix(".") }
+    }
+
+    // MARK: SHA-256
+
+    @Test(arguments: [
+        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
+        ("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+         "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"),
+    ])
+    func sha256KnownVectors(input: String, digest: String) {
+        #expect(SHA256Hasher.hash(input) == digest)
+    }
+
+    @Test func sha256OfAMillionAsInPiecesAndOfAFile() throws {
+        let million = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
+        #expect(SHA256Hasher.hash(million) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        // Fed in uneven pieces, across block boundaries, the digest is the same.
+        var hasher = SHA256Hasher()
+        var offset = 0
+        for size in [1, 63, 64, 65, 127, 1000, 3] {
+            hasher.update(million[offset..<(offset + size)])
+            offset += size
+        }
+        hasher.update(million[offset...])
+        #expect(hasher.finalizeHex() == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        // Padding edge cases (55, 56, 64 bytes), against sha256sum when it is there.
+        let dir = TemporaryDirectory("sha")
+        for count in [55, 56, 63, 64, 119, 120] {
+            let text = String(repeating: "x", count: count)
+            let path = dir.write("f\(count)", text)
+            #expect(SHA256Hasher.hashFile(at: path) == SHA256Hasher.hash(text))
+            if let tool = which("sha256sum") {
+                let out = try runProcess(tool, [path]).stdout
+                #expect(out.hasPrefix(SHA256Hasher.hash(text)))
+            }
+        }
+    }
+
+    @Test func shardsAreStableAndSplitByName() {
+        #expect(LibraryBuildShard(parsing: "2/3") == LibraryBuildShard(index: 2, count: 3))
+        #expect(LibraryBuildShard(parsing: "0/2") == nil)
+        #expect(LibraryBuildShard(parsing: "3/2") == nil)
+        #expect(LibraryBuildShard(parsing: "x") == nil)
+        // The first 8 bytes of SHA-256("box-breath-15min.ogg") modulo N, + 1: fixed for every machine.
+        let names = (1...40).map { "p\($0)-10min.ogg" }
+        let counts = (1...3).map { k in names.filter { LibraryBuildShard.shardIndex(of: $0, count: 3) == k }.count }
+        #expect(counts.reduce(0, +) == 40)
+        #expect(counts.allSatisfy { $0 > 5 })
+        #expect(LibraryBuild.lengthLabel(.duration(.init(milliseconds: 450_000))) == "7.5min")
+        #expect(LibraryBuild.lengthLabel(.duration(.init(milliseconds: 900_000))) == "15min")
+        #expect(LibraryBuild.lengthLabel(.cycles(40)) == "40cycles")
+    }
+
+    // MARK: Building
+
+    @Test func buildsALibraryThenRebuildsNothing() throws {
+        let dir = TemporaryDirectory("build")
+        let (presets, out) = try Self.library(dir)
+        let first = try Self.build([presets, "-o", out] + Self.fast + ["--format", "ogg,wav", "-j", "2"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let expected = Self.presets.flatMap { ["\($0)-1.2min.ogg", "\($0)-1.2min.wav"] }.sorted()
+        #expect(first.rendered.sorted() == expected)
+        let files = Set(dir.contents().isEmpty ? [] : try FileManager.default.contentsOfDirectory(atPath: out))
+        for name in Self.presets {
+            for ext in ["ogg", "wav", "json", "vtt"] { #expect(files.contains("\(name)-1.2min.\(ext)")) }
+        }
+        #expect(files.contains("manifest.json"))
+        #expect(Self.hiddenFiles(out).isEmpty)
+
+        let entries = try Self.manifest(out + "/manifest.json")
+        #expect(entries.map { $0["file"] as! String } == expected)
+        for entry in entries {
+            let file = out + "/" + (entry["file"] as! String)
+            #expect(entry["sha256"] as? String == SHA256Hasher.hashFile(at: file))
+            #expect((entry["bytes"] as? NSNumber)?.int64Value == (try FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value)
+            #expect((entry["rate"] as? NSNumber)?.intValue == 8000)
+            #expect((entry["frames"] as? NSNumber)?.intValue == 576_000)
+            #expect((entry["minutes"] as? NSNumber)?.doubleValue == 1.2)
+            #expect(["ogg", "wav"].contains(entry["format"] as? String))
+            #expect(Self.presets.contains(entry["preset"] as? String ?? ""))
+            #expect(abs(((entry["loudnessLUFS"] as? NSNumber)?.doubleValue ?? 0) + 18) < 0.5)
+            #expect(((entry["truePeakDBTP"] as? NSNumber)?.doubleValue ?? 0) <= -0.9)
+            #expect((entry["inputsHash"] as? String)?.count == 64)
+        }
+        let sheet = try String(contentsOfFile: out + "/coherent-1.2min.json", encoding: .utf8)
+        #expect(sheet.contains("\"frames\": 576000"))
+        #expect(try String(contentsOfFile: out + "/coherent-1.2min.vtt", encoding: .utf8).hasPrefix("WEBVTT"))
+
+        let manifestTime = try Self.modified(out + "/manifest.json")
+        let second = try Self.build([presets, "-o", out] + Self.fast + ["--format", "ogg,wav"])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.rendered.isEmpty)
+        #expect(second.skipped == expected)
+        #expect(second.seconds < 1)
+        #expect(try Self.modified(out + "/manifest.json") == manifestTime)
+
+        // Another option is another input: the rate changes every output's hash.
+        let other = try Self.build([presets + "/coherent.yaml", "-o", out, "--minutes", "1.2", "--rate", "11025"])
+        #expect(other.rendered == ["coherent-1.2min.ogg"])
+        #expect(try Self.manifest(out + "/manifest.json").count == expected.count)
+    }
+
+    @Test func changingOnePresetOrDeletingOneOutputRendersOnlyThat() throws {
+        let dir = TemporaryDirectory("incremental")
+        let (presets, out) = try Self.library(dir)
+        let first = try Self.build([presets, "-o", out] + Self.fast)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.rendered.count == 3)
+        let before = try Dictionary(uniqueKeysWithValues: Self.presets.map { ($0, try Self.modified("\(out)/\($0)-1.2min.ogg")) })
+
+        // A changed preset: only its output.
+        let file = presets + "/calming.yaml"
+        try (String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "level: -28", with: "level: -30"))
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let changed = try Self.build([presets, "-o", out] + Self.fast)
+        #expect(changed.rendered == ["calming-1.2min.ogg"])
+        #expect(changed.skipped == ["box-breath-1.2min.ogg", "coherent-1.2min.ogg"])
+        #expect(try Self.modified("\(out)/box-breath-1.2min.ogg") == before["box-breath"])
+        #expect(try Self.modified("\(out)/coherent-1.2min.ogg") == before["coherent"])
+
+        // A deleted output: only it.
+        try FileManager.default.removeItem(atPath: "\(out)/coherent-1.2min.ogg")
+        let deleted = try Self.build([presets, "-o", out] + Self.fast)
+        #expect(deleted.rendered == ["coherent-1.2min.ogg"])
+        #expect(deleted.skipped.count == 2)
+
+        // A deleted cue sheet, or an output of another size: that output again.
+        try FileManager.default.removeItem(atPath: "\(out)/box-breath-1.2min.vtt")
+        let handle = try #require(FileHandle(forWritingAtPath: "\(out)/calming-1.2min.ogg"))
+        handle.truncateFile(atOffset: 1000)
+        try handle.close()
+        let again = try Self.build([presets, "-o", out] + Self.fast)
+        #expect(again.rendered.sorted() == ["box-breath-1.2min.ogg", "calming-1.2min.ogg"])
+        #expect(FileManager.default.fileExists(atPath: "\(out)/box-breath-1.2min.vtt"))
+
+        let settled = try Self.build([presets, "-o", out] + Self.fast)
+        #expect(settled.rendered.isEmpty)
+        #expect(Self.hiddenFiles(out).isEmpty)
+    }
+
+    @Test func twoShardsAreDisjointCoverEverythingAndMerge() throws {
+        let dir = TemporaryDirectory("shards")
+        let (presets, out) = try Self.library(dir)
+        let lengths = ["--minutes", "1.2,1.3", "--rate", "8000"]
+        let one = try Self.build([presets, "-o", out, "--shard", "1/2"] + lengths)
+        let two = try Self.build([presets, "-o", out, "--shard", "2/2"] + lengths)
+        #expect(one.status == 0 && two.status == 0, "\(one.stderr) \(two.stderr)")
+        let all = Self.presets.flatMap { ["\($0)-1.2min.ogg", "\($0)-1.3min.ogg"] }.sorted()
+        #expect(Set(one.rendered).isDisjoint(with: two.rendered))
+        #expect((one.rendered + two.rendered).sorted() == all)
+        // Each shard's own manifest, listing its own outputs.
+        #expect(try Self.manifest(out + "/manifest-1-of-2.json").map { $0["file"] as! String }.sorted() == one.rendered.sorted())
+        #expect(try Self.manifest(out + "/manifest-2-of-2.json").map { $0["file"] as! String }.sorted() == two.rendered.sorted())
+        #expect(!FileManager.default.fileExists(atPath: out + "/manifest.json"))
+        // The same shard again renders nothing.
+        #expect(try Self.build([presets, "-o", out, "--shard", "1/2"] + lengths).rendered.isEmpty)
+
+        let merge = try runMedrender(["build", "--merge", out])
+        #expect(merge.status == 0, "\(merge.stderr)")
+        #expect(try Self.manifest(out + "/manifest.json").map { $0["file"] as! String } == all)
+        // After the merge, the whole build is up to date.
+        let whole = try Self.build([presets, "-o", out] + lengths)
+        #expect(whole.rendered.isEmpty)
+        #expect(whole.skipped == all)
+
+        // Shards in folders of their own (two machines) merge into a third, outputs copied over.
+        let a = dir.file("a"), b = dir.file("b"), joined = dir.file("joined")
+        #expect(try Self.build([presets, "-o", a, "--shard", "1/2"] + lengths).status == 0)
+        let missing = try runMedrender(["build", "--merge", a, "-o", joined])
+        #expect(missing.status == 66)
+        #expect(missing.stderr.contains("shard 2/2 missing"))
+        #expect(try Self.build([presets, "-o", b, "--shard", "2/2"] + lengths).status == 0)
+        let merged = try runMedrender(["build", "--merge", a, b, "-o", joined])
+        #expect(merged.status == 0, "\(merged.stderr)")
+        let entries = try Self.manifest(joined + "/manifest.json")
+        #expect(entries.map { $0["file"] as! String } == all)
+        for entry in entries {
+            #expect(SHA256Hasher.hashFile(at: joined + "/" + (entry["file"] as! String)) == entry["sha256"] as? String)
+        }
+        #expect(Self.hiddenFiles(joined).isEmpty)
+    }
+
+    @Test func aBadPresetIsReportedAndTheOthersStillLand() throws {
+        let dir = TemporaryDirectory("failing")
+        let (presets, out) = try Self.library(dir, ["box-breath", "coherent"])
+        try "name: broken\npattern: [4, 4\nminutes: 5\n".write(toFile: presets + "/broken.yaml", atomically: true, encoding: .utf8)
+        try "name: nosound\npattern: 4-4-4-4\nbells: { start: no-such-bell }\n"
+            .write(toFile: presets + "/nosound.yaml", atomically: true, encoding: .utf8)
+        let result = try Self.build([presets, "-o", out] + Self.fast)
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.rendered.sorted() == ["box-breath-1.2min.ogg", "coherent-1.2min.ogg"])
+        let failed = Dictionary(uniqueKeysWithValues: result.failed.map { ($0["preset"] as! String, $0) })
+        #expect(Set(failed.keys) == ["broken", "nosound"])
+        #expect((failed["broken"]?["error"] as? String)?.contains("broken.yaml:") == true)
+        #expect((failed["broken"]?["exitCode"] as? NSNumber)?.intValue == 65)
+        #expect((failed["nosound"]?["error"] as? String)?.contains("no-such-bell") == true)
+        #expect(result.stderr.contains("medrender: error:"))
+        #expect(Self.hiddenFiles(out).isEmpty)
+        #expect(try Self.manifest(out + "/manifest.json").count == 2)
+
+        // Only the missing sound left: its own code.
+        try FileManager.default.removeItem(atPath: presets + "/broken.yaml")
+        let second = try Self.build([presets, "-o", out] + Self.fast)
+        #expect(second.status == 66)
+        #expect(second.rendered.isEmpty)
+
+        // A length too short for a preset fails that output only, with the plan's reason.
+        let short = try Self.build([presets + "/coherent.yaml", presets + "/box-breath.yaml", "-o", out, "--minutes", "0.9",
+                                    "--rate", "8000"])
+        #expect(short.status != 0)
+        #expect(short.failed.count == 2)
+        #expect(Self.hiddenFiles(out).isEmpty)
+    }
+
+    @Test func usageErrors() throws {
+        #expect(try runMedrender(["build", "Presets"]).status == 64)
+        #expect(try runMedrender(["build", "-o", "/tmp/x", "--shard", "3/2"]).status == 64)
+        #expect(try runMedrender(["build", "-o", "/tmp/x", "--format", "ogg,aiff"]).status == 64)
+        #expect(try runMedrender(["build", "-o", "/tmp/x", "--minutes", "5,,10"]).status == 64)
+        #expect(try runMedrender(["build", "--merge"]).status == 64)
+        let missing = try runMedrender(["build", "no-such-preset", "-o", TemporaryDirectory("usage").path])
+        #expect(missing.status == 66, "\(missing.stderr)")
+    }
+}
