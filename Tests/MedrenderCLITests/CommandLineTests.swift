@@ -195,6 +195,7 @@ import Testing
         (["--preset", "box-breath", "--pattern", "0.2-0-0.3-0"], 65, "a cycle must last at least 1 s"),
         (["--preset", "box-breath", "--minutes", "1441"], 64, "up to 1440"),
         (["--preset", "box-breath", "--cycles", "10000"], 65, "24 h"),
+        (["--preset", "wind-down", "--minutes", "5"], 65, "segment 3 (Relax) gets no time"),
     ] as [([String], Int32, String)])
     func overridesAreCheckedAgainstThePresetAndGlobalLimits(arguments: [String], code: Int32, message: String) throws {
         let dir = TemporaryDirectory("override")

@@ -24,6 +24,9 @@ extension PlanError: CustomStringConvertible {
         case .bedsOverlap(let sound, let at, let crossfade, let total):
             return "the bed '\(sound)' takes over at \(at) s, leaving no room for the \(crossfade) s crossfades "
                 + "in a \(total) s session; move its start point or shorten 'ambience.crossfade'"
+        case .segmentDoesNotFit(let index, let name, let before, let available):
+            return "segment \(index + 1) (\(name)) gets no time: the segments before it take \(before) s of the "
+                + "\(available) s left for breathing; make the session longer or the segments before it shorter"
         case .tooLong(let total, let limit):
             return "a session of \(total) s is longer than the \(limit) s (24 h) medrender renders; make it shorter"
         }

@@ -113,6 +113,8 @@ public enum PlanError: Error, Hashable, Sendable {
     case trackTooLong(sound: SoundRef, track: SessionTime, available: SessionTime)
     /// A prompt that would ring past the end of its phase.
     case promptLongerThanPhase(sound: SoundRef, prompt: SessionTime, phase: PhaseKind, length: SessionTime, cycle: Int)
+    /// A chained segment that the segments before it leave no time for.
+    case segmentDoesNotFit(index: Int, name: String, before: SessionTime, available: SessionTime)
     /// A bed's start point that leaves no room for the crossfades around it.
     case bedsOverlap(sound: SoundRef, at: SessionTime, crossfade: SessionTime, total: SessionTime)
 }
@@ -193,6 +195,13 @@ public struct RenderPlan: Sendable {
                 }
                 schedule = try BreathSchedule(segments: session.segments, start: session.settle, length: .time(budget))
                 total = requested
+                // A chained segment that gets no time at all means the chain does not fit.
+                if let index = schedule.cycleCounts.firstIndex(of: 0) {
+                    let segment = session.segments[index]
+                    throw PlanError.segmentDoesNotFit(
+                        index: index, name: segment.name ?? segment.pattern.description,
+                        before: schedule.segmentStarts[index] - session.settle, available: budget)
+                }
             case .cycles(let n):
                 schedule = try BreathSchedule(segments: session.segments, start: session.settle, length: .cycles(n))
                 total = schedule.end + session.closing
