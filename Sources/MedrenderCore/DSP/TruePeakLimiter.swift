@@ -68,8 +68,71 @@ public final class TruePeakLimiter {
         self.interpolators = InterSampleFilter.coefficients
     }
 
-    /// Limits `frameCount` frames from `input` into `output` (which may be the same memory).
+    /// How many of the latest input frames were all under the detection threshold.
+    private var quietRun = 0
+
+    /// True when the limiter is at rest: unity gain, and nothing in the window asks for less.
+    private var isIdle: Bool {
+        gain == 1 && heldSum == Double(lookahead) && dequeCount > 0 && minimumValues[dequeHead] == 1
+    }
+
+    /// Limits `frameCount` frames from `input` into `output` (which must not overlap it).
+    ///
+    /// Most of a session is far under the ceiling: when the limiter is at rest and a whole block,
+    /// and the frames before it that the detector has yet to look at, are under half the ceiling,
+    /// the block only passes through the delay line. Otherwise every frame is detected and limited.
     public func process(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, frameCount: Int) {
+        let count = frameCount * channels
+        var loudest: Float = 0
+        var lastLoud = -1
+        for i in 0..<count {
+            let a = abs(input[i])
+            if !(a < detectThreshold) { lastLoud = i / channels; loudest = max(loudest, a.isNaN ? .infinity : a) }
+        }
+        if lastLoud < 0, quietRun > detectorDelay + 1, isIdle {
+            passThrough(input, output, frameCount: frameCount)
+            quietRun += frameCount
+            return
+        }
+        limitEachFrame(input, output, frameCount: frameCount)
+        quietRun = lastLoud < 0 ? quietRun + frameCount : frameCount - 1 - lastLoud
+    }
+
+    /// The quiet path: the block goes through the delay line at unity gain; the detector's state
+    /// becomes what limiting each frame would have left (every need is 1).
+    private func passThrough(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, frameCount: Int) {
+        history.withUnsafeMutableBufferPointer { hist in
+            var writeSlot = written % historyFrames
+            var readIndex = written - latency
+            var readSlot = ((readIndex % historyFrames) + historyFrames) % historyFrames
+            for f in 0..<frameCount {
+                let base = f * channels
+                for c in 0..<channels { hist[writeSlot * channels + c] = input[base + c] }
+                if readIndex >= 0 {
+                    for c in 0..<channels {
+                        var y = hist[readSlot * channels + c]
+                        if !(y <= ceiling) { y = ceiling } else if !(y >= -ceiling) { y = -ceiling }
+                        output[base + c] = y
+                    }
+                } else {
+                    for c in 0..<channels { output[base + c] = 0 }
+                }
+                writeSlot += 1
+                if writeSlot == historyFrames { writeSlot = 0 }
+                readIndex += 1
+                readSlot += 1
+                if readSlot == historyFrames { readSlot = 0 }
+            }
+        }
+        written += frameCount
+        previousPeak = 0
+        dequeHead = 0
+        dequeCount = 1
+        minimumIndices[0] = written - 1
+        minimumValues[0] = 1
+    }
+
+    private func limitEachFrame(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, frameCount: Int) {
         history.withUnsafeMutableBufferPointer { hist in
             for f in 0..<frameCount {
                 // 1. Take the frame in, made finite.
@@ -199,7 +262,25 @@ public final class TruePeakMeter {
     /// The true peak in dBTP (−∞ for silence).
     public var peakDecibels: Double { 20 * log10(Double(peak)) }
 
+    /// How many of the latest frames were all under half the peak found so far.
+    private var quietRun = 0
+
     public func add(_ frames: UnsafePointer<Float>, frameCount: Int) {
+        // A block under half the peak so far (after a quiet stretch as long as the filter) cannot
+        // raise it: only the history is kept.
+        let threshold = peak * 0.5
+        var lastLoud = -1
+        for i in 0..<(frameCount * channels) where !(abs(frames[i]) < threshold) { lastLoud = i / channels }
+        if lastLoud < 0, quietRun > historyFrames {
+            for f in max(0, frameCount - historyFrames)..<frameCount {
+                let slot = ((written + f) % historyFrames) * channels
+                for c in 0..<channels { history[slot + c] = frames[f * channels + c] }
+            }
+            written += frameCount
+            quietRun += frameCount
+            return
+        }
+        quietRun = lastLoud < 0 ? quietRun + frameCount : frameCount - 1 - lastLoud
         let taps = InterSampleFilter.taps
         let coefficients = InterSampleFilter.coefficients
         for f in 0..<frameCount {
