@@ -6,7 +6,7 @@ TEST_PKGS  := ffmpeg sox libsox-fmt-all
 SOUND_PKGS := festival festvox-us-slt-hts sox ffmpeg python3-numpy
 DEMO       := --preset box-breath --minutes 15 -o out.ogg
 
-.PHONY: run test build release deps test-deps sounds clean fuzz
+.PHONY: run test build release library deps test-deps sounds clean fuzz
 
 ## Render the demo session: 15 minutes of box breathing to out.ogg.
 run: deps release
@@ -22,6 +22,10 @@ build: deps
 
 release: deps
 	$(SWIFT) build -c release
+
+## Render the whole library (Presets/) into dist/, with cue sheets and dist/manifest.json; only what changed.
+library: release
+	.build/release/medrender build -o dist
 
 ## Install what is missing (Debian): the libraries; for tests also ffmpeg and sox.
 deps:

@@ -266,6 +266,31 @@ import Testing
         #expect(Self.hiddenFiles(out).isEmpty)
     }
 
+    @Test func anInterruptedBuildKeepsWhatFinishedAndResumes() throws {
+        let dir = TemporaryDirectory("interrupt")
+        let (presets, out) = try Self.library(dir)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: PackagePaths.executable)
+        process.arguments = ["build", presets, "-o", out, "-j", "1"] + Self.fast
+        process.currentDirectoryURL = URL(fileURLWithPath: PackagePaths.root)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Interrupt once the first output is in the manifest, while the second renders.
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, (try? Self.manifest(out + "/manifest.json"))?.isEmpty ?? true { usleep(20_000) }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        let listed = try Self.manifest(out + "/manifest.json").map { $0["file"] as! String }
+        #expect(process.terminationStatus == 130)
+        #expect(!listed.isEmpty && listed.count < 3)
+        #expect(Self.hiddenFiles(out).isEmpty)
+        let resumed = try Self.build([presets, "-o", out] + Self.fast)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.skipped == listed)
+        #expect(resumed.rendered.count == 3 - listed.count)
+    }
+
     @Test func usageErrors() throws {
         #expect(try runMedrender(["build", "Presets"]).status == 64)
         #expect(try runMedrender(["build", "-o", "/tmp/x", "--shard", "3/2"]).status == 64)

@@ -109,6 +109,35 @@ import Testing
         #expect(20 * log10(Double(truePeak)) <= ceiling + 0.1)
     }
 
+    @Test func quietBlocksTakeTheFastPathWithoutChangingAnything() {
+        // Quiet stretches with loud bursts: processed in big blocks (quiet ones pass straight
+        // through) and in 7-frame blocks (which the fast path rarely takes), the output is identical.
+        let rate = 8000
+        var g = SeededGenerator(seed: 5)
+        let input: [Float] = (0..<(rate * 16)).map { i in
+            let loud = (i / 20000) % 3 == 1  // 10,000-frame stretches
+            return (g.nextUnit() - 0.5) * (loud ? 3 : 0.2)
+        }
+        func run(block: Int) -> [Float] {
+            let limiter = TruePeakLimiter(channels: 2, rate: rate)
+            var output = [Float](repeating: 0, count: input.count)
+            var done = 0
+            while done < input.count / 2 {
+                let n = min(block, input.count / 2 - done)
+                input.withUnsafeBufferPointer { i in
+                    output.withUnsafeMutableBufferPointer { o in
+                        limiter.process(i.baseAddress! + done * 2, o.baseAddress! + done * 2, frameCount: n)
+                    }
+                }
+                done += n
+            }
+            return output
+        }
+        let big = run(block: 1024)
+        #expect(big == run(block: 7))
+        #expect(big.contains { $0 != 0 })
+    }
+
     @Test func nonFiniteInputBecomesSilence() {
         let limiter = TruePeakLimiter(channels: 1, rate: 8000)
         var input = [Float](repeating: 0.1, count: 512)
