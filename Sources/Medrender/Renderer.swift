@@ -154,59 +154,29 @@ public enum Renderer {
                                       seed: request.session.seed, blockFrames: blockFrames)
         let channels = plan.channels
         let total = plan.totalFrames
-        let fades = MasterFades(plan: plan)
-        var buffer = [Float](repeating: 0, count: blockFrames * channels)
 
-        // Pass 1: measure the mix as it will be, before the gain.
-        let meter = try LoudnessMeter(channels: channels, rate: plan.rate)
-        let measureMixer = Mixer(plan: plan, assets: assets)
-        var done: Int64 = 0
-        while done < total {
-            let n = Int(min(Int64(blockFrames), total - done))
-            try buffer.withUnsafeMutableBufferPointer { (p) throws(IOError) in
-                measureMixer.render(into: p.baseAddress!, frameCount: n)
-                fades.apply(p.baseAddress!, channels: channels, startFrame: done, frameCount: n)
-                try meter.add(p.baseAddress!, frameCount: n)
-            }
-            done += Int64(n)
-            progress?(RenderProgress(pass: 1, framesDone: done, totalFrames: total))
-        }
-        let measured = try meter.integratedLoudness()
+        // Pass 1: measure the mix as it will be, before the gain, in parts side by side.
+        let measured = try measureLoudness(plan: plan, assets: assets, progress: progress)
         let gainDecibels = measured.isFinite ? min(60, plan.master.loudnessLUFS - measured) : 0
         let gain = Float(decibelsToGain(gainDecibels))
 
-        // Pass 2: gain, limit, encode.
+        // Pass 2: mixing, the gain and the limiter on one thread; measuring and encoding on this one.
         let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: plan.master.truePeakDBTP)
         let outputMeter = try LoudnessMeter(channels: channels, rate: plan.rate, withRange: true)
         let truePeak = TruePeakMeter(channels: channels)
-        let mixer = Mixer(plan: plan, assets: assets)
-        var limited = [Float](repeating: 0, count: blockFrames * channels)
-        var toSkip = Int64(limiter.latency)
+        let producer = Handoff(PassTwoProducer(plan: plan, assets: assets, gain: gain, limiter: limiter))
+        let pipeline = BlockPipeline(depth: 8, samplesPerBlock: blockFrames * channels)
         var written: Int64 = 0
-        var fed: Int64 = 0
         var peak: Float = 0
-        while written < total {
-            let n = blockFrames
-            try buffer.withUnsafeMutableBufferPointer { (input) throws(IOError) in
-                try limited.withUnsafeMutableBufferPointer { (output) throws(IOError) in
-                    let inp = input.baseAddress!, out = output.baseAddress!
-                    mixer.render(into: inp, frameCount: n)
-                    fades.apply(inp, channels: channels, startFrame: fed, frameCount: n)
-                    for i in 0..<(n * channels) { inp[i] *= gain }
-                    limiter.process(inp, out, frameCount: n)
-                    fed += Int64(n)
-                    let skip = Int(min(toSkip, Int64(n)))
-                    toSkip -= Int64(skip)
-                    let emit = Int(min(Int64(n - skip), total - written))
-                    guard emit > 0 else { return }
-                    let start = out + skip * channels
-                    for i in 0..<(emit * channels) { peak = max(peak, abs(start[i])) }
-                    try outputMeter.add(start, frameCount: emit)
-                    truePeak.add(start, frameCount: emit)
-                    try writer.write(start, frameCount: emit)
-                    written += Int64(emit)
-                }
+        try pipeline.run(produce: { block in producer.value.next(into: &block) }) { block in
+            try block.samples.withUnsafeBufferPointer { (p) throws(IOError) in
+                let start = p.baseAddress! + block.offset * channels
+                for i in 0..<(block.frames * channels) { peak = max(peak, abs(start[i])) }
+                try outputMeter.add(start, frameCount: block.frames)
+                truePeak.add(start, frameCount: block.frames)
+                try writer.write(start, frameCount: block.frames)
             }
+            written += Int64(block.frames)
             progress?(RenderProgress(pass: 2, framesDone: written, totalFrames: total))
         }
         try writer.finish()
@@ -224,7 +194,7 @@ public enum Renderer {
             loudnessRangeLU: range.isFinite ? range : nil,
             truePeakDBTP: truePeak.peak > 0 ? truePeak.peakDecibels : nil, stems: stems, warnings: warnings,
             samplePeakDBFS: peak > 0 ? gainToDecibels(Double(peak)) : nil,
-            limiterReductionDecibels: -gainToDecibels(Double(limiter.deepestGain)))
+            limiterReductionDecibels: -gainToDecibels(Double(producer.value.limiter.deepestGain)))
     }
 
     /// Writes each layer of the plan on its own, with the mix's gain and fades (and no limiter, so
@@ -274,5 +244,56 @@ public enum Renderer {
         let m = request.session.metadata
         return OutputTags(title: m.title ?? request.session.name, artist: m.artist, album: m.album, date: m.date,
                           comment: m.comment ?? request.session.description, credits: credits, chapters: plan.sections)
+    }
+}
+
+/// Pass 2's first half: mixes a block, applies the fades, the gain and the limiter, and says which
+/// of the limited frames to keep (the limiter's delay is skipped at the start and filled at the end).
+final class PassTwoProducer {
+    let plan: RenderPlan
+    let mixer: Mixer
+    let fades: MasterFades
+    let gain: Float
+    let limiter: TruePeakLimiter
+    private var input: [Float]
+    private var toSkip: Int64
+    private var fed: Int64 = 0
+    private var emitted: Int64 = 0
+
+    init(plan: RenderPlan, assets: MixAssets, gain: Float, limiter: TruePeakLimiter) {
+        self.plan = plan
+        self.mixer = Mixer(plan: plan, assets: assets)
+        self.fades = MasterFades(plan: plan)
+        self.gain = gain
+        self.limiter = limiter
+        self.input = [Float](repeating: 0, count: Renderer.blockFrames * plan.channels)
+        self.toSkip = Int64(limiter.latency)
+    }
+
+    /// Fills `block` with the next frames to write; false when the session is done.
+    func next(into block: inout BlockPipeline.Block) -> Bool {
+        let channels = plan.channels
+        let n = Renderer.blockFrames
+        while emitted < plan.totalFrames {
+            input.withUnsafeMutableBufferPointer { inp in
+                block.samples.withUnsafeMutableBufferPointer { out in
+                    mixer.render(into: inp.baseAddress!, frameCount: n)
+                    fades.apply(inp.baseAddress!, channels: channels, startFrame: fed, frameCount: n)
+                    for i in 0..<(n * channels) { inp[i] *= gain }
+                    limiter.process(inp.baseAddress!, out.baseAddress!, frameCount: n)
+                }
+            }
+            fed += Int64(n)
+            let skip = Int(min(toSkip, Int64(n)))
+            toSkip -= Int64(skip)
+            let emit = Int(min(Int64(n - skip), plan.totalFrames - emitted))
+            if emit > 0 {
+                block.offset = skip
+                block.frames = emit
+                emitted += Int64(emit)
+                return true
+            }
+        }
+        return false
     }
 }

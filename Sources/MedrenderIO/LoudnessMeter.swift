@@ -48,6 +48,18 @@ public final class LoudnessMeter {
         return value
     }
 
+    /// The integrated loudness of several meters' audio taken together, in LUFS (−∞ for silence).
+    /// The corresponding C function is `ebur128_loudness_global_multiple`.
+    public static func integratedLoudness(of meters: [LoudnessMeter]) throws(IOError) -> Double {
+        var handles = meters.map { $0.handle }
+        var value = 0.0
+        let code = handles.withUnsafeMutableBufferPointer { ebur128_loudness_global_multiple($0.baseAddress, $0.count, &value) }
+        if code != Int32(EBUR128_SUCCESS.rawValue) {
+            throw IOError(.library, "the loudness meter could not combine its parts", cause: "libebur128 error \(code)")
+        }
+        return value
+    }
+
     /// Loudness range in LU. The corresponding C function is `ebur128_loudness_range`.
     public func loudnessRange() throws(IOError) -> Double {
         var value = 0.0

@@ -1,3 +1,4 @@
+import Foundation
 import MedrenderCore
 import Testing
 
@@ -132,6 +133,32 @@ func cueSession(_ pattern: BreathPattern, settle: SessionTime = SessionTime(mill
         let reference = mix(plan, block: 4096)
         #expect(mix(plan, block: 1) == reference)
         #expect(mix(plan, block: 997) == reference)
+    }
+
+    @Test(arguments: [0, 1, 4095, 4096, 4097, 8000 * 17 + 3])
+    func mixerStartedMidwayRendersWhatTheWholeMixHasThere(start: Int) throws {
+        var session = cueSession(BreathPattern(milliseconds: 4700, 300, 6300, 1100))
+        session.ambience = [AmbienceBed(sound: SoundRef("bed"), seam: .seconds(1))]
+        session.voice.clips = [TimedClip(sound: SoundRef("word"), at: .seconds(16))]
+        var g = SeededGenerator(seed: 9)
+        let sounds = [SoundRef("bed"): AudioAsset(channels: 2, samples: (0..<(8000 * 6)).map { _ in g.nextUnit() - 0.5 }),
+                      SoundRef("word"): AudioAsset(channels: 1, samples: (0..<8000 * 3).map { Float(sin(Double($0) * 0.05)) })]
+        let facts = sounds.mapValues { SoundFacts(frameCount: Int64($0.frameCount)) }
+        let plan = try RenderPlan(session: session, options: RenderOptions(rate: 8000, length: .duration(.seconds(40))), sounds: facts)
+        let assets = MixAssets(sounds: sounds, facts: facts)
+        let whole = mix(plan, block: 4096, assets: assets)
+        let mixer = Mixer(plan: plan, assets: assets, startFrame: Int64(start))
+        let rest = Int(plan.totalFrames) - start
+        var part = [Float](repeating: 0, count: rest * 2)
+        part.withUnsafeMutableBufferPointer { p in
+            var done = 0
+            while done < rest {
+                let n = min(1000, rest - done)
+                mixer.render(into: p.baseAddress! + done * 2, frameCount: n)
+                done += n
+            }
+        }
+        #expect(part == Array(whole[(start * 2)...]))
     }
 
     @Test func cueNeverRingsIntoTheNextPhase() throws {

@@ -73,8 +73,12 @@ public final class Mixer {
     private var pendingCue: Voice?
     private var started = false
 
-    /// - Parameter assets: every sound the plan uses, at the plan's rate; beds not yet looped.
-    public init(plan: RenderPlan, assets: MixAssets) {
+    /// - Parameters:
+    ///   - assets: every sound the plan uses, at the plan's rate.
+    ///   - startFrame: the first frame to render; a mixer started here renders exactly the frames
+    ///     a mixer started at 0 renders from here on.
+    public init(plan: RenderPlan, assets: MixAssets, startFrame: Int64 = 0) {
+        self.position = startFrame
         self.plan = plan
         self.channels = plan.channels
         var list: [AudioAsset] = []

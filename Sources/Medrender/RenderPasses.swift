@@ -1,0 +1,131 @@
+import Foundation
+import MedrenderCore
+import MedrenderIO
+
+/// A value handed between threads whose use the code around it orders (one owner at a time).
+final class Handoff<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+extension Renderer {
+    /// Pass 1 is split into this many parts, always: the split, and so the measured loudness and
+    /// the output's bytes, never depend on the machine's cores.
+    static let measureParts = 2
+
+    /// Pass 1: the integrated loudness of the mix as it will be, before the gain, measured in
+    /// parts that run side by side and are combined by libebur128.
+    static func measureLoudness(plan: RenderPlan, assets: MixAssets, progress: ((RenderProgress) -> Void)?) throws -> Double {
+        let total = plan.totalFrames
+        // Parts start on whole seconds, so the meter's 100-ms blocks fall the same way in each.
+        let rate = Int64(plan.rate)
+        var bounds: [Int64] = [0]
+        for k in 1..<measureParts {
+            let b = total * Int64(k) / Int64(measureParts) / rate * rate
+            if b > bounds.last! { bounds.append(b) }
+        }
+        bounds.append(total)
+        let cuts = bounds
+        let parts = cuts.count - 1
+        let report = Handoff(progress)
+        let meters = Handoff<[LoudnessMeter]>([])
+        for _ in 0..<parts { meters.value.append(try LoudnessMeter(channels: plan.channels, rate: plan.rate)) }
+        let failure = Handoff<(any Error)?>(nil)
+        let done = Handoff<[Int64]>(Array(repeating: 0, count: parts))
+        let lock = NSLock()
+        let fades = MasterFades(plan: plan)
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            let start = cuts[part], end = cuts[part + 1]
+            let meter = lock.withLock { meters.value[part] }
+            let mixer = Mixer(plan: plan, assets: assets, startFrame: start)
+            var buffer = [Float](repeating: 0, count: blockFrames * plan.channels)
+            var at = start
+            do {
+                while at < end {
+                    let n = Int(min(Int64(blockFrames), end - at))
+                    try buffer.withUnsafeMutableBufferPointer { (p) throws(IOError) in
+                        mixer.render(into: p.baseAddress!, frameCount: n)
+                        fades.apply(p.baseAddress!, channels: plan.channels, startFrame: at, frameCount: n)
+                        try meter.add(p.baseAddress!, frameCount: n)
+                    }
+                    at += Int64(n)
+                    let sum = lock.withLock { () -> Int64 in
+                        done.value[part] = at - start
+                        return done.value.reduce(0, +)
+                    }
+                    if part == 0 { report.value?(RenderProgress(pass: 1, framesDone: sum, totalFrames: total)) }
+                }
+            } catch {
+                lock.withLock { failure.value = failure.value ?? error }
+            }
+        }
+        if let error = failure.value { throw error }
+        return try LoudnessMeter.integratedLoudness(of: meters.value)
+    }
+}
+
+/// Runs a producer of blocks on its own thread, feeding a consumer on the calling thread through a
+/// bounded ring of buffers: pass 2's mixing and limiting ride on one core while the encoder runs
+/// on the other. The order of blocks, and so the output, is the same as running both in turn.
+final class BlockPipeline: @unchecked Sendable {
+    struct Block {
+        var samples: [Float]
+        /// Frames to hand on, from `offset` (in frames).
+        var offset = 0
+        var frames = 0
+    }
+
+    private var blocks: [Block]
+    private let free: DispatchSemaphore
+    private let filled = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private let stateLock = NSLock()
+    private var cancelled = false
+
+    init(depth: Int, samplesPerBlock: Int) {
+        blocks = Array(repeating: Block(samples: [Float](repeating: 0, count: samplesPerBlock)), count: depth)
+        free = DispatchSemaphore(value: depth)
+    }
+
+    private var isCancelled: Bool { stateLock.withLock { cancelled } }
+
+    /// Runs `produce` on a new thread: it fills block after block and returns false when done.
+    /// Then calls `consume` here for each block, in order, until the producer is done.
+    func run(produce: @escaping @Sendable (inout Block) -> Bool, consume: (Block) throws -> Void) throws {
+        let depth = blocks.count
+        let thread = Thread { [self] in
+            var index = 0
+            while true {
+                free.wait()
+                if isCancelled { break }
+                var block = blocks[index]
+                let more = produce(&block)
+                blocks[index] = block
+                if !more {
+                    blocks[index].frames = -1
+                    filled.signal()
+                    break
+                }
+                filled.signal()
+                index = (index + 1) % depth
+            }
+            finished.signal()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+        var index = 0
+        defer {
+            stateLock.withLock { cancelled = true }
+            free.signal()
+            finished.wait()
+        }
+        while true {
+            filled.wait()
+            let block = blocks[index]
+            if block.frames < 0 { break }
+            try consume(block)
+            free.signal()
+            index = (index + 1) % depth
+        }
+    }
+}
