@@ -67,63 +67,84 @@ extension Renderer {
 /// Runs a producer of blocks on its own thread, feeding a consumer on the calling thread through a
 /// bounded ring of buffers: pass 2's mixing and limiting ride on one core while the encoder runs
 /// on the other. The order of blocks, and so the output, is the same as running both in turn.
+///
+/// The ring is raw memory allocated once; the semaphores hand each slot from one thread to the
+/// other, so no Swift collection is shared between them.
 final class BlockPipeline: @unchecked Sendable {
+    /// One slot of the ring, as the producer fills it and the consumer reads it.
     struct Block {
-        var samples: [Float]
+        /// `samplesPerBlock` samples.
+        var samples: UnsafeMutablePointer<Float>
         /// Frames to hand on, from `offset` (in frames).
         var offset = 0
         var frames = 0
     }
 
-    private var blocks: [Block]
-    private let free: DispatchSemaphore
+    private let depth: Int
+    private let samplesPerBlock: Int
+    private let storage: UnsafeMutablePointer<Float>
+    private let offsets: UnsafeMutablePointer<Int>
+    private let counts: UnsafeMutablePointer<Int>
+    // Every semaphore starts at 0 (libdispatch traps on releasing one below its starting value,
+    // which a stopped pipeline may leave).
+    private let free = DispatchSemaphore(value: 0)
     private let filled = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     private let stateLock = NSLock()
     private var cancelled = false
 
     init(depth: Int, samplesPerBlock: Int) {
-        blocks = Array(repeating: Block(samples: [Float](repeating: 0, count: samplesPerBlock)), count: depth)
-        free = DispatchSemaphore(value: depth)
+        self.depth = depth
+        self.samplesPerBlock = samplesPerBlock
+        storage = .allocate(capacity: depth * samplesPerBlock)
+        storage.initialize(repeating: 0, count: depth * samplesPerBlock)
+        offsets = .allocate(capacity: depth)
+        offsets.initialize(repeating: 0, count: depth)
+        counts = .allocate(capacity: depth)
+        counts.initialize(repeating: 0, count: depth)
+        for _ in 0..<depth { free.signal() }
+    }
+
+    deinit {
+        storage.deallocate()
+        offsets.deallocate()
+        counts.deallocate()
     }
 
     private var isCancelled: Bool { stateLock.withLock { cancelled } }
 
     /// Runs `produce` on a new thread: it fills block after block and returns false when done.
-    /// Then calls `consume` here for each block, in order, until the producer is done.
+    /// Calls `consume` here for each block, in order, until the producer is done; if `consume`
+    /// throws, the producer is stopped and joined before the error goes on.
     func run(produce: @escaping @Sendable (inout Block) -> Bool, consume: (Block) throws -> Void) throws {
-        let depth = blocks.count
         let thread = Thread { [self] in
             var index = 0
             while true {
                 free.wait()
                 if isCancelled { break }
-                var block = blocks[index]
+                var block = Block(samples: storage + index * samplesPerBlock)
                 let more = produce(&block)
-                blocks[index] = block
-                if !more {
-                    blocks[index].frames = -1
-                    filled.signal()
-                    break
-                }
+                offsets[index] = block.offset
+                counts[index] = more ? block.frames : -1
                 filled.signal()
+                if !more { break }
                 index = (index + 1) % depth
             }
             finished.signal()
         }
         thread.stackSize = 1 << 20
         thread.start()
-        var index = 0
         defer {
             stateLock.withLock { cancelled = true }
-            free.signal()
+            for _ in 0..<depth { free.signal() }
             finished.wait()
         }
+        var index = 0
         while true {
             filled.wait()
-            let block = blocks[index]
-            if block.frames < 0 { break }
-            try consume(block)
+            let frames = counts[index]
+            if frames < 0 { break }
+            try consume(Block(samples: storage + index * samplesPerBlock, offset: offsets[index], frames: frames))
             free.signal()
             index = (index + 1) % depth
         }

@@ -169,13 +169,11 @@ public enum Renderer {
         var written: Int64 = 0
         var peak: Float = 0
         try pipeline.run(produce: { block in producer.value.next(into: &block) }) { block in
-            try block.samples.withUnsafeBufferPointer { (p) throws(IOError) in
-                let start = p.baseAddress! + block.offset * channels
-                for i in 0..<(block.frames * channels) { peak = max(peak, abs(start[i])) }
-                try outputMeter.add(start, frameCount: block.frames)
-                truePeak.add(start, frameCount: block.frames)
-                try writer.write(start, frameCount: block.frames)
-            }
+            let start = block.samples + block.offset * channels
+            for i in 0..<(block.frames * channels) { peak = max(peak, abs(start[i])) }
+            try outputMeter.add(start, frameCount: block.frames)
+            truePeak.add(start, frameCount: block.frames)
+            try writer.write(start, frameCount: block.frames)
             written += Int64(block.frames)
             progress?(RenderProgress(pass: 2, framesDone: written, totalFrames: total))
         }
@@ -276,12 +274,10 @@ final class PassTwoProducer {
         let n = Renderer.blockFrames
         while emitted < plan.totalFrames {
             input.withUnsafeMutableBufferPointer { inp in
-                block.samples.withUnsafeMutableBufferPointer { out in
-                    mixer.render(into: inp.baseAddress!, frameCount: n)
-                    fades.apply(inp.baseAddress!, channels: channels, startFrame: fed, frameCount: n)
-                    for i in 0..<(n * channels) { inp[i] *= gain }
-                    limiter.process(inp.baseAddress!, out.baseAddress!, frameCount: n)
-                }
+                mixer.render(into: inp.baseAddress!, frameCount: n)
+                fades.apply(inp.baseAddress!, channels: channels, startFrame: fed, frameCount: n)
+                for i in 0..<(n * channels) { inp[i] *= gain }
+                limiter.process(inp.baseAddress!, block.samples, frameCount: n)
             }
             fed += Int64(n)
             let skip = Int(min(toSkip, Int64(n)))

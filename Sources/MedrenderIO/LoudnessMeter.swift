@@ -13,7 +13,10 @@ public final class LoudnessMeter {
     ///   - withRange: also measure loudness range.
     /// The corresponding C function is `ebur128_init`.
     public init(channels: Int, rate: Int, withTruePeak: Bool = false, withRange: Bool = false) throws(IOError) {
+        // Histogram mode keeps the meter's memory the same for any length (it would otherwise
+        // keep every 100-ms block), at 0.1 LU resolution.
         var mode = Int32(EBUR128_MODE_I.rawValue) | Int32(EBUR128_MODE_SAMPLE_PEAK.rawValue)
+            | Int32(EBUR128_MODE_HISTOGRAM.rawValue)
         if withTruePeak { mode |= Int32(EBUR128_MODE_TRUE_PEAK.rawValue) }
         if withRange { mode |= Int32(EBUR128_MODE_LRA.rawValue) }
         guard let handle = ebur128_init(UInt32(channels), UInt(rate), mode) else {

@@ -1,4 +1,5 @@
 import CSndFile
+import Foundation
 import MedrenderCore
 
 /// The sample formats medrender writes through libsndfile.
@@ -82,6 +83,8 @@ public final class SoundFileWriter {
 
     private func checkCount(_ written: sf_count_t, _ expected: Int) throws(IOError) {
         if written != sf_count_t(expected) {
+            let code = errno
+            if [ENOSPC, EFBIG, EPIPE, EDQUOT].contains(code) { throw IOError.writeFailed(path: path, errno: code) }
             throw IOError(.io, "writing failed (is the disk full?)", path: path, cause: String(cString: sf_strerror(handle)))
         }
     }

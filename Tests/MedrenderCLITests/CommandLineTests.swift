@@ -51,7 +51,7 @@ import Testing
         (["--preset", "box-breath", "--rate", "7999", "-o", "x.ogg"], 64, "8000 to 192000"),
         (["--preset", "box-breath", "--quality", "11", "-o", "x.ogg"], 64, "-1 to 10"),
         (["--preset", "box-breath", "--layers", "cues,drums", "-o", "x.ogg"], 64, "drums"),
-        (["--preset", "box-breath", "-o", "x.xyz"], 64, ".ogg, .wav or .flac"),
+        (["--preset", "box-breath", "-o", "x.xyz"], 64, ".ogg, .wav, .flac, .opus or .mp3"),
         (["--preset", "box-breath", "--bits", "12", "-o", "x.wav"], 64, "16, 24 or 32f"),
         (["--preset", "box-breath", "--frobnicate", "-o", "x.ogg"], 64, "frobnicate"),
         (["--preset", "box-breth", "-o", "x.ogg"], 66, "did you mean 'box-breath'"),
