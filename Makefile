@@ -40,7 +40,7 @@ sounds:
 	bash Sounds/make-sounds.sh
 
 clean:
-	rm -rf .build out.ogg
+	rm -rf .build out.ogg dist .fuzz
 
 FUZZ_SECONDS ?= 60
 ## Fuzz preset decoding and planning, and sound decoding, for FUZZ_SECONDS each (not in CI).
@@ -49,3 +49,7 @@ fuzz: deps
 	mkdir -p .fuzz/preset .fuzz/sound
 	Fuzz/.build/debug/FuzzPreset -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 .fuzz/preset Fuzz/corpus/preset
 	Fuzz/.build/debug/FuzzSound -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 .fuzz/sound Fuzz/corpus/sound
+
+## Whole-process benchmarks (release): the encoder floor, ffmpeg, memory; writes BENCHMARKS.md.
+bench: test-deps release
+	python3 scripts/bench.py

@@ -12,7 +12,7 @@ public struct MedrenderCommand: ParsableCommand {
             Exit codes: 0 done, 64 usage error, 65 bad preset or pattern, 66 missing input, \
             73 cannot create output, 74 I/O error, 130 interrupted (SIGINT), 143 terminated (SIGTERM).
             """,
-        subcommands: [RenderCommand.self, PresetsCommand.self, ValidateCommand.self, CuesCommand.self, InspectCommand.self, BuildCommand.self],
+        subcommands: [RenderCommand.self, PresetsCommand.self, ValidateCommand.self, CuesCommand.self, InspectCommand.self, EncodeCommand.self, BuildCommand.self],
         defaultSubcommand: RenderCommand.self)
 
     public init() {}
@@ -51,7 +51,7 @@ enum SignalCleanup {
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler {
                 TemporaryFiles.removeAllForExit()
-                FileHandle.standardError.write(Data("\nmedrender: \(sig == SIGINT ? "interrupted" : "terminated"); nothing was written\n".utf8))
+                FileHandle.standardError.write(Data("\nmedrender: \(sig == SIGINT ? "interrupted" : "terminated"); unfinished files were removed\n".utf8))
                 exit(code.rawValue)
             }
             source.resume()

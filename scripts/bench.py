@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Whole-process benchmarks of medrender, as `make bench` runs them.
+
+Pairs are alternated (A, B, B, A, ...) so that drift in the machine cancels, and each ratio is
+reported with its min, median and max. Writes the table into BENCHMARKS.md.
+
+  medrender OGG   vs the floor: libvorbis alone encoding medrender's own mix (`medrender encode`)
+  medrender OGG   vs an ffmpeg filter graph doing the nearest thing (aloop, adelay in samples,
+                     amix normalize=0, afade; no loudness normalization, hard loop seams)
+  medrender WAV   vs the same ffmpeg graph writing WAV
+  peak memory     (/usr/bin/time -v) at 5, 60 and 180 minutes
+"""
+import json, os, statistics, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MEDRENDER = os.path.join(ROOT, ".build", "release", "medrender")
+PRESET, MINUTES, RATE, QUALITY = "box-breath", 15, 48000, 5
+PAIRS = int(os.environ.get("BENCH_PAIRS", "3"))
+
+
+def run(cmd, **kw):
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, **kw)
+
+
+def timed(cmd):
+    start = time.perf_counter()
+    run(cmd)
+    return time.perf_counter() - start
+
+
+def ffmpeg_graph(tmp, out, codec):
+    """The nearest ffmpeg equivalent of the session: the rain bed looped, a cue tone at every
+    phase start (adelay in samples), the intro and outro voice, the bells, mixed with amix."""
+    sheet = os.path.join(tmp, "cues.json")
+    run([MEDRENDER, "cues", "--preset", PRESET, "--minutes", str(MINUTES), "-o", sheet])
+    data = json.load(open(sheet))
+    frames, cues = data["frames"], data["cues"]
+    closing = [s for s in data["sections"] if s["name"] == "Closing"][0]["frame"]
+    tone = os.path.join(tmp, "cue.wav")
+    run(["sox", "-n", "-r", str(RATE), "-c", "2", tone, "synth", "0.6", "sine", "660", "fade", "q", "0.005", "0.6", "0.15"])
+    inputs = ["-stream_loop", "-1", "-i", "Sounds/rain.ogg", "-i", tone, "-i", "Sounds/voice-intro.ogg",
+              "-i", "Sounds/voice-outro.ogg", "-i", "Sounds/bell.ogg"]
+    n = len(cues)
+    parts = [f"[0]aresample={RATE},atrim=end_sample={frames},afade=t=in:d=8,afade=t=out:st={frames / RATE - 15}:d=15,volume=0.2[bed]",
+             f"[1]asplit={n}" + "".join(f"[s{i}]" for i in range(n))]
+    parts += [f"[s{i}]adelay={c['frame']}S:all=1[c{i}]" for i, c in enumerate(cues)]
+    parts += [f"[2]aresample={RATE},adelay={2 * RATE}S:all=1[vi]",
+              f"[3]aresample={RATE},adelay={closing + RATE}S:all=1[vo]",
+              f"[4]aresample={RATE},asplit=2[b0][b1]", "[b0]anull[bs]", f"[b1]adelay={closing + 9 * RATE}S:all=1[be]"]
+    labels = "[bed]" + "".join(f"[c{i}]" for i in range(n)) + "[vi][vo][bs][be]"
+    parts.append(f"{labels}amix=inputs={n + 5}:normalize=0:duration=first,atrim=end_sample={frames}[out]")
+    script = os.path.join(tmp, "graph.txt")
+    open(script, "w").write(";\n".join(parts))
+    return ["ffmpeg", "-v", "error", "-y", *inputs, "-filter_complex_script", script, "-map", "[out]",
+            "-ar", str(RATE), "-ac", "2", *codec, out]
+
+
+def pairs(a, b):
+    """Alternates a and b PAIRS times; returns the a/b ratios and both series."""
+    ratios, ta, tb = [], [], []
+    for i in range(PAIRS):
+        if i % 2 == 0:
+            x, y = timed(a), timed(b)
+        else:
+            y, x = timed(b), timed(a)
+        ta.append(x)
+        tb.append(y)
+        ratios.append(x / y)
+    return ratios, ta, tb
+
+
+def summary(values, unit=""):
+    return f"{min(values):.2f} / {statistics.median(values):.2f} / {max(values):.2f}{unit}"
+
+
+def peak_memory(minutes, out):
+    result = subprocess.run(["/usr/bin/time", "-v", MEDRENDER, "--preset", PRESET, "--minutes", str(minutes), "-o", out],
+                            cwd=ROOT, capture_output=True, text=True, check=True)
+    os.remove(out)
+    for line in result.stderr.splitlines():
+        if "Maximum resident set size" in line:
+            return int(line.split()[-1]) / 1024
+    raise RuntimeError("no memory figure")
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="medrender-bench-") as tmp:
+        common = ["--preset", PRESET, "--minutes", str(MINUTES), "--rate", str(RATE)]
+        ogg = [MEDRENDER, *common, "--quality", str(QUALITY), "-o", os.path.join(tmp, "m.ogg")]
+        wav = [MEDRENDER, *common, "-o", os.path.join(tmp, "m.wav")]
+        mix = os.path.join(tmp, "mix.wav")
+        run([MEDRENDER, *common, "--bits", "32f", "-o", mix])
+        floor = [MEDRENDER, "encode", mix, os.path.join(tmp, "floor.ogg"), "--quality", str(QUALITY)]
+        ff_ogg = ffmpeg_graph(tmp, os.path.join(tmp, "ff.ogg"), ["-c:a", "libvorbis", "-q:a", str(QUALITY)])
+        ff_wav = ffmpeg_graph(tmp, os.path.join(tmp, "ff.wav"), ["-c:a", "pcm_s16le"])
+
+        rows = []
+        r, a, b = pairs(ogg, floor)
+        rows.append(("15-min OGG q5: medrender / libvorbis alone on the same mix (floor)", r, a, b, "≤ 1.05"))
+        r, a, b = pairs(ogg, ff_ogg)
+        rows.append(("15-min OGG q5: medrender / ffmpeg graph", r, a, b, "< 1"))
+        r, a, b = pairs(wav, ff_wav)
+        rows.append(("15-min WAV 16-bit: medrender / ffmpeg graph", r, a, b, "≤ 1.0"))
+        memory = [(m, peak_memory(m, os.path.join(tmp, f"mem{m}.wav"))) for m in (5, 60, 180)]
+
+    cpu = subprocess.run(["sh", "-c", "nproc; grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"],
+                         capture_output=True, text=True).stdout.split("\n")
+    lines = ["# Benchmarks", "",
+             f"Measured by `make bench` (`python3 scripts/bench.py`, {PAIRS} alternated pairs per row) on "
+             f"{cpu[0].strip()} cores ({cpu[1].strip()}), release build. Session: `{PRESET}`, {MINUTES} min, "
+             f"{RATE} Hz stereo, with loudness normalization and the true-peak limiter on.", "",
+             "| comparison | ratio min / median / max | medrender s (median) | other s (median) | target |",
+             "| --- | --- | --- | --- | --- |"]
+    for name, r, a, b, target in rows:
+        lines.append(f"| {name} | {summary(r)} | {statistics.median(a):.2f} | {statistics.median(b):.2f} | {target} |")
+    lines += ["", "| session length | peak memory (MiB) |", "| --- | --- |"]
+    lines += [f"| {m} min | {mem:.1f} |" for m, mem in memory]
+    growth = memory[2][1] / memory[0][1] - 1
+    lines += ["", f"180 min uses {growth * 100:.1f} % more memory than 5 min (target: within 10 %, under 64 MiB).", ""]
+    text = "\n".join(lines)
+    open(os.path.join(ROOT, "BENCHMARKS.md"), "w").write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
