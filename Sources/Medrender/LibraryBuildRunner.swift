@@ -125,6 +125,8 @@ extension LibraryBuild {
         }
 
         let work = toRender
+        // Each sound is decoded and resampled once per build, then shared by every job using it.
+        let sounds = SoundCache()
         let workers = max(1, min(settings.jobs, work.count))
         let group = DispatchGroup()
         for _ in 0..<(work.isEmpty ? 0 : workers) {
@@ -141,7 +143,7 @@ extension LibraryBuild {
                     let jobStart = Date()
                     events(.started(output: job.outputName))
                     do {
-                        let entry = try render(job, into: folder) { fraction in
+                        let entry = try render(job, into: folder, sounds: sounds) { fraction in
                             events(.progress(output: job.outputName, fraction: fraction))
                         }
                         let seconds = Date().timeIntervalSince(jobStart)
@@ -200,10 +202,12 @@ extension LibraryBuild {
     }
 
     /// Renders one job: its cue sheets, then the audio (atomically), then hashes what was written.
-    static func render(_ job: LibraryBuildJob, into folder: String, progress: @escaping (Double) -> Void) throws -> LibraryBuildManifest.Entry {
+    static func render(_ job: LibraryBuildJob, into folder: String, sounds: SoundCache,
+                       progress: @escaping (Double) -> Void) throws -> LibraryBuildManifest.Entry {
         let path = folder + "/" + job.outputName
-        let request = RenderRequest(session: job.session, presetFile: job.presetFile, options: job.options, format: job.format,
+        var request = RenderRequest(session: job.session, presetFile: job.presetFile, options: job.options, format: job.format,
                                     outputPath: path, library: job.library)
+        request.soundCache = sounds
         let plan = try Renderer.schedulePlan(request)
         for sheet in job.cueSheetNames { try CueSheetWriter.write(plan, to: folder + "/" + sheet) }
         var lastReported = -1.0

@@ -16,6 +16,8 @@ public struct RenderRequest: Sendable {
     public var stemsDirectory: String?
     /// Replace a missing sound with the bundled sound of the same role (`--fallback stock`).
     public var stockFallback = false
+    /// Sounds already decoded and resampled, shared by the renders of one build.
+    public var soundCache: SoundCache?
 
     public init(session: Session, presetFile: String, options: RenderOptions, format: OutputFormat,
                 outputPath: String, library: PresetLibrary, stemsDirectory: String? = nil) {
@@ -89,6 +91,7 @@ public enum Renderer {
     static func prepareWithCredits(_ request: RenderRequest) throws -> (RenderPlan, MixAssets, [String], [String]) {
         let draft = try schedulePlan(request)
         var sounds: [SoundRef: AudioAsset] = [:]
+        var facts: [SoundRef: SoundFacts] = [:]
         var credits: [String] = []
         let outputReal = URL(fileURLWithPath: request.outputPath).standardizedFileURL.resolvingSymlinksInPath().path
         var warnings: [String] = []
@@ -113,17 +116,17 @@ public enum Renderer {
             } else {
                 credits.append("\(name): credits not known")
             }
-            let reader = try SoundFileReader(path: path)
-            var asset = try reader.readAll()
-            guard asset.frameCount > 0 else {
-                throw IOError(.badData, "holds no audio; the sound '\(ref)' needs at least one frame", path: path)
+            let loaded = try (request.soundCache ?? SoundCache()).sound(at: path, rate: request.options.rate) {
+                let reader = try SoundFileReader(path: path)
+                var asset = try reader.readAll()
+                guard asset.frameCount > 0 else {
+                    throw IOError(.badData, "holds no audio; the sound '\(ref)' needs at least one frame", path: path)
+                }
+                asset = try Resampler.resample(asset, from: reader.rate, to: request.options.rate)
+                return (asset, try loudness(of: asset, rate: request.options.rate))
             }
-            asset = try Resampler.resample(asset, from: reader.rate, to: request.options.rate)
-            sounds[ref] = asset
-        }
-        var facts: [SoundRef: SoundFacts] = [:]
-        for (ref, asset) in sounds {
-            facts[ref] = SoundFacts(frameCount: Int64(asset.frameCount), loudnessLUFS: try loudness(of: asset, rate: request.options.rate))
+            sounds[ref] = loaded.asset
+            facts[ref] = SoundFacts(frameCount: Int64(loaded.asset.frameCount), loudnessLUFS: loaded.loudness)
         }
         do {
             let plan = try RenderPlan(session: request.session, options: request.options, sounds: facts)
@@ -162,22 +165,19 @@ public enum Renderer {
 
         // Pass 2: mixing, the gain and the limiter on one thread; measuring and encoding on this one.
         let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: plan.master.truePeakDBTP)
-        let outputMeter = try LoudnessMeter(channels: channels, rate: plan.rate, withRange: true)
-        let truePeak = TruePeakMeter(channels: channels)
-        let producer = Handoff(PassTwoProducer(plan: plan, assets: assets, gain: gain, limiter: limiter))
+        let producer = Handoff(try PassTwoProducer(plan: plan, assets: assets, gain: gain, limiter: limiter))
         let pipeline = BlockPipeline(depth: 8, samplesPerBlock: blockFrames * channels)
         var written: Int64 = 0
-        var peak: Float = 0
         try pipeline.run(produce: { block in producer.value.next(into: &block) }) { block in
             let start = block.samples + block.offset * channels
-            for i in 0..<(block.frames * channels) { peak = max(peak, abs(start[i])) }
-            try outputMeter.add(start, frameCount: block.frames)
-            truePeak.add(start, frameCount: block.frames)
             try writer.write(start, frameCount: block.frames)
             written += Int64(block.frames)
             progress?(RenderProgress(pass: 2, framesDone: written, totalFrames: total))
         }
         try writer.finish()
+        if let error = producer.value.failure { throw error }
+        let outputMeter = producer.value.meter, truePeak = producer.value.truePeak
+        let peak = producer.value.samplePeak
         let loudness = try outputMeter.integratedLoudness()
         let range = try outputMeter.loudnessRange()
         var stems: [String] = []
@@ -245,9 +245,15 @@ public enum Renderer {
     }
 }
 
-/// Pass 2's first half: mixes a block, applies the fades, the gain and the limiter, and says which
-/// of the limited frames to keep (the limiter's delay is skipped at the start and filled at the end).
+/// Pass 2's first half: mixes a block, applies the fades, the gain and the limiter, measures what
+/// will be written (loudness, loudness range, true peak), and says which of the limited frames to
+/// keep (the limiter's delay is skipped at the start and filled at the end). The encoder, on the
+/// other core, then does nothing but encode.
 final class PassTwoProducer {
+    let meter: LoudnessMeter
+    let truePeak: TruePeakMeter
+    private(set) var samplePeak: Float = 0
+    private(set) var failure: IOError?
     let plan: RenderPlan
     let mixer: Mixer
     let fades: MasterFades
@@ -258,7 +264,9 @@ final class PassTwoProducer {
     private var fed: Int64 = 0
     private var emitted: Int64 = 0
 
-    init(plan: RenderPlan, assets: MixAssets, gain: Float, limiter: TruePeakLimiter) {
+    init(plan: RenderPlan, assets: MixAssets, gain: Float, limiter: TruePeakLimiter) throws(IOError) {
+        self.meter = try LoudnessMeter(channels: plan.channels, rate: plan.rate, withRange: true)
+        self.truePeak = TruePeakMeter(channels: plan.channels)
         self.plan = plan
         self.mixer = Mixer(plan: plan, assets: assets)
         self.fades = MasterFades(plan: plan)
@@ -287,9 +295,53 @@ final class PassTwoProducer {
                 block.offset = skip
                 block.frames = emit
                 emitted += Int64(emit)
+                let start = block.samples + skip * channels
+                for i in 0..<(emit * channels) { samplePeak = max(samplePeak, abs(start[i])) }
+                truePeak.add(start, frameCount: emit)
+                do {
+                    try meter.add(start, frameCount: emit)
+                } catch {
+                    failure = error
+                }
                 return true
             }
         }
         return false
+    }
+}
+
+/// Sounds decoded and resampled once, with their loudness, and shared read-only by every render
+/// that uses them (the renders of a build run side by side).
+public final class SoundCache: @unchecked Sendable {
+    struct Key: Hashable {
+        var path: String
+        var rate: Int
+        /// The file's size and modification time, so a file changed during a build is read again.
+        var size: Int64
+        var modified: Double
+    }
+
+    private let lock = NSLock()
+    private var entries: [Key: (asset: AudioAsset, loudness: Double?)] = [:]
+
+    public init() {}
+
+    /// How many sounds it holds.
+    public var count: Int { lock.withLock { entries.count } }
+
+    /// The sound at `path` at `rate`, loaded by `load` the first time it is asked for.
+    func sound(at path: String, rate: Int, load: () throws -> (AudioAsset, Double?)) throws -> (asset: AudioAsset, loudness: Double?) {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        let key = Key(
+            path: URL(fileURLWithPath: path).standardizedFileURL.path, rate: rate,
+            size: (attributes?[.size] as? NSNumber)?.int64Value ?? -1,
+            modified: (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? -1)
+        // Held while loading, so two renders never decode the same sound twice.
+        lock.lock()
+        defer { lock.unlock() }
+        if let entry = entries[key] { return entry }
+        let (asset, loudness) = try load()
+        entries[key] = (asset, loudness)
+        return (asset, loudness)
     }
 }

@@ -121,3 +121,21 @@ let fractional = """
         #expect(throws: RenderError.self) { try Renderer.render(req) }
     }
 }
+
+@Suite struct SoundCacheTests {
+    @Test func rendersShareDecodedSoundsAndGiveTheSameBytes() throws {
+        let dir = TemporaryDirectory("cache")
+        let yaml = try String(contentsOfFile: PackagePaths.root + "/Presets/box-breath.yaml", encoding: .utf8)
+        let cache = SoundCache()
+        var outputs: [Data?] = []
+        for (name, cached) in [("a.wav", true), ("b.wav", true), ("c.wav", false)] {
+            var req = try request(yaml, minutes: 1.5, rate: 22050, format: .wav(.int16), output: dir.file(name), dir: dir)
+            if cached { req.soundCache = cache }
+            _ = try Renderer.render(req)
+            outputs.append(FileManager.default.contents(atPath: dir.file(name)))
+        }
+        // rain, bell, voice-intro and voice-outro, each decoded once for both cached renders.
+        #expect(cache.count == 4)
+        #expect(outputs[0] != nil && outputs[0] == outputs[1] && outputs[1] == outputs[2])
+    }
+}
