@@ -135,35 +135,20 @@ final class OutputWriter {
 /// Quantizes for a WAV stream to standard output, as `SoundFileFrameEncoder` does for files.
 final class StreamingWaveFrameEncoder: FrameEncoder {
     let writer: StreamingWaveWriter
-    let format: SampleFormat
-    private var dither: TPDFDither
-    private var shorts: [Int16]
-    private var ints: [Int32]
+    private let quantizer: SampleQuantizer
 
     init(writer: StreamingWaveWriter, format: SampleFormat, blockFrames: Int, seed: UInt64) {
         self.writer = writer
-        self.format = format
-        self.dither = TPDFDither(seed: seed)
-        self.shorts = [Int16](repeating: 0, count: format == .int16 ? blockFrames * writer.channels : 0)
-        self.ints = [Int32](repeating: 0, count: format == .int24 ? blockFrames * writer.channels : 0)
+        self.quantizer = SampleQuantizer(format: format, channels: writer.channels, blockFrames: blockFrames, seed: seed)
     }
 
     func write(_ frames: UnsafePointer<Float>, frameCount: Int) throws(IOError) {
         let count = frameCount * writer.channels
-        switch format {
-        case .float32:
-            try writer.write(float: frames, count: count)
-        case .int16:
-            try shorts.withUnsafeMutableBufferPointer { (out) throws(IOError) in
-                dither.quantize(frames, out.baseAddress!, count: count)
-                try writer.write(int16: out.baseAddress!, count: count)
-            }
-        case .int24:
-            try ints.withUnsafeMutableBufferPointer { (out) throws(IOError) in
-                Quantizer24.quantize(frames, out.baseAddress!, count: count)
-                try writer.write(int24: out.baseAddress!, count: count)
-            }
-        }
+        try quantizer.write(
+            frames, frameCount: frameCount,
+            float: { (p) throws(IOError) in try writer.write(float: p, count: count) },
+            int16: { (p) throws(IOError) in try writer.write(int16: p, count: count) },
+            int24: { (p) throws(IOError) in try writer.write(int24: p, count: count) })
     }
 
     func finish() throws(IOError) { try writer.finish() }
