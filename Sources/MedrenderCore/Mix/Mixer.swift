@@ -97,7 +97,7 @@ public final class Mixer {
                 releaseFrames: clip.releaseFrames, gainLeft: l * clip.gain, gainRight: r * clip.gain)
         }
         // Synthesized ticks for the countdown and the metronome.
-        let tickFrames = max(2, plan.rate * 8 / 100)
+        let tickFrames = max(2, Int(Mixer.tickLength.frameCount(atRate: plan.rate)))
         list.append(ToneSynth.tone(timbre: .tick, pitchHertz: 1500, frameCount: tickFrames, rate: plan.rate))
         let countdownAsset = list.count - 1
         if let metronome = plan.metronome {
@@ -153,6 +153,10 @@ public final class Mixer {
         }
     }
 
+    /// The synthesized countdown and metronome ticks: 80 ms, cut with a 5-ms release.
+    static let tickLength = SessionTime(milliseconds: 80)
+    static let tickRelease = SessionTime(milliseconds: 5)
+
     /// Gains for the left and right output channels; −3 dB pan law for mono sources.
     static func panGains(_ pan: Float, assetChannels: Int, outputChannels: Int) -> (Float, Float) {
         let p = max(-1, min(1, pan))
@@ -187,7 +191,8 @@ public final class Mixer {
                     let length = min(Int64(assets[metronomeAsset].frameCount), end - start)
                     pendingCues.append(Voice(
                         asset: metronomeAsset, startFrame: start, frameCount: length,
-                        releaseFrames: min(Int64(plan.rate / 200), length), gainLeft: l * gain, gainRight: r * gain))
+                        releaseFrames: min(Mixer.tickRelease.frameCount(atRate: plan.rate), length),
+                        gainLeft: l * gain, gainRight: r * gain))
                     t += .seconds(1)
                 }
             }
