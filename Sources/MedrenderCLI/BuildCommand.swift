@@ -20,6 +20,8 @@ struct BuildCommand: ParsableCommand {
             (in -o, or the first DIR).
             """)
 
+    @OptionGroup var encoding: EncodingOptions
+
     @Argument(help: "Preset folders, files or names (default: the library's Presets/). With --merge: the shards' folders.")
     var inputs: [String] = []
 
@@ -38,14 +40,8 @@ struct BuildCommand: ParsableCommand {
     @Option(name: .long, help: "Output sample rate in Hz, 8000 to 192000.")
     var rate: Int = 48000
 
-    @Option(name: .long, help: "Output channels: 1 or 2.")
-    var channels: Int = 2
 
-    @Option(name: .long, help: "OGG Vorbis quality, -1 to 10 as oggenc (Opus and MP3 map it).")
-    var quality: Double = 4
 
-    @Option(name: .long, help: "Sample format for WAV and FLAC: 16, 24 or 32f (WAV only).")
-    var bits: String?
 
     @Option(name: .customShort("j"), help: "Renders at once (default: every core).")
     var jobs: Int?
@@ -92,7 +88,7 @@ struct BuildCommand: ParsableCommand {
     func formats() throws -> [String] {
         var result: [String] = []
         for name in try Self.list(format, option: "--format") {
-            guard let f = OutputFormat.named(name, quality: quality, bits: nil) else {
+            guard let f = OutputFormat.named(name, quality: encoding.quality, bits: nil) else {
                 throw ValidationError("--format \(name) is not one medrender writes; choose from ogg, wav, flac, opus, mp3")
             }
             if !result.contains(f.fileExtension) { result.append(f.fileExtension) }
@@ -100,11 +96,6 @@ struct BuildCommand: ParsableCommand {
         return result
     }
 
-    func sampleFormat() throws -> SampleFormat? {
-        guard let bits else { return nil }
-        guard let f = SampleFormat(rawValue: bits) else { throw ValidationError("--bits \(bits) is not supported; use 16, 24 or 32f") }
-        return f
-    }
 
     func validate() throws {
         if merge {
@@ -116,11 +107,7 @@ struct BuildCommand: ParsableCommand {
         _ = try lengths()
         let names = try formats()
         guard RenderOptions.rateRange.contains(rate) else { throw ValidationError("--rate \(rate) is out of range; give 8000 to 192000 Hz") }
-        guard channels == 1 || channels == 2 else { throw ValidationError("--channels \(channels): use 1 or 2") }
-        guard quality.isFinite, (-1...10).contains(quality) else {
-            throw ValidationError("--quality \(quality) is out of range; use -1 to 10 (as oggenc)")
-        }
-        if try sampleFormat() == .float32, names.contains("flac") { throw ValidationError("--bits 32f is for WAV; FLAC takes 16 or 24") }
+        if try encoding.sampleFormat() == .float32, names.contains("flac") { throw ValidationError("--bits 32f is for WAV; FLAC takes 16 or 24") }
         if let jobs, !(1...1024).contains(jobs) { throw ValidationError("-j \(jobs): give 1 to 1024 renders at once") }
         if let shard, LibraryBuildShard(parsing: shard) == nil {
             throw ValidationError("--shard \(shard): give K/N with 1 ≤ K ≤ N, such as 1/2")
@@ -175,7 +162,7 @@ struct BuildCommand: ParsableCommand {
             while folder.count > 1, folder.hasSuffix("/") { folder.removeLast() }
             let settings = LibraryBuildSettings(
                 presetFiles: try presetFiles(library), outputDirectory: folder, lengths: try lengths(), formats: try formats(),
-                rate: rate, channels: channels, quality: quality, bits: try sampleFormat(),
+                rate: rate, channels: encoding.channels, quality: encoding.quality, bits: try encoding.sampleFormat(),
                 jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, shard: shard.flatMap(LibraryBuildShard.init(parsing:)),
                 verify: verify, library: library)
             let display = BuildProgress(live: isatty(STDERR_FILENO) == 1)

@@ -16,6 +16,8 @@ struct RenderCommand: ParsableCommand {
 
     @OptionGroup var session: SessionOptions
 
+    @OptionGroup var encoding: EncodingOptions
+
     @Option(name: .shortAndLong, help: "The file to write (.ogg, .wav, .flac, .opus, .mp3), or - for standard output.")
     var output: String
 
@@ -31,14 +33,8 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: "Album tag.")
     var album: String?
 
-    @Option(name: .long, help: "Sample format for WAV and FLAC: 16, 24 or 32f (WAV only). 16-bit is dithered.")
-    var bits: String?
 
-    @Option(name: .long, help: "OGG Vorbis quality, -1 to 10 as oggenc.")
-    var quality: Double = 4
 
-    @Option(name: .long, help: "Output channels: 1 or 2.")
-    var channels: Int = 2
 
     @Option(name: .long, help: "The layers to mix, comma-separated, of: cues, voice, ambience, bells.")
     var layers: String = "cues,voice,ambience,bells"
@@ -72,18 +68,8 @@ struct RenderCommand: ParsableCommand {
         return result
     }
 
-    func sampleFormat() throws -> SampleFormat? {
-        guard let bits else { return nil }
-        guard let format = SampleFormat(rawValue: bits) else {
-            throw ValidationError("--bits \(bits) is not supported; use 16, 24 or 32f")
-        }
-        return format
-    }
 
     func validate() throws {
-        guard quality.isFinite, (-1...10).contains(quality) else {
-            throw ValidationError("--quality \(quality) is out of range; use -1 to 10 (as oggenc)")
-        }
         if let fallback, fallback != "stock" {
             throw ValidationError("--fallback \(fallback): the one fallback is 'stock'")
         }
@@ -93,14 +79,13 @@ struct RenderCommand: ParsableCommand {
         if let truePeak, !(truePeak.isFinite && (-20...0).contains(truePeak)) {
             throw ValidationError("--true-peak \(truePeak) is out of range; give -20 to 0 dBTP")
         }
-        guard channels == 1 || channels == 2 else { throw ValidationError("--channels \(channels): use 1 or 2") }
         _ = try parsedLayers()
-        let bitsFormat = try sampleFormat()
+        let bitsFormat = try encoding.sampleFormat()
         let format = try outputFormat()
         if case .flac(.float32) = format { throw ValidationError("--bits 32f is for WAV; FLAC takes 16 or 24") }
         switch format {
         case .ogg, .opus, .mp3:
-            if bits != nil { throw ValidationError("--bits is for WAV and FLAC; \(format.fileExtension) is compressed") }
+            if encoding.bits != nil { throw ValidationError("--bits is for WAV and FLAC; \(format.fileExtension) is compressed") }
         default: break
         }
         if let cues, CueSheetFormat.forPath(cues) == nil {
@@ -110,15 +95,15 @@ struct RenderCommand: ParsableCommand {
 
     /// The format from --format, or from the output's extension (OGG for standard output).
     func outputFormat() throws -> OutputFormat {
-        let bitsFormat = try sampleFormat()
+        let bitsFormat = try encoding.sampleFormat()
         if let format {
-            guard let f = OutputFormat.named(format, quality: quality, bits: bitsFormat) else {
+            guard let f = OutputFormat.named(format, quality: encoding.quality, bits: bitsFormat) else {
                 throw ValidationError("--format \(format) is not one medrender writes; choose ogg, wav, flac, opus or mp3")
             }
             return f
         }
-        if output == "-" { return .ogg(quality: quality) }
-        guard let f = OutputFormat.forPath(output, quality: quality, bits: bitsFormat) else {
+        if output == "-" { return .ogg(quality: encoding.quality) }
+        guard let f = OutputFormat.forPath(output, quality: encoding.quality, bits: bitsFormat) else {
             throw ValidationError("cannot tell the format of '\(output)'; end it in .ogg, .wav, .flac, .opus or .mp3, or give --format")
         }
         return f
@@ -143,7 +128,7 @@ struct RenderCommand: ParsableCommand {
             if rate != session.rate {
                 FileHandle.standardError.write(Data("medrender: \(format.fileExtension) takes \(format.allowedRates!.map(String.init).joined(separator: ", ")) Hz; rendering at \(rate) Hz\n".utf8))
             }
-            let options = RenderOptions(rate: rate, channels: channels, length: length, layers: try parsedLayers())
+            let options = RenderOptions(rate: rate, channels: encoding.channels, length: length, layers: try parsedLayers())
             var request = RenderRequest(session: sessionValue, presetFile: file, options: options, format: format,
                                         outputPath: output, library: library, stemsDirectory: stems)
             request.stockFallback = fallback == "stock"
