@@ -86,3 +86,25 @@ import Testing
         return s
     }
 }
+
+@Suite struct LoudnessGateAgreementTests {
+    @Test(arguments: [("box-breath", 48000), ("sleep", 22050), ("coherent", 44100)])
+    func passOneMeterAgreesWithLibebur128(preset: String, rate: Int) throws {
+        let dir = TemporaryDirectory("gate")
+        let file = PackagePaths.root + "/Presets/\(preset).yaml"
+        let request = RenderRequest(
+            session: try PresetDecoder.load(path: file), presetFile: file,
+            options: RenderOptions(rate: rate, length: .cycles(3)), format: .wav(.float32), outputPath: dir.file("m.wav"),
+            library: PresetLibrary(root: PackagePaths.root))
+        _ = try Renderer.render(request)
+        let (_, channels, samples) = try readSound(dir.file("m.wav"))
+        let reference = try LoudnessMeter(channels: channels, rate: rate)
+        let gate = LoudnessGate(channels: channels, rate: rate)
+        try samples.withUnsafeBufferPointer { p in
+            try reference.add(p.baseAddress!, frameCount: samples.count / channels)
+            gate.add(p.baseAddress!, frameCount: samples.count / channels)
+        }
+        // libebur128 runs in histogram mode (0.1 LU bins): agreement within 0.1 LU.
+        #expect(abs(gate.integratedLoudness - (try reference.integratedLoudness())) < 0.1)
+    }
+}

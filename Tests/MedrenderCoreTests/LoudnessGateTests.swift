@@ -1,0 +1,63 @@
+import Foundation
+import MedrenderCore
+import Testing
+
+@Suite struct LoudnessGateTests {
+    func measure(_ samples: [Float], channels: Int, rate: Int, block: Int = 4096) -> Double {
+        let gate = LoudnessGate(channels: channels, rate: rate)
+        samples.withUnsafeBufferPointer { p in
+            var f = 0
+            let frames = samples.count / channels
+            while f < frames {
+                let n = min(block, frames - f)
+                gate.add(p.baseAddress! + f * channels, frameCount: n)
+                f += n
+            }
+        }
+        return gate.integratedLoudness
+    }
+
+    @Test(arguments: [8000, 22050, 44100, 48000, 96000])
+    func aSineAtATenthReadsMinusTwentyLUFS(rate: Int) {
+        // A 997 Hz sine of amplitude 0.1 in both channels is −20 LUFS (within 0.1 LU: the
+        // K-weighting is +0.69 dB near 1 kHz, which −0.691 cancels).
+        let samples = (0..<(rate * 5)).flatMap { i -> [Float] in
+            let x = Float(0.1 * sin(2 * Double.pi * 997 * Double(i) / Double(rate)))
+            return [x, x]
+        }
+        #expect(abs(measure(samples, channels: 2, rate: rate) - (-20)) < 0.1)
+        // Mono counts as dual mono.
+        let mono = stride(from: 0, to: samples.count, by: 2).map { samples[$0] }
+        #expect(abs(measure(mono, channels: 1, rate: rate) - (-20)) < 0.1)
+    }
+
+    @Test func gatesLeaveOutSilenceAndQuietStretches() {
+        let rate = 8000
+        // 10 s of noise at one level, then 10 s of silence, then 10 s 30 dB quieter: the silence
+        // falls under the absolute gate, the quiet part under the relative gate.
+        var g = SeededGenerator(seed: 3)
+        let loud = (0..<(rate * 10)).map { _ in (g.nextUnit() - 0.5) * 0.5 }
+        let quiet = (0..<(rate * 10)).map { _ in (g.nextUnit() - 0.5) * 0.5 * 0.0316 }
+        let alone = measure(loud, channels: 1, rate: rate)
+        let all = measure(loud + [Float](repeating: 0, count: rate * 10) + quiet, channels: 1, rate: rate)
+        // (The blocks that straddle the step from loud to silence still pass the gate: 0.1 LU.)
+        #expect(abs(all - alone) < 0.1)
+        #expect(measure([Float](repeating: 0, count: rate * 3), channels: 1, rate: rate) == -.infinity)
+    }
+
+    @Test func blockSizeDoesNotMatterAndPartsCombine() {
+        let rate = 22050
+        var g = SeededGenerator(seed: 4)
+        let samples = (0..<(rate * 2 * 12)).map { i in (g.nextUnit() - 0.5) * Float(0.2 + 0.2 * sin(Double(i) / 40000)) }
+        let whole = measure(samples, channels: 2, rate: rate)
+        #expect(measure(samples, channels: 2, rate: rate, block: 1) == whole)
+        #expect(measure(samples, channels: 2, rate: rate, block: 1000) == whole)
+        let first = LoudnessGate(channels: 2, rate: rate), second = LoudnessGate(channels: 2, rate: rate)
+        samples.withUnsafeBufferPointer { p in
+            first.add(p.baseAddress!, frameCount: rate * 6)
+            second.add(p.baseAddress! + rate * 6 * 2, frameCount: rate * 6)
+        }
+        // The parts lose only the blocks that straddle the cut: within 0.05 LU.
+        #expect(abs(LoudnessGate.integratedLoudness(of: [first, second]) - whole) < 0.05)
+    }
+}
