@@ -114,22 +114,8 @@ extension LibraryBuild {
 
     /// Copies a file through a temporary file beside the destination, renamed into place.
     static func copyAtomically(_ source: String, to destination: String) throws {
-        let fd = open(source, O_RDONLY)
-        guard fd >= 0 else { throw IOError(.missingInput, "cannot be read", path: source) }
-        defer { close(fd) }
         let file = try AtomicOutputFile(path: destination)
-        let size = 1 << 20
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            let n = read(fd, buffer.baseAddress!, size)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw IOError(.io, "cannot be read", path: source)
-            }
-            if n == 0 { break }
-            try file.write(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-        }
+        try FileChunks.forEach(inFileAt: source) { try file.write($0) }
         try file.commit()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MedrenderIO
 
 /// SHA-256 (FIPS 180-4), written here because Linux has no CryptoKit and the package does not
 /// depend on swift-crypto. Feed it bytes with `update`, then take the digest with `finalize`.
@@ -103,20 +104,11 @@ public struct SHA256Hasher: Sendable {
     /// Feeds a file's bytes; false when it cannot be read.
     @discardableResult
     public mutating func updateWithFile(at path: String) -> Bool {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        let size = 1 << 20
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            let n = read(fd, buffer.baseAddress!, size)
-            if n < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            if n == 0 { return true }
-            update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+        do {
+            try FileChunks.forEach(inFileAt: path) { update($0) }
+            return true
+        } catch {
+            return false
         }
     }
 

@@ -19,14 +19,12 @@ public final class StandardOutput: ByteSink {
 
     /// Copies a finished file to standard output.
     public func copy(fromDescriptor fd: Int32, path: String) throws(IOError) {
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        var offset: off_t = 0
-        while true {
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, offset) }
-            if n < 0 { throw IOError(.io, "could not be read back", path: path, cause: String(cString: strerror(errno))) }
-            if n == 0 { return }
-            try write(bytes: buffer, count: n)
-            offset += off_t(n)
+        do {
+            try FileChunks.forEach(inDescriptor: fd, path: path) { try write($0) }
+        } catch let error as IOError {
+            throw error
+        } catch {
+            throw IOError(.io, "could not be copied to standard output", path: path, cause: "\(error)")
         }
     }
 }
