@@ -30,16 +30,25 @@ public enum Inspector {
     public static func inspect(_ path: String) throws -> InspectReport {
         let reader = try SoundFileReader(path: path)
         let meter = try LoudnessMeter(channels: min(reader.channels, 2), rate: reader.rate, withTruePeak: true)
+        // In blocks, folded to stereo as sounds are: a file of any length takes the same memory.
         var frames: Int64 = 0
-        let asset = try reader.readAll()
-        try asset.samples.withUnsafeBufferPointer { (p) throws(IOError) in
-            if asset.frameCount > 0 { try meter.add(p.baseAddress!, frameCount: asset.frameCount) }
+        let block = 4096
+        var buffer = [Float](repeating: 0, count: block * reader.channels)
+        var folded = [Float](repeating: 0, count: block * min(reader.channels, 2))
+        while true {
+            let n = try buffer.withUnsafeMutableBufferPointer { (p) throws(IOError) -> Int in
+                try reader.read(into: p.baseAddress!, frameCount: block)
+            }
+            if n == 0 { break }
+            SoundFileReader.fold(buffer, channels: reader.channels, frames: n, into: &folded)
+            try folded.withUnsafeBufferPointer { (p) throws(IOError) in try meter.add(p.baseAddress!, frameCount: n) }
+            frames += Int64(n)
         }
-        frames = Int64(asset.frameCount)
         var tags: [String: String] = [:]
         for (key, value) in reader.tags() { tags[key] = value }
         var chapters: [InspectReport.Chapter] = []
-        if let data = FileManager.default.contents(atPath: path), let comments = OggPages.comments(Array(data)) {
+        // The comment header sits in the first pages: a bounded read.
+        if let head = FileChunks.prefix(ofFileAt: path, count: 1 << 20), let comments = OggPages.comments(head) {
             var times: [String: Double] = [:]
             var names: [String: String] = [:]
             for comment in comments {

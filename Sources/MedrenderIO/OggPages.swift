@@ -16,41 +16,55 @@ public enum OggPages {
         return crc
     }
 
-    /// The byte ranges of the pages in `data`; nil when it is not a well-formed Ogg stream.
+    /// The byte ranges of the whole pages at the start of `data` (a page cut off by the end of
+    /// `data` is left out); nil when `data` is not an Ogg stream.
     static func pageRanges(_ data: [UInt8]) -> [Range<Int>]? {
         var ranges: [Range<Int>] = []
         var offset = 0
         while offset < data.count {
-            guard offset + 27 <= data.count, data[offset..<(offset + 4)].elementsEqual("OggS".utf8) else { return nil }
+            guard offset + 27 <= data.count else { break }
+            guard data[offset..<(offset + 4)].elementsEqual("OggS".utf8) else { return ranges.isEmpty ? nil : ranges }
             let segments = Int(data[offset + 26])
-            guard offset + 27 + segments <= data.count else { return nil }
+            guard offset + 27 + segments <= data.count else { break }
             let body = data[(offset + 27)..<(offset + 27 + segments)].reduce(0) { $0 + Int($1) }
             let end = offset + 27 + segments + body
-            guard end <= data.count else { return nil }
+            guard end <= data.count else { break }
             ranges.append(offset..<end)
             offset = end
         }
-        return ranges
+        return ranges.isEmpty ? nil : ranges
     }
 
-    /// Sets the serial of every page in the file open at `descriptor` and fixes each page's CRC.
+    /// Sets the serial of every page in the file open at `descriptor` and fixes each page's CRC,
+    /// one page at a time (a page is at most 65,307 bytes).
     public static func rewriteSerial(descriptor: Int32, path: String, serial: UInt32) throws(IOError) {
         let size = lseek(descriptor, 0, SEEK_END)
         guard size >= 0 else { throw IOError.writeFailed(path: path, errno: errno) }
         guard size > 0 else { throw IOError(.library, "the Ogg stream written is empty", path: path) }
-        var data = [UInt8](repeating: 0, count: Int(size))
-        let read = data.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, Int(size), 0) }
-        guard read == Int(size) else { throw IOError(.io, "could not be read back to finish its Ogg pages", path: path) }
-        guard let pages = pageRanges(data) else { throw IOError(.library, "the Ogg stream written is not well formed", path: path) }
-        for page in pages {
-            let s = page.lowerBound
-            for k in 0..<4 { data[s + 14 + k] = UInt8((serial >> (8 * UInt32(k))) & 0xFF) }
-            for k in 0..<4 { data[s + 22 + k] = 0 }
-            let sum = crc(data[page])
-            for k in 0..<4 { data[s + 22 + k] = UInt8((sum >> (8 * UInt32(k))) & 0xFF) }
+        var page = [UInt8](repeating: 0, count: 65_307)
+        var offset: off_t = 0
+        func readPage(_ count: Int, at start: Int) throws(IOError) {
+            let n = page.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + start, count, offset + off_t(start)) }
+            guard n == count else { throw IOError(.library, "the Ogg stream written is not well formed", path: path) }
         }
-        let written = data.withUnsafeBytes { pwrite(descriptor, $0.baseAddress!, Int(size), 0) }
-        guard written == Int(size) else { throw IOError.writeFailed(path: path, errno: errno) }
+        while offset < size {
+            try readPage(27, at: 0)
+            guard page[0..<4].elementsEqual("OggS".utf8) else {
+                throw IOError(.library, "the Ogg stream written is not well formed", path: path)
+            }
+            let segments = Int(page[26])
+            try readPage(segments, at: 27)
+            let body = page[27..<(27 + segments)].reduce(0) { $0 + Int($1) }
+            try readPage(body, at: 27 + segments)
+            let length = 27 + segments + body
+            for k in 0..<4 { page[14 + k] = UInt8((serial >> (8 * UInt32(k))) & 0xFF) }
+            for k in 0..<4 { page[22 + k] = 0 }
+            let sum = crc(page[0..<length])
+            for k in 0..<4 { page[22 + k] = UInt8((sum >> (8 * UInt32(k))) & 0xFF) }
+            let written = page.withUnsafeBytes { pwrite(descriptor, $0.baseAddress!, length, offset) }
+            guard written == length else { throw IOError.writeFailed(path: path, errno: errno) }
+            offset += off_t(length)
+        }
     }
 
     /// The comments (`KEY=value`) of the Vorbis or Opus stream in `data`, in order; nil when there are none.

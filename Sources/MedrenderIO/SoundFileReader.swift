@@ -92,6 +92,24 @@ public final class SoundFileReader {
         }
     }
 
+    /// Folds `frames` frames of `channels` channels to at most two: odd channels averaged to the
+    /// left, even ones to the right; one or two channels are copied as they are.
+    public static func fold(_ input: [Float], channels: Int, frames: Int, into output: inout [Float]) {
+        if channels <= 2 {
+            for i in 0..<(frames * channels) { output[i] = input[i] }
+            return
+        }
+        let leftCount = Float((channels + 1) / 2), rightCount = Float(channels / 2)
+        for f in 0..<frames {
+            var l: Float = 0, r: Float = 0
+            for c in 0..<channels {
+                if c % 2 == 0 { l += input[f * channels + c] } else { r += input[f * channels + c] }
+            }
+            output[f * 2] = l / leftCount
+            output[f * 2 + 1] = r / rightCount
+        }
+    }
+
     /// Reads the whole file, in blocks, as mono or stereo: more than two channels are folded down
     /// to two (odd channels left, even channels right).
     ///
@@ -105,6 +123,7 @@ public final class SoundFileReader {
         samples.reserveCapacity(Int(max(0, frameCount)) * outChannels)
         let block = 4096
         var buffer = [Float](repeating: 0, count: block * channels)
+        var folded = [Float](repeating: 0, count: block * 2)
         while true {
             let got = try buffer.withUnsafeMutableBufferPointer { (p) throws(IOError) -> Int in
                 try read(into: p.baseAddress!, frameCount: block)
@@ -113,15 +132,8 @@ public final class SoundFileReader {
             if channels <= 2 {
                 samples.append(contentsOf: buffer[0..<(got * channels)])
             } else {
-                for f in 0..<got {
-                    var l: Float = 0, r: Float = 0
-                    for c in 0..<channels {
-                        if c % 2 == 0 { l += buffer[f * channels + c] } else { r += buffer[f * channels + c] }
-                    }
-                    let leftCount = Float((channels + 1) / 2), rightCount = Float(channels / 2)
-                    samples.append(l / leftCount)
-                    samples.append(r / rightCount)
-                }
+                Self.fold(buffer, channels: channels, frames: got, into: &folded)
+                samples.append(contentsOf: folded[0..<(got * 2)])
             }
             if Int64(samples.count / outChannels) > maximumFrames {
                 throw IOError(.badData, "is too long to use as a sound", path: path)
