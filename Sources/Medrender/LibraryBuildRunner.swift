@@ -128,6 +128,9 @@ extension LibraryBuild {
         // Each sound is decoded and resampled once per build, then shared by every job using it.
         let sounds = SoundCache()
         let workers = max(1, min(settings.jobs, work.count))
+        // -j N is a budget of N cores: each render gets its share, so -j 1 keeps one core busy and
+        // a build with fewer jobs than cores lets each render use more than one.
+        let threadsPerRender = max(1, settings.jobs / workers)
         let group = DispatchGroup()
         for _ in 0..<(work.isEmpty ? 0 : workers) {
             group.enter()
@@ -143,7 +146,7 @@ extension LibraryBuild {
                     let jobStart = Date()
                     events(.started(output: job.outputName))
                     do {
-                        let entry = try render(job, into: folder, sounds: sounds) { fraction in
+                        let entry = try render(job, into: folder, sounds: sounds, threads: threadsPerRender) { fraction in
                             events(.progress(output: job.outputName, fraction: fraction))
                         }
                         let seconds = Date().timeIntervalSince(jobStart)
@@ -202,12 +205,13 @@ extension LibraryBuild {
     }
 
     /// Renders one job: its cue sheets, then the audio (atomically), then hashes what was written.
-    static func render(_ job: LibraryBuildJob, into folder: String, sounds: SoundCache,
+    static func render(_ job: LibraryBuildJob, into folder: String, sounds: SoundCache, threads: Int,
                        progress: @escaping (Double) -> Void) throws -> LibraryBuildManifest.Entry {
         let path = folder + "/" + job.outputName
         var request = RenderRequest(session: job.session, presetFile: job.presetFile, options: job.options, format: job.format,
                                     outputPath: path, library: job.library)
         request.soundCache = sounds
+        request.threads = threads
         let plan = try Renderer.schedulePlan(request)
         for sheet in job.cueSheetNames { try CueSheetWriter.write(plan, to: folder + "/" + sheet) }
         var lastReported = -1.0

@@ -14,8 +14,10 @@ extension Renderer {
     static let measureParts = 2
 
     /// Pass 1: the integrated loudness of the mix as it will be, before the gain, measured in
-    /// parts that run side by side and are combined by their gating blocks.
-    static func measureLoudness(plan: RenderPlan, assets: MixAssets, progress: ((RenderProgress) -> Void)?) throws -> Double {
+    /// parts that are combined by their gating blocks. The parts run side by side when `parallel`,
+    /// one after the other otherwise; the result is the same.
+    static func measureLoudness(plan: RenderPlan, assets: MixAssets, parallel: Bool = true,
+                                progress: ((RenderProgress) -> Void)?) throws -> Double {
         let total = plan.totalFrames
         // Parts start on whole seconds, so the meter's 100-ms blocks fall the same way in each.
         let rate = Int64(plan.rate)
@@ -35,7 +37,7 @@ extension Renderer {
         let done = Handoff<[Int64]>(Array(repeating: 0, count: parts))
         let lock = NSLock()
         let fades = MasterFades(plan: plan)
-        DispatchQueue.concurrentPerform(iterations: parts) { part in
+        let measurePart: @Sendable (Int) -> Void = { part in
             let start = cuts[part], end = cuts[part + 1]
             let meter = lock.withLock { meters.value[part] }
             let mixer = Mixer(plan: plan, assets: assets, startFrame: start)
@@ -54,11 +56,18 @@ extension Renderer {
                         done.value[part] = at - start
                         return done.value.reduce(0, +)
                     }
-                    if part == 0 { report.value?(RenderProgress(pass: 1, framesDone: sum, totalFrames: total)) }
+                    // Side by side, only the first part reports, so the callback is never run
+                    // on two threads at once.
+                    if part == 0 || !parallel { report.value?(RenderProgress(pass: 1, framesDone: sum, totalFrames: total)) }
                 }
             } catch {
                 lock.withLock { failure.value = failure.value ?? error }
             }
+        }
+        if parallel {
+            DispatchQueue.concurrentPerform(iterations: parts, execute: measurePart)
+        } else {
+            for part in 0..<parts where failure.value == nil { measurePart(part) }
         }
         if let error = failure.value { throw error }
         return LoudnessGate.integratedLoudness(of: meters.value)
@@ -114,10 +123,17 @@ final class BlockPipeline: @unchecked Sendable {
 
     private var isCancelled: Bool { stateLock.withLock { cancelled } }
 
-    /// Runs `produce` on a new thread: it fills block after block and returns false when done.
-    /// Calls `consume` here for each block, in order, until the producer is done; if `consume`
-    /// throws, the producer is stopped and joined before the error goes on.
-    func run(produce: @escaping @Sendable (inout Block) -> Bool, consume: (Block) throws -> Void) throws {
+    /// Runs `produce` on a new thread (or, unless `onOwnThread`, here in turn with `consume`): it
+    /// fills block after block and returns false when done. Calls `consume` here for each block,
+    /// in order, until the producer is done; if `consume` throws, the producer is stopped and
+    /// joined before the error goes on.
+    func run(onOwnThread: Bool = true, produce: @escaping @Sendable (inout Block) -> Bool,
+             consume: (Block) throws -> Void) throws {
+        if !onOwnThread {
+            var block = Block(samples: storage)
+            while produce(&block) { try consume(block) }
+            return
+        }
         let thread = Thread { [self] in
             var index = 0
             while true {

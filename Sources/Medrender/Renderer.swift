@@ -18,6 +18,11 @@ public struct RenderRequest: Sendable {
     public var stockFallback = false
     /// Sounds already decoded and resampled, shared by the renders of one build.
     public var soundCache: SoundCache?
+    /// The cores the render may keep busy. With 2 or more, pass 1's two parts run side by side and
+    /// pass 2 mixes on one thread while it encodes on another; with 1, all of it runs on the
+    /// calling thread (a build at `-j N` gives each of its N renders one core). The bytes written
+    /// are the same either way.
+    public var threads = 2
 
     public init(session: Session, presetFile: String, options: RenderOptions, format: OutputFormat,
                 outputPath: String, library: PresetLibrary, stemsDirectory: String? = nil) {
@@ -158,17 +163,19 @@ public enum Renderer {
         let channels = plan.channels
         let total = plan.totalFrames
 
-        // Pass 1: measure the mix as it will be, before the gain, in parts side by side.
-        let measured = try measureLoudness(plan: plan, assets: assets, progress: progress)
+        // Pass 1: measure the mix as it will be, before the gain, in parts (side by side when parallel).
+        let parallel = request.threads > 1
+        let measured = try measureLoudness(plan: plan, assets: assets, parallel: parallel, progress: progress)
         let gainDecibels = measured.isFinite ? min(60, plan.master.loudnessLUFS - measured) : 0
         let gain = Float(decibelsToGain(gainDecibels))
 
-        // Pass 2: mixing, the gain and the limiter on one thread; measuring and encoding on this one.
+        // Pass 2: mixing, the gain and the limiter on one thread; measuring and encoding on this one
+        // (or all of it on this one).
         let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: plan.master.truePeakDBTP)
         let producer = Handoff(try PassTwoProducer(plan: plan, assets: assets, gain: gain, limiter: limiter))
         let pipeline = BlockPipeline(depth: 8, samplesPerBlock: blockFrames * channels)
         var written: Int64 = 0
-        try pipeline.run(produce: { block in producer.value.next(into: &block) }) { block in
+        try pipeline.run(onOwnThread: parallel, produce: { block in producer.value.next(into: &block) }) { block in
             let start = block.samples + block.offset * channels
             try writer.write(start, frameCount: block.frames)
             written += Int64(block.frames)

@@ -40,10 +40,7 @@ struct BuildCommand: ParsableCommand {
     @Option(name: .long, help: "Output sample rate in Hz, 8000 to 192000.")
     var rate: Int = 48000
 
-
-
-
-    @Option(name: .customShort("j"), help: "Renders at once (default: every core).")
+    @Option(name: .customShort("j"), help: "Cores to keep busy, one render on each (default: every core).")
     var jobs: Int?
 
     @Option(name: .long, help: "Render only the K-th of N shards, such as 1/2; writes manifest-K-of-N.json.")
