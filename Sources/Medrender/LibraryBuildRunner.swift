@@ -11,7 +11,8 @@ public enum LibraryBuildEvent: Sendable {
     case started(output: String)
     /// A render's progress, 0…1 (both passes).
     case progress(output: String, fraction: Double)
-    case rendered(output: String, seconds: Double)
+    /// A render finished; `warnings` are what it had to work around or could not reach.
+    case rendered(output: String, seconds: Double, warnings: [String])
     case failed(LibraryBuildFailure)
 }
 
@@ -22,6 +23,8 @@ public struct LibraryBuildSummary: Codable, Sendable {
     /// The outputs that were up to date, sorted.
     public var skipped: [String]
     public var failed: [LibraryBuildFailure]
+    /// The renders' warnings, each as `<output>: <warning>`.
+    public var warnings: [String] = []
     public var seconds: Double
     public var manifest: String
     public var exitCode: Int32
@@ -146,7 +149,7 @@ extension LibraryBuild {
                     let jobStart = Date()
                     events(.started(output: job.outputName))
                     do {
-                        let entry = try render(job, into: folder, sounds: sounds, threads: threadsPerRender) { fraction in
+                        let (entry, warnings) = try render(job, into: folder, sounds: sounds, threads: threadsPerRender) { fraction in
                             events(.progress(output: job.outputName, fraction: fraction))
                         }
                         let seconds = Date().timeIntervalSince(jobStart)
@@ -155,6 +158,7 @@ extension LibraryBuild {
                         let writeError: (any Error)? = state.withLock { s in
                             s.entries[entry.file] = entry
                             s.rendered.append(entry.file)
+                            s.warnings += warnings.map { "\(entry.file): \($0)" }
                             var manifest = base
                             manifest.outputs = Array(s.entries.values)
                             do {
@@ -165,7 +169,7 @@ extension LibraryBuild {
                             }
                         }
                         if let writeError { throw writeError }
-                        events(.rendered(output: job.outputName, seconds: seconds))
+                        events(.rendered(output: job.outputName, seconds: seconds, warnings: warnings))
                     } catch {
                         let failure = LibraryBuildFailure(preset: job.preset, output: job.outputName, error: describe(error),
                                                           exitCode: exitCode(of: error))
@@ -181,11 +185,11 @@ extension LibraryBuild {
         }
         group.wait()
 
-        let (rendered, renderFailures) = state.withLock { ($0.rendered, $0.failures) }
+        let (rendered, renderFailures, warnings) = state.withLock { ($0.rendered, $0.failures, $0.warnings) }
         // Failures in job order, so the first is the same at any -j.
         let order = Dictionary(uniqueKeysWithValues: work.enumerated().map { ($1.outputName, $0) })
         failures += renderFailures.sorted { (order[$0.output ?? ""] ?? 0) < (order[$1.output ?? ""] ?? 0) }
-        return LibraryBuildSummary(rendered: rendered, skipped: skipped.sorted(), failed: failures,
+        return LibraryBuildSummary(rendered: rendered, skipped: skipped.sorted(), failed: failures, warnings: warnings,
                                    seconds: Date().timeIntervalSince(started), manifest: manifestPath,
                                    exitCode: exitCode(of: failures))
     }
@@ -201,12 +205,13 @@ extension LibraryBuild {
         var entries: [String: LibraryBuildManifest.Entry]
         var next: Int
         var rendered: [String] = []
+        var warnings: [String] = []
         var failures: [LibraryBuildFailure] = []
     }
 
     /// Renders one job: its cue sheets, then the audio (atomically), then hashes what was written.
     static func render(_ job: LibraryBuildJob, into folder: String, sounds: SoundCache, threads: Int,
-                       progress: @escaping (Double) -> Void) throws -> LibraryBuildManifest.Entry {
+                       progress: @escaping (Double) -> Void) throws -> (LibraryBuildManifest.Entry, warnings: [String]) {
         let path = folder + "/" + job.outputName
         var request = RenderRequest(session: job.session, presetFile: job.presetFile, options: job.options, format: job.format,
                                     outputPath: path, library: job.library)
@@ -231,9 +236,10 @@ extension LibraryBuild {
         case .duration(let t): minutes = Double(t.milliseconds) / 60_000
         case .cycles(let n): cycles = n
         }
-        return LibraryBuildManifest.Entry(
+        let entry = LibraryBuildManifest.Entry(
             file: job.outputName, preset: job.preset, minutes: minutes, cycles: cycles, format: job.formatName, rate: report.rate,
             channels: report.channels, frames: report.frames, bytes: bytes, sha256: sha, loudnessLUFS: report.loudnessLUFS,
             truePeakDBTP: report.truePeakDBTP, inputsHash: job.inputsHash, cueSheets: job.cueSheetNames)
+        return (entry, report.warnings)
     }
 }

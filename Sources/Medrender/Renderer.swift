@@ -187,6 +187,17 @@ public enum Renderer {
         let peak = producer.value.samplePeak
         let loudness = try outputMeter.integratedLoudness()
         let range = try outputMeter.loudnessRange()
+        var notes = warnings
+        // The gain reaches the target unless the limiter or the gain's cap holds the mix down.
+        let target = plan.master.loudnessLUFS
+        if loudness.isFinite, target - loudness > 1 {
+            let cause = gainDecibels >= 60
+                ? "the mix is too quiet to raise further (the gain stops at +60 dB)"
+                : String(format: "the true-peak ceiling (%.1f dBTP) holds it down; lower --loudness or raise --true-peak",
+                         plan.master.truePeakDBTP)
+            notes.append(String(format: "the output is %.1f LUFS, %.1f LU under the target %.1f LUFS: ", loudness, target - loudness, target)
+                + cause)
+        }
         var stems: [String] = []
         if let folder = request.stemsDirectory {
             stems = try writeStems(request, plan: plan, assets: assets, gain: gain, folder: folder, tags: tags)
@@ -197,7 +208,7 @@ public enum Renderer {
             measuredLoudnessLUFS: measured.isFinite ? measured : nil, gainDecibels: gainDecibels,
             loudnessLUFS: loudness.isFinite ? loudness : nil,
             loudnessRangeLU: range.isFinite ? range : nil,
-            truePeakDBTP: truePeak.peak > 0 ? truePeak.peakDecibels : nil, stems: stems, warnings: warnings,
+            truePeakDBTP: truePeak.peak > 0 ? truePeak.peakDecibels : nil, stems: stems, warnings: notes,
             samplePeakDBFS: peak > 0 ? gainToDecibels(Double(peak)) : nil,
             limiterReductionDecibels: -gainToDecibels(Double(producer.value.limiter.deepestGain)))
     }

@@ -233,10 +233,11 @@ final class BuildProgress: Sendable {
             case .progress(let name, let fraction):
                 s.running[name] = fraction
                 draw(&s, force: false)
-            case .rendered(let name, let seconds):
+            case .rendered(let name, let seconds, let warnings):
                 finish(name, &s)
                 s.done += 1
                 emit(&s, String(format: "rendered \(name) (%.1f s)", seconds))
+                for warning in warnings { emit(&s, "medrender: warning: \(name): \(warning)") }
             case .failed(let failure):
                 if let name = failure.output, s.running[name] != nil {
                     finish(name, &s)

@@ -110,6 +110,23 @@ public func runMedrender(_ arguments: [String], in directory: String? = nil) thr
     try runProcess(PackagePaths.executable, arguments, in: directory ?? PackagePaths.root)
 }
 
+/// Runs the built `medrender` as a user that file permissions apply to. Root ignores them, so as
+/// root it runs as `nobody` through `setpriv`, from a copy of the executable in `dir` (a folder
+/// that user can reach); as anyone else it runs as it is. Paths in `arguments` should be in `dir`.
+public func runMedrenderUnprivileged(_ arguments: [String], dir: TemporaryDirectory) throws -> ProcessResult {
+    guard getuid() == 0 else { return try runProcess(PackagePaths.executable, arguments, in: dir.path) }
+    let copy = dir.file(".medrender")
+    if !FileManager.default.fileExists(atPath: copy) {
+        try FileManager.default.copyItem(atPath: PackagePaths.executable, toPath: copy)
+    }
+    chmod(copy, 0o755)
+    chmod(dir.path, 0o755)
+    guard let setpriv = which("setpriv") else {
+        return ProcessResult(status: -1, stdout: "", stderr: "setpriv (util-linux) is needed to run as another user")
+    }
+    return try runProcess(setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", copy] + arguments, in: dir.path)
+}
+
 /// The path of a program on PATH, or nil.
 public func which(_ name: String) -> String? {
     for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {

@@ -95,13 +95,31 @@ func waveBytes(rate: UInt32, channels: UInt16, frames: Int, value: Int16 = 1000)
         #expect(dir.contents().isEmpty)
     }
 
-    /// Root ignores permissions, so this case can only be seen as another user.
-    @Test(.enabled(if: getuid() != 0, "as root, permissions are not enforced"))
-    func readOnlyFolderIs73() throws {
+    /// Root ignores permissions, so as root this runs as `nobody`.
+    @Test func readOnlyFolderIs73AndStaysEmpty() throws {
         let dir = TemporaryDirectory("readonly")
-        chmod(dir.path, 0o555)
-        defer { chmod(dir.path, 0o755) }
-        let result = try runMedrender(["--preset", "coherent", "--cycles", "1", "-o", dir.file("x.ogg")])
-        #expect(result.status == 73)
+        dir.write("p.yaml", "pattern: 4-4-4-4\n")
+        let locked = dir.file("locked")
+        try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: false)
+        chmod(locked, 0o555)
+        defer { chmod(locked, 0o755) }
+        let result = try runMedrenderUnprivileged(["--preset", dir.file("p.yaml"), "--cycles", "1", "-o", locked + "/x.ogg"], dir: dir)
+        #expect(result.status == 73, "\(result.stderr)")
+        #expect(result.stderr.contains("check that the folder is writable"), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count <= 2, "\(result.stderr)")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: locked)) == [])
+    }
+
+    /// A sound that is there but cannot be read is missing input (66), named with its preset.
+    @Test func unreadableSoundIs66() throws {
+        let dir = TemporaryDirectory("unreadable")
+        let sound = dir.file("rain.wav")
+        FileManager.default.createFile(atPath: sound, contents: Data(waveBytes(rate: 8000, channels: 1, frames: 8000)))
+        chmod(sound, 0o000)
+        dir.write("p.yaml", "pattern: 4-4-4-4\nambience: [rain.wav]\n")
+        let result = try runMedrenderUnprivileged(["--preset", dir.file("p.yaml"), "--cycles", "1", "-o", dir.file("x.ogg")], dir: dir)
+        #expect(result.status == 66, "\(result.stderr)")
+        #expect(result.stderr.contains("rain.wav"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("x.ogg")))
     }
 }

@@ -25,6 +25,7 @@ import Testing
         var rendered: [String]
         var skipped: [String]
         var failed: [[String: Any]]
+        var warnings: [String]?
         var seconds: Double
     }
 
@@ -34,6 +35,7 @@ import Testing
         let summary = try #require(object, "no JSON summary: \(result.stderr)")
         return Build(status: result.status, stderr: result.stderr, rendered: summary["rendered"] as? [String] ?? [],
                      skipped: summary["skipped"] as? [String] ?? [], failed: summary["failed"] as? [[String: Any]] ?? [],
+                     warnings: summary["warnings"] as? [String],
                      seconds: (summary["seconds"] as? NSNumber)?.doubleValue ?? -1)
     }
 
@@ -264,6 +266,21 @@ import Testing
         #expect(short.status != 0)
         #expect(short.failed.count == 2)
         #expect(Self.hiddenFiles(out).isEmpty)
+    }
+
+    /// A render that cannot reach its target says so in the build's output and its summary.
+    @Test func aRenderUnderItsTargetIsAWarningInTheSummary() throws {
+        let dir = TemporaryDirectory("buildwarn")
+        let (presets, out) = try Self.library(dir, ["coherent"])
+        try "name: loud\npattern: 4-0-4-0\nsettle: 2\nclosing: 2\nmaster: { loudness: -6 }\n"
+            .write(toFile: presets + "/loud.yaml", atomically: true, encoding: .utf8)
+        let result = try Self.build([presets, "-o", out] + Self.fast)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.rendered.sorted() == ["coherent-1.2min.ogg", "loud-1.2min.ogg"])
+        let warnings = try #require(result.warnings)
+        #expect(warnings.count == 1, "\(warnings)")
+        #expect(warnings.first?.hasPrefix("loud-1.2min.ogg: the output is") == true, "\(warnings)")
+        #expect(result.stderr.contains("medrender: warning: loud-1.2min.ogg: "), "\(result.stderr)")
     }
 
     @Test func anInterruptedBuildKeepsWhatFinishedAndResumes() throws {

@@ -169,6 +169,22 @@ import Testing
             #expect(report[key] != nil, "the report has \(key)")
         }
         #expect((report["frames"] as! NSNumber).int64Value == 2 * 60 * 48000)
+        #expect(!result.stderr.contains("warning"), "on target, no warning: \(result.stderr)")
+    }
+
+    /// Cues alone are all peaks: the ceiling keeps them well under a loud target, and the user is told.
+    @Test func targetTheCeilingForbidsIsAWarning() throws {
+        let dir = TemporaryDirectory("ceiling")
+        let out = dir.file("c.wav")
+        let result = try runMedrender(["--preset", "coherent", "--cycles", "2", "--layers", "cues", "--loudness", "-6",
+                                       "--rate", "8000", "-o", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        let warning = try #require(result.stderr.split(separator: "\n").first { $0.hasPrefix("medrender: warning:") })
+        #expect(warning.contains("under the target -6.0 LUFS"), "\(warning)")
+        #expect(warning.contains("lower --loudness or raise --true-peak"), "\(warning)")
+        let (integrated, truePeak) = try Self.ffmpegLoudness(out)
+        #expect(integrated < -7, "ffmpeg agrees it is under the target: \(integrated) LUFS")
+        #expect(truePeak <= -1 + 0.1, "true peak \(truePeak) dBTP")
     }
 
     @Test func lowerCeilingIsKept() throws {
