@@ -308,6 +308,40 @@ import Testing
         #expect(resumed.rendered.count == 3 - listed.count)
     }
 
+    /// A signal while a build replaces an output: the old file stays as it was, no temporary file is
+    /// left, and the exit code is the signal's.
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aSignalDuringABuildKeepsTheOldOutput(signal: Int32) throws {
+        let dir = TemporaryDirectory("buildsignal")
+        let (presets, out) = try Self.library(dir, ["box-breath"])
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let old = out + "/box-breath-600min.ogg"
+        let existing = Data("the old file".utf8)
+        FileManager.default.createFile(atPath: old, contents: existing)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: PackagePaths.executable)
+        process.arguments = ["build", presets, "-o", out, "--minutes", "600", "-j", "1"]
+        process.currentDirectoryURL = URL(fileURLWithPath: PackagePaths.root)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var sawTemporary = false
+        for _ in 0..<600 {
+            if Self.hiddenFiles(out).contains(where: { $0.hasPrefix(".box-breath-600min.ogg.medrender-") }) {
+                sawTemporary = true
+                break
+            }
+            if !process.isRunning { break }
+            usleep(100_000)
+        }
+        #expect(sawTemporary, "the build writes through a temporary file beside the target")
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == (signal == SIGINT ? 130 : 143))
+        #expect(FileManager.default.contents(atPath: old) == existing)
+        #expect(Self.hiddenFiles(out).isEmpty)
+    }
+
     @Test func usageErrors() throws {
         #expect(try runMedrender(["build", "Presets"]).status == 64)
         #expect(try runMedrender(["build", "-o", "/tmp/x", "--shard", "3/2"]).status == 64)
