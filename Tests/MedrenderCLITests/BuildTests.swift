@@ -342,6 +342,31 @@ import Testing
         #expect(Self.hiddenFiles(out).isEmpty)
     }
 
+    /// On a terminal (here a pseudo-terminal made by `script`), a live line with done/total, what is
+    /// rendering, the time so far and the time left; elsewhere plain lines without escapes.
+    @Test func progressIsALiveLineOnATerminalAndPlainLinesElsewhere() throws {
+        let dir = TemporaryDirectory("progress")
+        let (presets, out) = try Self.library(dir, ["box-breath", "coherent"])
+        let script = try #require(which("script"), "script (util-linux) makes the pseudo-terminal")
+        let command = ([PackagePaths.executable, "build", presets, "-o", out, "-j", "1"] + Self.fast).joined(separator: " ")
+        let live = try runProcess(script, ["-qec", command, "/dev/null"], in: PackagePaths.root)
+        #expect(live.status == 0, "\(live.stdout)")
+        let redraws = live.stdout.components(separatedBy: "\r\u{1B}[K")
+        #expect(redraws.count > 3, "the line is redrawn in place: \(live.stdout)")
+        #expect(live.stdout.contains("[0/2] "), "\(live.stdout)")
+        #expect(live.stdout.contains("[2/2] 100%"), "\(live.stdout)")
+        #expect(live.stdout.contains("rendering box-breath-1.2min.ogg"), "\(live.stdout)")
+        #expect(live.stdout.contains(" elapsed, ETA "), "\(live.stdout)")
+        #expect(live.stdout.contains("rendered coherent-1.2min.ogg ("), "\(live.stdout)")
+
+        let plain = try runMedrender(["build", presets, "-o", dir.file("plain"), "-j", "1"] + Self.fast)
+        #expect(plain.status == 0, "\(plain.stderr)")
+        let lines = plain.stderr.split(separator: "\n")
+        #expect(lines.count == 3, "\(plain.stderr)")
+        #expect(lines.first?.hasPrefix("rendered box-breath-1.2min.ogg (") == true, "\(plain.stderr)")
+        #expect(!plain.stderr.contains("\u{1B}") && !plain.stderr.contains("\r"), "\(plain.stderr)")
+    }
+
     @Test func usageErrors() throws {
         #expect(try runMedrender(["build", "Presets"]).status == 64)
         #expect(try runMedrender(["build", "-o", "/tmp/x", "--shard", "3/2"]).status == 64)
