@@ -132,8 +132,10 @@ extension LibraryBuild {
         let sounds = SoundCache()
         let workers = max(1, min(settings.jobs, work.count))
         // -j N is a budget of N cores: each render gets its share, so -j 1 keeps one core busy and
-        // a build with fewer jobs than cores lets each render use more than one.
+        // a build with fewer jobs than cores lets each render use more than one. The last job
+        // also gets two when there are two cores: the other workers are finishing and go idle.
         let threadsPerRender = max(1, settings.jobs / workers)
+        let threadsForLast = settings.jobs > 1 ? max(2, threadsPerRender) : 1
         let group = DispatchGroup()
         for _ in 0..<(work.isEmpty ? 0 : workers) {
             group.enter()
@@ -149,7 +151,8 @@ extension LibraryBuild {
                     let jobStart = Date()
                     events(.started(output: job.outputName))
                     do {
-                        let (entry, warnings) = try render(job, into: folder, sounds: sounds, threads: threadsPerRender) { fraction in
+                        let threads = index == work.count - 1 ? threadsForLast : threadsPerRender
+                        let (entry, warnings) = try render(job, into: folder, sounds: sounds, threads: threads) { fraction in
                             events(.progress(output: job.outputName, fraction: fraction))
                         }
                         let seconds = Date().timeIntervalSince(jobStart)
