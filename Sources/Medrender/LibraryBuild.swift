@@ -116,6 +116,9 @@ public struct LibraryBuildJob: Sendable {
     /// The output's length in frames, from the schedule (0 when the plan fails: the render will say why).
     public var totalFrames: Int64
     public var library: PresetLibrary
+    /// The SHA-256 of each sound the job uses, by its path: the build's sound cache shares one
+    /// decoded copy between files of the same bytes.
+    public var soundHashes: [String: String] = [:]
 }
 
 /// A preset or an output that could not be built.
@@ -261,6 +264,7 @@ extension LibraryBuild {
                 continue
             }
             var soundLines: [String] = []
+            var soundHashes: [String: String] = [:]
             var missing: (any Error)?
             for ref in session.soundsUsed {
                 guard let path = settings.library.soundPath(ref, presetFile: file) else {
@@ -272,6 +276,7 @@ extension LibraryBuild {
                     break
                 }
                 soundLines.append("sound \(ref.name) \(hash)")
+                soundHashes[path] = hash
             }
             if let missing {
                 presetFailed(missing)
@@ -300,7 +305,7 @@ extension LibraryBuild {
                         preset: preset, presetFile: file, session: session, length: length, formatName: format.fileExtension,
                         format: format, options: options, outputName: outputName,
                         cueSheetNames: cueSheetExtensions.map { "\(cueBase).\($0)" }, inputsHash: SHA256Hasher.hash(text),
-                        totalFrames: frames, library: settings.library))
+                        totalFrames: frames, library: settings.library, soundHashes: soundHashes))
                 }
             }
         }

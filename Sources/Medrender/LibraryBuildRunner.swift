@@ -130,6 +130,7 @@ extension LibraryBuild {
         let work = toRender
         // Each sound is decoded and resampled once per build, then shared by every job using it.
         let sounds = SoundCache()
+        for job in work { sounds.know(hashes: job.soundHashes) }
         let workers = max(1, min(settings.jobs, work.count))
         // -j N is a budget of N cores: each render gets its share, so -j 1 keeps one core busy and
         // a build with fewer jobs than cores lets each render use more than one. The last job

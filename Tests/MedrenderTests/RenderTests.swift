@@ -141,6 +141,40 @@ let fractional = """
         }
         // rain, bell, voice-intro and voice-outro, each decoded once for both cached renders.
         #expect(cache.count == 4)
+        #expect(cache.decodeCount == 4)
         #expect(outputs[0] != nil && outputs[0] == outputs[1] && outputs[1] == outputs[2])
+    }
+
+    /// Known by their bytes' SHA-256 (as a build knows them), two files of the same bytes are one
+    /// sound: decoded once, and the renders using either give the same bytes.
+    @Test func filesOfTheSameBytesAreDecodedOnce() throws {
+        let dir = TemporaryDirectory("cachehash")
+        let rain = PackagePaths.root + "/Sounds/rain.ogg"
+        try FileManager.default.copyItem(atPath: rain, toPath: dir.file("a.ogg"))
+        try FileManager.default.copyItem(atPath: rain, toPath: dir.file("b.ogg"))
+        let cache = SoundCache()
+        let hash = try #require(SHA256Hasher.hashFile(at: rain))
+        cache.know(hashes: [dir.file("a.ogg"): hash, dir.file("b.ogg"): hash])
+        var outputs: [[Float]] = []
+        for name in ["a", "b"] {
+            var req = try request("pattern: 4-0-4-0\nsettle: 2\nclosing: 2\nambience: [\(name).ogg]\n", minutes: 0.5, rate: 16000,
+                                  format: .wav(.int16), output: dir.file("\(name).wav"), dir: dir)
+            req.soundCache = cache
+            _ = try Renderer.render(req)
+            outputs.append(try readSound(dir.file("\(name).wav")).samples)
+        }
+        #expect(cache.decodeCount == 1)
+        // The same audio (the tags differ: each credits its own file name).
+        #expect(outputs[0].count == 30 * 16000 * 2 && outputs[0] == outputs[1])
+
+        // Without the hashes, each path is its own sound.
+        let byPath = SoundCache()
+        for name in ["a", "b"] {
+            var req = try request("pattern: 4-0-4-0\nsettle: 2\nclosing: 2\nambience: [\(name).ogg]\n", minutes: 0.5, rate: 16000,
+                                  format: .wav(.int16), output: dir.file("\(name)2.wav"), dir: dir)
+            req.soundCache = byPath
+            _ = try Renderer.render(req)
+        }
+        #expect(byPath.decodeCount == 2)
     }
 }
