@@ -17,7 +17,10 @@ struct BuildCommand: ParsableCommand {
             An output is rendered again only when its inputs changed: the preset's bytes, its sounds' bytes, the \
             options, or the renderer's version. --shard K/N renders the K-th of N parts and writes \
             OUTDIR/manifest-K-of-N.json; 'build --merge DIR…' joins shard manifests into one manifest.json \
-            (in -o, or the first DIR).
+            (in -o, or the first DIR). A failed preset does not stop the others.
+
+            Exit codes: 0 all built, 65 a preset was bad, else the first failure's (64 usage, 66 missing input, \
+            73 cannot create output, 74 I/O error); 130 interrupted (SIGINT), 143 terminated (SIGTERM).
             """)
 
     @OptionGroup var encoding: EncodingOptions

@@ -6,7 +6,8 @@ import Medrender
 struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Show a file's duration, rate, channels, format, loudness, true peak, tags and chapters.")
+        abstract: "Show a file's duration, rate, channels, format, loudness, true peak, tags and chapters.",
+        discussion: exitCodesHelp)
 
     @Argument(help: "The sound file.")
     var file: String

@@ -3,15 +3,18 @@ import Foundation
 import MedrenderCore
 import MedrenderIO
 
+/// The exit codes, as every command's help gives them.
+let exitCodesHelp = """
+    Exit codes: 0 done, 64 usage error, 65 bad preset or pattern, 66 missing input, \
+    73 cannot create output, 74 I/O error, 130 interrupted (SIGINT), 143 terminated (SIGTERM).
+    """
+
 /// `medrender`: renders guided breathing and meditation sessions to audio files.
 public struct MedrenderCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "medrender",
         abstract: "Render guided breathing and meditation sessions to audio files, every cue on its exact sample.",
-        discussion: """
-            Exit codes: 0 done, 64 usage error, 65 bad preset or pattern, 66 missing input, \
-            73 cannot create output, 74 I/O error, 130 interrupted (SIGINT), 143 terminated (SIGTERM).
-            """,
+        discussion: exitCodesHelp,
         subcommands: [RenderCommand.self, PresetsCommand.self, ValidateCommand.self, CuesCommand.self, InspectCommand.self, EncodeCommand.self, BuildCommand.self],
         defaultSubcommand: RenderCommand.self)
 

@@ -12,7 +12,8 @@ struct RenderCommand: ParsableCommand {
         discussion: """
             The format comes from the output's extension (.ogg, .wav, .flac, .opus, .mp3) or --format. \
             '-o -' writes to standard output (OGG and WAV stream as they render; the others follow when done).
-            """)
+
+            """ + exitCodesHelp)
 
     @OptionGroup var session: SessionOptions
 

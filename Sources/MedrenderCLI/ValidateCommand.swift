@@ -8,7 +8,8 @@ import MedrenderPresets
 struct ValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
-        abstract: "Check presets without rendering: fields, ranges, sounds and the schedule. Exit 65 on a bad preset.")
+        abstract: "Check presets without rendering: fields, ranges, sounds and the schedule. Exit 65 on a bad preset.",
+        discussion: exitCodesHelp)
 
     @Argument(help: "Preset files (or names from Presets/).")
     var files: [String]

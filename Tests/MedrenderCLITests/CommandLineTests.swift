@@ -140,6 +140,19 @@ import Testing
     }
 }
 
+/// Every command's --help gives the exit codes, as the README does.
+@Test(arguments: [[], ["render"], ["build"], ["validate"], ["cues"], ["inspect"]])
+func helpListsTheExitCodes(command: [String]) throws {
+    let result = try runMedrender(command + ["--help"])
+    #expect(result.status == 0)
+    let text = result.stdout.replacingOccurrences(of: "\n", with: " ")
+    for code in ["64 usage", "66 missing input", "73 cannot create output", "74 I/O error", "130 interrupted"] {
+        #expect(text.contains(code), "medrender \(command.joined()) --help gives \(code)")
+    }
+    let readme = try String(contentsOfFile: PackagePaths.root + "/README.md", encoding: .utf8)
+    for code in ["64", "65", "66", "73", "74", "130 / 143"] { #expect(readme.contains("| \(code) |"), "README lists \(code)") }
+}
+
 @Suite struct LoudnessTests {
     /// ffmpeg's ebur128 filter, an independent meter: integrated loudness and true peak.
     static func ffmpegLoudness(_ path: String) throws -> (integrated: Double, truePeak: Double) {
