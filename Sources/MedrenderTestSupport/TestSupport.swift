@@ -127,6 +127,31 @@ public func runMedrenderUnprivileged(_ arguments: [String], dir: TemporaryDirect
     return try runProcess(setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", copy] + arguments, in: dir.path)
 }
 
+/// Starts the built `medrender` with `arguments` in the package root, waits (at most a minute) for
+/// a file whose name starts with `prefix` to appear in `folder`, sends `signal`, and waits for the
+/// exit. Returns whether the file appeared before the signal, and the exit status.
+public func runMedrender(_ arguments: [String], signal: Int32, whenFileIn folder: String, startsWith prefix: String) throws
+    -> (sawFile: Bool, status: Int32)
+{
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: PackagePaths.executable)
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: PackagePaths.root)
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    var sawFile = false
+    for _ in 0..<600 {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        if names.contains(where: { $0.hasPrefix(prefix) }) { sawFile = true; break }
+        if !process.isRunning { break }
+        usleep(100_000)
+    }
+    kill(process.processIdentifier, signal)
+    process.waitUntilExit()
+    return (sawFile, process.terminationStatus)
+}
+
 /// The path of a program on PATH, or nil.
 public func which(_ name: String) -> String? {
     for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {

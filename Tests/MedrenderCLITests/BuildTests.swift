@@ -318,26 +318,10 @@ import Testing
         let old = out + "/box-breath-600min.ogg"
         let existing = Data("the old file".utf8)
         FileManager.default.createFile(atPath: old, contents: existing)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: PackagePaths.executable)
-        process.arguments = ["build", presets, "-o", out, "--minutes", "600", "-j", "1"]
-        process.currentDirectoryURL = URL(fileURLWithPath: PackagePaths.root)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var sawTemporary = false
-        for _ in 0..<600 {
-            if Self.hiddenFiles(out).contains(where: { $0.hasPrefix(".box-breath-600min.ogg.medrender-") }) {
-                sawTemporary = true
-                break
-            }
-            if !process.isRunning { break }
-            usleep(100_000)
-        }
+        let (sawTemporary, status) = try runMedrender(["build", presets, "-o", out, "--minutes", "600", "-j", "1"], signal: signal,
+                                                      whenFileIn: out, startsWith: ".box-breath-600min.ogg.medrender-")
         #expect(sawTemporary, "the build writes through a temporary file beside the target")
-        kill(process.processIdentifier, signal)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == (signal == SIGINT ? 130 : 143))
+        #expect(status == (signal == SIGINT ? 130 : 143))
         #expect(FileManager.default.contents(atPath: old) == existing)
         #expect(Self.hiddenFiles(out).isEmpty)
     }

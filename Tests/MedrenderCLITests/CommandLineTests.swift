@@ -118,23 +118,11 @@ import Testing
         let out = dir.file("long.wav")
         let existing = Data("the old file".utf8)
         FileManager.default.createFile(atPath: out, contents: existing)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: PackagePaths.executable)
-        process.arguments = ["--preset", "box-breath", "--minutes", "600", "-o", out]
-        process.currentDirectoryURL = URL(fileURLWithPath: PackagePaths.root)
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Wait (bounded) until the render has created its temporary file, then interrupt.
-        var sawTemporary = false
-        for _ in 0..<600 {
-            if dir.contents().contains(where: { $0.hasPrefix(".long.wav.medrender-") }) { sawTemporary = true; break }
-            if !process.isRunning { break }
-            usleep(100_000)
-        }
+        // Interrupted once the render has created its temporary file.
+        let (sawTemporary, status) = try runMedrender(["--preset", "box-breath", "--minutes", "600", "-o", out], signal: signal,
+                                                      whenFileIn: dir.path, startsWith: ".long.wav.medrender-")
         #expect(sawTemporary, "the render writes through a temporary file beside the target")
-        kill(process.processIdentifier, signal)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == (signal == SIGINT ? 130 : 143))
+        #expect(status == (signal == SIGINT ? 130 : 143))
         #expect(FileManager.default.contents(atPath: out) == existing)
         #expect(dir.contents() == ["long.wav"])
     }
