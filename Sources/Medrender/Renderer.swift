@@ -153,6 +153,9 @@ public enum Renderer {
         return value.isFinite ? value : nil
     }
 
+    /// The most the loudness gain raises a quiet mix, in dB.
+    static let maximumGainDecibels = 60.0
+
     /// Renders `request` to its output file and reports what it wrote.
     public static func render(_ request: RenderRequest, progress: ((RenderProgress) -> Void)? = nil) throws -> RenderReport {
         let (plan, assets, credits, warnings) = try prepareWithCredits(request)
@@ -166,14 +169,14 @@ public enum Renderer {
         // Pass 1: measure the mix as it will be, before the gain, in parts (side by side when parallel).
         let parallel = request.threads > 1
         let measured = try measureLoudness(plan: plan, assets: assets, parallel: parallel, progress: progress)
-        let gainDecibels = measured.isFinite ? min(60, plan.master.loudnessLUFS - measured) : 0
+        let gainDecibels = measured.isFinite ? min(maximumGainDecibels, plan.master.loudnessLUFS - measured) : 0
         let gain = Float(decibelsToGain(gainDecibels))
 
         // Pass 2: mixing, the gain and the limiter on one thread; measuring and encoding on this one
         // (or all of it on this one).
         let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: plan.master.truePeakDBTP)
         let producer = Handoff(try PassTwoProducer(plan: plan, assets: assets, gain: gain, limiter: limiter))
-        let pipeline = BlockPipeline(depth: 8, samplesPerBlock: blockFrames * channels)
+        let pipeline = BlockPipeline(depth: parallel ? 8 : 1, samplesPerBlock: blockFrames * channels)
         var written: Int64 = 0
         try pipeline.run(onOwnThread: parallel, produce: { block in producer.value.next(into: &block) }) { block in
             let start = block.samples + block.offset * channels
@@ -190,9 +193,11 @@ public enum Renderer {
         var notes = warnings
         // The gain reaches the target unless the limiter or the gain's cap holds the mix down.
         let target = plan.master.loudnessLUFS
-        if loudness.isFinite, target - loudness > 1 {
-            let cause = gainDecibels >= 60
-                ? "the mix is too quiet to raise further (the gain stops at +60 dB)"
+        if !loudness.isFinite {
+            notes.append(String(format: "the mix is below -70 LUFS, too quiet to measure, so it was not raised to the target %.1f LUFS; make its sounds or cues louder", target))
+        } else if target - loudness > 1 {
+            let cause = gainDecibels >= maximumGainDecibels
+                ? String(format: "the mix is too quiet to raise further (the gain stops at +%.0f dB)", maximumGainDecibels)
                 : String(format: "the true-peak ceiling (%.1f dBTP) holds it down; lower --loudness or raise --true-peak",
                          plan.master.truePeakDBTP)
             notes.append(String(format: "the output is %.1f LUFS, %.1f LU under the target %.1f LUFS: ", loudness, target - loudness, target)

@@ -188,6 +188,26 @@ func helpListsTheExitCodes(command: [String]) throws {
         #expect(truePeak <= -1 + 0.1, "true peak \(truePeak) dBTP")
     }
 
+    /// Cues at -60 dB are under the meter's -70 LUFS gate: nothing to raise, and the user is told.
+    @Test func aMixTooQuietToMeasureIsAWarning() throws {
+        let dir = TemporaryDirectory("quiet")
+        let preset = dir.write("q.yaml", """
+            pattern: 4-0-4-0
+            settle: 2
+            closing: 2
+            cues:
+              inhale: { tone: pure, gain: -60, length: 0.1 }
+              exhale: { tone: pure, gain: -60, length: 0.1 }
+            master: { loudness: -5 }
+            """)
+        let result = try runMedrender(["--preset", preset, "--cycles", "2", "--rate", "8000", "-o", dir.file("q.wav"), "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("medrender: warning: the mix is below -70 LUFS, too quiet to measure"), "\(result.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect((report["warnings"] as? [String])?.count == 1)
+        #expect((report["gainDecibels"] as? NSNumber)?.doubleValue == 0)
+    }
+
     @Test func lowerCeilingIsKept() throws {
         let dir = TemporaryDirectory("ceiling")
         let out = dir.file("s.flac")
