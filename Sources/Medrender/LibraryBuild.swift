@@ -234,15 +234,15 @@ extension LibraryBuild {
     public static func plan(_ settings: LibraryBuildSettings) -> (jobs: [LibraryBuildJob], failures: [LibraryBuildFailure]) {
         var jobs: [LibraryBuildJob] = []
         var failures: [LibraryBuildFailure] = []
-        var fileHashes: [String: String] = [:]
-        func hashFile(_ path: String) -> String? {
-            if let known = fileHashes[path] { return known }
-            let value = SHA256Hasher.hashFile(at: path)
+        var fileHashes: [String: Result<String, any Error>] = [:]
+        func hashFile(_ path: String) throws -> String {
+            if let known = fileHashes[path] { return try known.get() }
+            let value = Result { try SHA256Hasher.hash(fileAt: path) }
             fileHashes[path] = value
-            return value
+            return try value.get()
         }
         let creditsPath = settings.library.soundsFolder + "/CREDITS.yaml"
-        let creditsHash = hashFile(creditsPath) ?? "none"
+        let creditsHash = (try? hashFile(creditsPath)) ?? "none"
 
         for file in settings.presetFiles {
             let preset = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
@@ -259,8 +259,11 @@ extension LibraryBuild {
                 presetFailed(error)
                 continue
             }
-            guard let presetHash = hashFile(file) else {
-                presetFailed(RenderError("\(file): cannot be read: check its permissions", exitCode: .noInput))
+            let presetHash: String
+            do {
+                presetHash = try hashFile(file)
+            } catch {
+                presetFailed(error)
                 continue
             }
             var soundLines: [String] = []
@@ -271,8 +274,11 @@ extension LibraryBuild {
                     missing = RenderError.missingSound(ref, preset: file, library: settings.library)
                     break
                 }
-                guard let hash = hashFile(path) else {
-                    missing = RenderError("\(path): the sound '\(ref)' of \(file) cannot be read: check its permissions", exitCode: .noInput)
+                let hash: String
+                do {
+                    hash = try hashFile(path)
+                } catch {
+                    missing = RenderError("\(describe(error)); it is the sound '\(ref)' of \(file)", exitCode: .noInput)
                     break
                 }
                 soundLines.append("sound \(ref.name) \(hash)")

@@ -94,22 +94,14 @@ public struct SHA256Hasher: Sendable {
     /// The hex digest of `string`'s UTF-8.
     public static func hash(_ string: String) -> String { hash(Array(string.utf8)) }
 
-    /// The hex digest of a file's bytes, read in 1 MiB blocks; nil when it cannot be read.
-    public static func hashFile(at path: String) -> String? {
-        var h = SHA256Hasher()
-        guard h.updateWithFile(at: path) else { return nil }
-        return h.finalizeHex()
-    }
+    /// The hex digest of a regular file's bytes, read in 1 MiB blocks; nil when it cannot be read.
+    public static func hashFile(at path: String) -> String? { try? hash(fileAt: path) }
 
-    /// Feeds a file's bytes; false when it cannot be read.
-    @discardableResult
-    public mutating func updateWithFile(at path: String) -> Bool {
-        do {
-            try FileChunks.forEach(inFileAt: path) { update($0) }
-            return true
-        } catch {
-            return false
-        }
+    /// The hex digest of a regular file's bytes, or why it cannot be read.
+    public static func hash(fileAt path: String) throws -> String {
+        var h = SHA256Hasher()
+        try FileChunks.forEach(inFileAt: path) { h.update($0) }
+        return h.finalizeHex()
     }
 
     @inline(__always) private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 &- n)) }

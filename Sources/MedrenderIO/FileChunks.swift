@@ -22,20 +22,32 @@ public enum FileChunks {
         }
     }
 
-    /// Calls `body` with the bytes of the file at `path`.
-    public static func forEach(inFileAt path: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let descriptor = open(path, O_RDONLY)
+    /// Opens the regular file at `path` for reading. Anything else is refused without waiting: a
+    /// pipe opened the usual way would wait for a writer for ever.
+    static func openRegularFile(_ path: String) throws(IOError) -> Int32 {
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK)
         guard descriptor >= 0 else {
             throw IOError(.missingInput, "cannot be read", path: path, cause: String(cString: strerror(errno)))
         }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            throw IOError(.missingInput, "is not a regular file (a pipe or a device?)", path: path)
+        }
+        return descriptor
+    }
+
+    /// Calls `body` with the bytes of the regular file at `path`.
+    public static func forEach(inFileAt path: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let descriptor = try openRegularFile(path)
         defer { close(descriptor) }
         try forEach(inDescriptor: descriptor, path: path, body)
     }
 
-    /// The first `count` bytes of the file at `path` (fewer when it is shorter); nil when unreadable.
+    /// The first `count` bytes of the regular file at `path` (fewer when it is shorter); nil when
+    /// unreadable.
     public static func prefix(ofFileAt path: String, count: Int) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { return nil }
+        guard let descriptor = try? openRegularFile(path) else { return nil }
         defer { close(descriptor) }
         var bytes = [UInt8](repeating: 0, count: count)
         let n = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, count, 0) }

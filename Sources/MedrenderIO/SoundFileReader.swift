@@ -24,6 +24,11 @@ public final class SoundFileReader {
             throw IOError(.missingInput, "no such file", path: path)
         }
         if isDirectory.boolValue { throw IOError(.missingInput, "is a folder, not a sound file", path: path) }
+        // Opening a pipe would wait for a writer for ever.
+        var status = stat()
+        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            throw IOError(.missingInput, "is not a regular file (a pipe or a device?); give a sound file", path: path)
+        }
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw IOError(.missingInput, "cannot be read: check its permissions", path: path)
         }

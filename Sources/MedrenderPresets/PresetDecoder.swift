@@ -11,11 +11,22 @@ public enum PresetDecoder {
         "cues", "voice", "ambience", "bells", "master", "seed", "metadata",
     ]
 
+    /// The largest preset file read, in bytes (the library's presets are a few KiB).
+    public static let maximumPresetBytes: Int64 = 1 << 20
+
     /// Reads and decodes the preset at `path`.
     public static func load(path: String) throws(PresetError) -> Session {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
             throw PresetError(file: path, message: "no such preset file", exitCode: .noInput)
+        }
+        // A pipe or a device would block or never end; a preset is a small file.
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        guard attributes?[.type] as? FileAttributeType == .typeRegular else {
+            throw PresetError(file: path, message: "is not a regular file (a pipe or a device?); give a preset's .yaml file", exitCode: .noInput)
+        }
+        if let size = (attributes?[.size] as? NSNumber)?.int64Value, size > maximumPresetBytes {
+            throw PresetError(file: path, message: "is \(size) bytes; a preset is a YAML file of at most \(maximumPresetBytes / 1024) KiB")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw PresetError(file: path, message: "cannot be read: check its permissions", exitCode: .noInput)

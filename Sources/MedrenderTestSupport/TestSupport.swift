@@ -75,12 +75,13 @@ public struct ProcessResult: Sendable {
     public var stderr: String
 }
 
-/// Runs `executable` with `arguments` in `directory`, feeding no input, and waits for it.
+/// Runs `executable` with `arguments` in `directory`, feeding no input, and waits for it; after
+/// `killAfter` seconds, when given, it is killed (status 137), so a test of a hang cannot hang.
 ///
 /// Its output goes to temporary files, not pipes, so a program that writes much to both streams
 /// cannot block on a full pipe while the other is being read.
 public func runProcess(_ executable: String, _ arguments: [String], in directory: String? = nil,
-                       environment: [String: String]? = nil) throws -> ProcessResult {
+                       environment: [String: String]? = nil, killAfter: Double? = nil) throws -> ProcessResult {
     let scratch = TemporaryDirectory("process")
     let outPath = scratch.file("stdout"), errPath = scratch.file("stderr")
     FileManager.default.createFile(atPath: outPath, contents: nil)
@@ -96,6 +97,12 @@ public func runProcess(_ executable: String, _ arguments: [String], in directory
     process.standardError = err
     process.standardInput = FileHandle.nullDevice
     try process.run()
+    if let killAfter {
+        let pid = process.processIdentifier
+        let deadline = Date().addingTimeInterval(killAfter)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(pid, SIGKILL) }
+    }
     process.waitUntilExit()
     try out.close()
     try err.close()
@@ -106,8 +113,8 @@ public func runProcess(_ executable: String, _ arguments: [String], in directory
 }
 
 /// Runs the built `medrender` in the package root (so `Presets/` and `Sounds/` are found).
-public func runMedrender(_ arguments: [String], in directory: String? = nil) throws -> ProcessResult {
-    try runProcess(PackagePaths.executable, arguments, in: directory ?? PackagePaths.root)
+public func runMedrender(_ arguments: [String], in directory: String? = nil, killAfter: Double? = nil) throws -> ProcessResult {
+    try runProcess(PackagePaths.executable, arguments, in: directory ?? PackagePaths.root, killAfter: killAfter)
 }
 
 /// Runs the built `medrender` as a user that file permissions apply to. Root ignores them, so as

@@ -79,6 +79,29 @@ func waveBytes(rate: UInt32, channels: UInt16, frames: Int, value: Int16 = 1000)
         #expect(result.stderr.contains("is the output file"))
         #expect(FileManager.default.contents(atPath: dir.file("bed.wav")) == Data(bed))
     }
+
+    /// A pipe where a sound or a preset should be is refused at once (opening it would wait for a
+    /// writer for ever), in a render and in a build; so is a preset too large to be one.
+    @Test func pipesAndHugePresetsAreRefusedWithoutWaiting() throws {
+        let dir = TemporaryDirectory("pipes")
+        #expect(mkfifo(dir.file("pipe.wav"), 0o644) == 0)
+        #expect(mkfifo(dir.file("pipe.yaml"), 0o644) == 0)
+        dir.write("p.yaml", "pattern: 4-0-4-0\nsettle: 2\nclosing: 2\nambience: [pipe.wav]\n")
+        dir.write("huge.yaml", "pattern: 4-4-4-4\n" + String(repeating: "# padding\n", count: 120_000))
+        let cases: [([String], Int32, String)] = [
+            (["--preset", dir.file("p.yaml"), "--cycles", "1", "-o", dir.file("out.wav")], 66, "pipe.wav: is not a regular file"),
+            (["build", dir.file("p.yaml"), "-o", dir.file("dist"), "--minutes", "1"], 66, "pipe.wav: is not a regular file"),
+            (["--preset", dir.file("pipe.yaml"), "--cycles", "1", "-o", dir.file("out.wav")], 66, "pipe.yaml: is not a regular file"),
+            (["validate", dir.file("pipe.yaml")], 66, "pipe.yaml: is not a regular file"),
+            (["--preset", dir.file("huge.yaml"), "--cycles", "1", "-o", dir.file("out.wav")], 65, "a YAML file of at most 1024 KiB"),
+        ]
+        for (arguments, code, message) in cases {
+            let result = try runMedrender(arguments, killAfter: 30)
+            #expect(result.status == code, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.file("out.wav")))
+    }
 }
 
 @Suite struct BadOutputTests {
