@@ -65,33 +65,32 @@ final class OutputWriter {
     let path: String
     private let file: AtomicOutputFile?
     private let encoder: FrameEncoder
-    /// A file that is copied to standard output when done (formats that cannot stream).
-    private let copyToStandardOutput: Bool
+    /// Standard output, or the pipe or device named as the output: OGG and WAV stream to it, the
+    /// other formats are written to a temporary file and copied to it when done.
+    private let stream: StreamOutput?
     private let markers: [WaveMarker]
 
     init(format: OutputFormat, path: String, plan: RenderPlan, tags: OutputTags, seed: UInt64, blockFrames: Int) throws(IOError) {
         self.format = format
         self.path = path
-        let toStdout = path == Self.standardOutput
+        let stream = path == Self.standardOutput ? StreamOutput() : StreamOutput.isStream(path) ? try StreamOutput(path: path) : nil
+        self.stream = stream
         let channels = plan.channels, rate = plan.rate
         markers = tags.chapters.map { WaveMarker(frame: UInt32(clamping: $0.frame), name: $0.name) }
-        switch (format, toStdout) {
-        case (.ogg(let quality), true):
+        switch (format, stream) {
+        case (.ogg(let quality), let stream?):
             file = nil
-            copyToStandardOutput = false
-            encoder = try VorbisEncoder(sink: StandardOutput(), channels: channels, rate: rate, quality: quality, tags: tags.vorbisComments)
-        case (.wav(let bits), true):
+            encoder = try VorbisEncoder(sink: stream, channels: channels, rate: rate, quality: quality, tags: tags.vorbisComments)
+        case (.wav(let bits), let stream?):
             file = nil
-            copyToStandardOutput = false
             let writer = try StreamingWaveWriter(
-                sink: StandardOutput(), channels: channels, rate: rate, bits: bits == .int16 ? 16 : bits == .int24 ? 24 : 32,
+                sink: stream, channels: channels, rate: rate, bits: bits == .int16 ? 16 : bits == .int24 ? 24 : 32,
                 frameCount: plan.totalFrames, info: tags.waveInfo)
             encoder = StreamingWaveFrameEncoder(writer: writer, format: bits, blockFrames: blockFrames, seed: seed)
         default:
-            let target = toStdout ? NSTemporaryDirectory() + "/medrender-stdout.\(format.fileExtension)" : path
+            let target = stream == nil ? path : NSTemporaryDirectory() + "/medrender-stream.\(format.fileExtension)"
             let output = try AtomicOutputFile(path: target)
             file = output
-            copyToStandardOutput = toStdout
             switch format {
             case .ogg(let quality):
                 encoder = try VorbisEncoder(sink: output, channels: channels, rate: rate, quality: quality, tags: tags.vorbisComments)
@@ -121,11 +120,11 @@ final class OutputWriter {
         guard let file else { return }
         switch format {
         case .opus: try OggPages.rewriteSerial(descriptor: file.descriptor, path: path, serial: UInt32(bitPattern: VorbisEncoder.serial))
-        case .wav: if !copyToStandardOutput { try WaveMarkers.append(markers, descriptor: file.descriptor, path: path) }
+        case .wav: if stream == nil { try WaveMarkers.append(markers, descriptor: file.descriptor, path: path) }
         default: break
         }
-        if copyToStandardOutput {
-            try StandardOutput().copy(fromDescriptor: file.descriptor, path: path)
+        if let stream {
+            try stream.copy(fromDescriptor: file.descriptor, path: path)
         } else {
             try file.commit()
         }

@@ -29,6 +29,12 @@ public final class AtomicOutputFile {
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw IOError(.cannotCreate, "cannot be written: the folder \(directory) does not exist (create it first)", path: path)
         }
+        // Renaming over a device or a pipe would replace it (as root, even /dev/null) with a file.
+        var existing = stat()
+        let exists = stat(path, &existing) == 0
+        if exists, (existing.st_mode & S_IFMT) != S_IFREG {
+            throw IOError(.cannotCreate, "is a device or a pipe, not a file; name a file to write", path: path)
+        }
         var template = Array("\(directory)/.\(url.lastPathComponent).medrender-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {
@@ -38,7 +44,8 @@ public final class AtomicOutputFile {
         self.path = path
         self.temporaryPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         self.descriptor = fd
-        fchmod(fd, 0o644)
+        // A file replaced keeps its permissions.
+        fchmod(fd, exists ? existing.st_mode & 0o7777 : 0o644)
         TemporaryFiles.register(temporaryPath)
     }
 

@@ -63,6 +63,32 @@ func ffprobe(_ path: String, _ entries: String) throws -> String {
         #expect(a != nil && a == FileManager.default.contents(atPath: dir.file("b.\(format)")))
     }
 
+    /// `-o` naming a pipe writes into it (OGG streams, FLAC follows when done): the reader gets the
+    /// same bytes as a file, and the pipe stays a pipe.
+    @Test(arguments: ["ogg", "flac"])
+    func outputToAPipeStreamsIntoIt(format: String) throws {
+        let dir = TemporaryDirectory("pipeout")
+        let pipe = dir.file("pipe")
+        #expect(mkfifo(pipe, 0o644) == 0)
+        final class Received: @unchecked Sendable { var data: Data? }
+        let received = Received()
+        let reader = Thread {
+            received.data = FileHandle(forReadingAtPath: pipe)?.readDataToEndOfFile()
+        }
+        reader.start()
+        let streamed = try runMedrender(["--preset", "coherent", "--cycles", "1", "--rate", "16000", "--format", format, "-o", pipe],
+                                        killAfter: 120)
+        #expect(streamed.status == 0, "\(streamed.stderr)")
+        while !reader.isFinished { usleep(10_000) }
+        let file = dir.file("file.\(format)")
+        let written = try runMedrender(["--preset", "coherent", "--cycles", "1", "--rate", "16000", "-o", file])
+        #expect(written.status == 0, "\(written.stderr)")
+        let bytes = try #require(received.data)
+        #expect(bytes.count > 1000 && bytes == FileManager.default.contents(atPath: file))
+        var status = stat()
+        #expect(stat(pipe, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO)
+    }
+
     @Test func unsupportedRateIsRaisedToTheNearestTheFormatTakes() throws {
         let dir = TemporaryDirectory("opusrate")
         let result = try runMedrender(["--preset", "coherent", "--cycles", "1", "--rate", "44100", "-o", dir.file("s.opus")])

@@ -115,6 +115,32 @@ struct AtomicOutputFileTests {
         #expect(dir.contents() == ["out.ogg"])
     }
 
+    @Test("a pipe at the target is refused, not replaced by a file")
+    func pipeTarget() throws {
+        let dir = TemporaryDirectory("io-atomic")
+        let path = dir.file("out.json")
+        #expect(mkfifo(path, 0o644) == 0)
+        let error = #expect(throws: IOError.self) { _ = try AtomicOutputFile(path: path) }
+        #expect(error?.kind == .cannotCreate)
+        #expect(error?.description.contains("is a device or a pipe") == true)
+        var status = stat()
+        #expect(stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO)
+        #expect(dir.contents() == ["out.json"])
+    }
+
+    @Test("a file replaced keeps its permissions")
+    func keepsPermissions() throws {
+        let dir = TemporaryDirectory("io-atomic")
+        let path = dir.write("out.json", "old")
+        chmod(path, 0o600)
+        let file = try AtomicOutputFile(path: path)
+        try file.write(Array("new".utf8))
+        try file.commit()
+        var status = stat()
+        #expect(stat(path, &status) == 0 && status.st_mode & 0o777 == 0o600)
+        #expect(String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self) == "new")
+    }
+
     @Test("a path inside a file cannot be written")
     func parentIsFile() throws {
         let dir = TemporaryDirectory("io-atomic")

@@ -1,35 +1,66 @@
 import Foundation
 
-/// Bytes to standard output, every write checked: a reader that goes away is an error.
-public final class StandardOutput: ByteSink {
-    public init() {}
+/// Bytes to a stream that cannot seek: standard output, or a pipe or device named with `-o`.
+/// Every write is checked: a reader that goes away is an error.
+public final class StreamOutput: ByteSink {
+    public let descriptor: Int32
+    /// How errors name it: "standard output", or the path.
+    public let name: String
+    private let ownsDescriptor: Bool
+
+    /// Standard output.
+    public init() {
+        descriptor = STDOUT_FILENO
+        name = "standard output"
+        ownsDescriptor = false
+    }
+
+    /// Opens the pipe or device at `path` for writing (a pipe waits here for its reader).
+    public init(path: String) throws(IOError) {
+        let fd = open(path, O_WRONLY)
+        guard fd >= 0 else {
+            throw IOError(.cannotCreate, "cannot be opened for writing", path: path, cause: String(cString: strerror(errno)))
+        }
+        descriptor = fd
+        name = path
+        ownsDescriptor = true
+    }
+
+    deinit { if ownsDescriptor { close(descriptor) } }
+
+    /// Whether `path` is a pipe or a device (to stream to), rather than a file or folder.
+    public static func isStream(_ path: String) -> Bool {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return false }
+        let type = status.st_mode & S_IFMT
+        return type == S_IFIFO || type == S_IFCHR
+    }
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws(IOError) {
         var offset = 0
         while offset < bytes.count {
-            let n = Foundation.write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+            let n = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw IOError.writeFailed(path: "standard output", errno: errno)
+                throw IOError.writeFailed(path: name, errno: errno)
             }
             offset += n
         }
     }
 
-
-    /// Copies a finished file to standard output.
+    /// Copies a finished file to the stream.
     public func copy(fromDescriptor fd: Int32, path: String) throws(IOError) {
         do {
             try FileChunks.forEach(inDescriptor: fd, path: path) { try write($0) }
         } catch let error as IOError {
             throw error
         } catch {
-            throw IOError(.io, "could not be copied to standard output", path: path, cause: "\(error)")
+            throw IOError(.io, "could not be copied to \(name)", path: path, cause: "\(error)")
         }
     }
 }
 
-/// A WAV stream written as it goes, for standard output: the length is known up front, so the
+/// A WAV stream written as it goes, for a stream: the length is known up front, so the
 /// header is complete before the first sample.
 public final class StreamingWaveWriter {
     let sink: ByteSink
