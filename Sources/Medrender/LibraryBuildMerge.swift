@@ -37,7 +37,7 @@ extension LibraryBuild {
     public static func merge(_ folders: [String], into target: String) throws -> LibraryBuildMergeSummary {
         let fm = FileManager.default
         try? fm.createDirectory(atPath: target, withIntermediateDirectories: true)
-        let targetURL = URL(fileURLWithPath: target).standardizedFileURL.resolvingSymlinksInPath().path
+        let targetURL = FilePaths.resolved(target)
         var sources: [(path: String, folder: String)] = []
         var shards: [LibraryBuildShard] = []
         for folder in folders {
@@ -92,7 +92,7 @@ extension LibraryBuild {
 
         var copied: [String] = []
         for (entry, folder) in merged.values.sorted(by: { $0.0.file < $1.0.file }) {
-            let from = URL(fileURLWithPath: folder).standardizedFileURL.resolvingSymlinksInPath().path
+            let from = FilePaths.resolved(folder)
             guard from != targetURL else { continue }
             for name in [entry.file] + entry.cueSheets {
                 let source = folder + "/" + name, destination = target + "/" + name

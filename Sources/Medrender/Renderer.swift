@@ -98,7 +98,11 @@ public enum Renderer {
         var sounds: [SoundRef: AudioAsset] = [:]
         var facts: [SoundRef: SoundFacts] = [:]
         var credits: [String] = []
-        let outputReal = URL(fileURLWithPath: request.outputPath).standardizedFileURL.resolvingSymlinksInPath().path
+        let outputReal = FilePaths.resolved(request.outputPath)
+        if FilePaths.resolved(request.presetFile) == outputReal {
+            throw RenderError("\(request.presetFile): the preset is the output file \(request.outputPath); write the session elsewhere",
+                              exitCode: .usage)
+        }
         var warnings: [String] = []
         for ref in draft.soundsUsed {
             var found = request.library.soundPath(ref, presetFile: request.presetFile)
@@ -111,7 +115,7 @@ public enum Renderer {
             guard let path = found else {
                 throw RenderError.missingSound(ref, preset: request.presetFile, library: request.library)
             }
-            if URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path == outputReal {
+            if FilePaths.resolved(path) == outputReal {
                 throw RenderError("\(request.presetFile): the sound '\(ref)' is the output file \(request.outputPath); write the session elsewhere",
                                   exitCode: .usage)
             }

@@ -92,6 +92,9 @@ struct RenderCommand: ParsableCommand {
         if let cues, CueSheetFormat.forPath(cues) == nil {
             throw ValidationError("--cues: cannot tell the format of '\(cues)'; end it in .json, .vtt or .txt")
         }
+        if let cues, FilePaths.resolved(cues) == FilePaths.resolved(output) {
+            throw ValidationError("--cues \(cues) is the audio output too; give the cue sheet a name of its own")
+        }
     }
 
     /// The format from --format, or from the output's extension (OGG for standard output).

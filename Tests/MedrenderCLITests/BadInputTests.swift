@@ -80,6 +80,23 @@ func waveBytes(rate: UInt32, channels: UInt16, frames: Int, value: Int16 = 1000)
         #expect(FileManager.default.contents(atPath: dir.file("bed.wav")) == Data(bed))
     }
 
+    /// Writing over the preset itself, or the cue sheet over the audio, is a usage error that
+    /// touches nothing.
+    @Test func presetOrCueSheetThatIsTheOutputIsRefusedAndKept() throws {
+        let dir = TemporaryDirectory("selfpreset")
+        let text = "pattern: 4-0-4-0\nsettle: 2\nclosing: 2\n"
+        let preset = dir.write("p.yaml", text)
+        let overPreset = try runMedrender(["--preset", preset, "--cycles", "1", "-o", dir.path + "/./p.yaml", "--format", "wav"])
+        #expect(overPreset.status == 64, "\(overPreset.stderr)")
+        #expect(overPreset.stderr.contains("the preset is the output file"), "\(overPreset.stderr)")
+        #expect(try String(contentsOfFile: preset, encoding: .utf8) == text)
+        let overAudio = try runMedrender(["--preset", preset, "--cycles", "1", "-o", dir.file("s.txt"), "--format", "wav",
+                                          "--cues", dir.file("s.txt")])
+        #expect(overAudio.status == 64, "\(overAudio.stderr)")
+        #expect(overAudio.stderr.contains("is the audio output too"), "\(overAudio.stderr)")
+        #expect(dir.contents() == ["p.yaml"])
+    }
+
     /// A pipe where a sound or a preset should be is refused at once (opening it would wait for a
     /// writer for ever), in a render and in a build; so is a preset too large to be one.
     @Test func pipesAndHugePresetsAreRefusedWithoutWaiting() throws {
