@@ -165,10 +165,40 @@ public struct LibraryBuildManifest: Codable, Sendable, Hashable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw RenderError("\(path): cannot be read", exitCode: .noInput)
         }
+        let manifest: LibraryBuildManifest
         do {
-            return try JSONDecoder().decode(LibraryBuildManifest.self, from: data)
+            manifest = try JSONDecoder().decode(LibraryBuildManifest.self, from: data)
         } catch {
-            throw RenderError("\(path): is not a medrender build manifest (\(error)); build again to replace it", exitCode: .dataError)
+            throw RenderError("\(path): is not a medrender build manifest (\(Self.reason(error))); build again to replace it",
+                              exitCode: .dataError)
+        }
+        // Its names are of files in its own folder: a path elsewhere (`../x`, `/x`) would make a
+        // merge read and write outside the folders it was given.
+        for entry in manifest.outputs {
+            for name in [entry.file] + entry.cueSheets where !Self.isPlainFileName(name) {
+                throw RenderError("\(path): lists '\(name)', which is not a file name in its folder; build again to replace it",
+                                  exitCode: .dataError)
+            }
+        }
+        return manifest
+    }
+
+    /// A name of a file inside a folder: not empty, not `.` or `..`, with no `/` and no NUL.
+    static func isPlainFileName(_ name: String) -> Bool {
+        !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.contains("\0")
+    }
+
+    /// Why JSON did not decode, in a few words.
+    static func reason(_ error: any Error) -> String {
+        func at(_ path: [any CodingKey]) -> String {
+            path.isEmpty ? "" : " at " + path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error as? DecodingError {
+        case .keyNotFound(let key, let context)?: return "the field '\(key.stringValue)' is missing\(at(context.codingPath))"
+        case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?:
+            return "the field\(at(context.codingPath)) has the wrong type"
+        case .dataCorrupted(let context)?: return context.codingPath.isEmpty ? "not JSON" : "a bad value\(at(context.codingPath))"
+        default: return "\(error)"
         }
     }
 

@@ -36,8 +36,6 @@ extension LibraryBuild {
     /// manifest describes the folder it is in.
     public static func merge(_ folders: [String], into target: String) throws -> LibraryBuildMergeSummary {
         let fm = FileManager.default
-        try? fm.createDirectory(atPath: target, withIntermediateDirectories: true)
-        let targetURL = FilePaths.resolved(target)
         var sources: [(path: String, folder: String)] = []
         var shards: [LibraryBuildShard] = []
         for folder in folders {
@@ -90,6 +88,13 @@ extension LibraryBuild {
             }
         }
 
+        // Created only now, so a merge refused above leaves no folder behind.
+        do {
+            try fm.createDirectory(atPath: target, withIntermediateDirectories: true)
+        } catch {
+            throw RenderError("\(target): the output folder cannot be created (\(error.localizedDescription))", exitCode: .cannotCreate)
+        }
+        let targetURL = FilePaths.resolved(target)
         var copied: [String] = []
         for (entry, folder) in merged.values.sorted(by: { $0.0.file < $1.0.file }) {
             let from = FilePaths.resolved(folder)

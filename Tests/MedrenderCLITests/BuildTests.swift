@@ -236,6 +236,35 @@ import Testing
         #expect(Self.hiddenFiles(joined).isEmpty)
     }
 
+    /// A hand-edited shard manifest cannot make a merge read or write outside its folders, and a
+    /// refused merge creates nothing.
+    @Test(arguments: [
+        ("file", "../victim.txt", "is not a file name in its folder"),
+        ("file", "/tmp/victim.txt", "is not a file name in its folder"),
+        ("cueSheets", ["../victim.txt"], "is not a file name in its folder"),
+        ("bytes", "many", "has the wrong type"),
+    ] as [(String, any Sendable, String)])
+    func aTamperedManifestIsRefused(key: String, value: any Sendable, message: String) throws {
+        let dir = TemporaryDirectory("tamper")
+        let (presets, _) = try Self.library(dir, ["coherent"])
+        let shard = dir.file("shard")
+        #expect(try Self.build([presets, "-o", shard, "--shard", "1/1"] + Self.fast).status == 0)
+        let victim = dir.write("victim.txt", "keep me")
+        let path = shard + "/manifest-1-of-1.json"
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        var outputs = try #require(object["outputs"] as? [[String: Any]])
+        outputs[0][key] = value
+        object["outputs"] = outputs
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path))
+        let joined = dir.file("joined")
+        let result = try runMedrender(["build", "--merge", shard, "-o", joined])
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(!result.stderr.contains("CodingKeys"), "\(result.stderr)")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep me")
+        #expect(!FileManager.default.fileExists(atPath: joined))
+    }
+
     @Test func aBadPresetIsReportedAndTheOthersStillLand() throws {
         let dir = TemporaryDirectory("failing")
         let (presets, out) = try Self.library(dir, ["box-breath", "coherent"])
