@@ -6,7 +6,8 @@ import MedrenderIO
 /// The exit codes, as every command's help gives them.
 let exitCodesHelp = """
     Exit codes: 0 done, 64 usage error, 65 bad preset or pattern, 66 missing input, \
-    73 cannot create output, 74 I/O error, 130 interrupted (SIGINT), 143 terminated (SIGTERM).
+    73 cannot create output, 74 I/O error, 130 interrupted (SIGINT), 143 terminated (SIGTERM), \
+    128 + N for another signal N (129 for SIGHUP).
     """
 
 /// `medrender`: renders guided breathing and meditation sessions to audio files.
@@ -41,7 +42,9 @@ func printError(_ message: String) {
     FileHandle.standardError.write(Data("medrender: error: \(message)\n".utf8))
 }
 
-/// Removes temporary output files on SIGINT and SIGTERM, then exits 130 or 143.
+/// Removes temporary output files on a signal that would end the process (SIGINT, SIGTERM, and
+/// SIGHUP when the terminal goes, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU), then exits
+/// 128 + the signal's number, as the shell reports it (130 for SIGINT, 143 for SIGTERM).
 enum SignalCleanup {
     nonisolated(unsafe) static var sources: [DispatchSourceSignal] = []
 
@@ -49,13 +52,16 @@ enum SignalCleanup {
         // Writes to a closed pipe or past a size limit become errors we report, not silent deaths.
         signal(SIGPIPE, SIG_IGN)
         signal(SIGXFSZ, SIG_IGN)
-        for (sig, code) in [(SIGINT, SysExit.interrupted), (SIGTERM, SysExit.terminated)] {
+        let names = [SIGINT: "interrupted", SIGTERM: "terminated", SIGHUP: "hung up (SIGHUP)", SIGQUIT: "quit (SIGQUIT)",
+                     SIGUSR1: "stopped by SIGUSR1", SIGUSR2: "stopped by SIGUSR2", SIGALRM: "stopped by SIGALRM",
+                     SIGXCPU: "out of CPU time (SIGXCPU)"]
+        for (sig, name) in names {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler {
                 TemporaryFiles.removeAllForExit()
-                FileHandle.standardError.write(Data("\nmedrender: \(sig == SIGINT ? "interrupted" : "terminated"); unfinished files were removed\n".utf8))
-                exit(code.rawValue)
+                FileHandle.standardError.write(Data("\nmedrender: \(name); unfinished files were removed\n".utf8))
+                exit(128 + sig)
             }
             source.resume()
             sources.append(source)
