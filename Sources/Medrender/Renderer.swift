@@ -131,6 +131,12 @@ public enum Renderer {
                 guard asset.frameCount > 0 else {
                     throw IOError(.badData, "holds no audio; the sound '\(ref)' needs at least one frame", path: path)
                 }
+                // Resampled, it must fit in memory too (a long sound at 192000 Hz is 4 times larger).
+                let resampledSamples = Double(asset.samples.count) * Double(request.options.rate) / Double(reader.rate)
+                guard resampledSamples <= Double(SoundFileReader.maximumSamples) else {
+                    let gib = resampledSamples * 4 / Double(1 << 30)
+                    throw IOError(.badData, String(format: "would take %.1f GiB at %d Hz; medrender holds each sound in memory, up to 2 GiB: render at a lower --rate or use a shorter sound", gib, request.options.rate), path: path)
+                }
                 asset = try Resampler.resample(asset, from: reader.rate, to: request.options.rate)
                 return (asset, try loudness(of: asset, rate: request.options.rate))
             }

@@ -115,15 +115,31 @@ public final class SoundFileReader {
         }
     }
 
+    /// The most samples (frames × channels, after folding to stereo) a sound may hold once decoded,
+    /// before and after resampling: each is held in memory, and 2^29 Float samples are 2 GiB
+    /// (93 minutes of stereo, 3 hours of mono at 48000 Hz).
+    public static let maximumSamples = 1 << 29
+
+    private func tooLong(frames: Int64, maximumFrames: Int64) -> IOError {
+        IOError(.badData, "is \(Self.clock(Double(frames) / Double(rate))) long; medrender holds each sound in memory and takes "
+            + "\(Self.clock(Double(maximumFrames) / Double(rate))) of this one at most: use a shorter sound", path: path)
+    }
+
+    /// `h:mm:ss` (or `m:ss`).
+    static func clock(_ seconds: Double) -> String {
+        let s = Int(seconds.rounded(.down))
+        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
+    }
+
     /// Reads the whole file, in blocks, as mono or stereo: more than two channels are folded down
     /// to two (odd channels left, even channels right).
     ///
-    /// - Parameter maximumFrames: refuse longer files, so a hostile header cannot exhaust memory.
-    public func readAll(maximumFrames: Int64 = 48_000 * 3600 * 4) throws(IOError) -> AudioAsset {
-        guard frameCount <= maximumFrames else {
-            throw IOError(.badData, "is too long to use as a sound (\(frameCount) frames)", path: path)
-        }
+    /// - Parameter maximumFrames: refuse longer files, so a sound cannot exhaust memory; by
+    ///   default, as many as `maximumSamples` allows.
+    public func readAll(maximumFrames: Int64? = nil) throws(IOError) -> AudioAsset {
         let outChannels = min(channels, 2)
+        let maximumFrames = maximumFrames ?? Int64(Self.maximumSamples / outChannels)
+        guard frameCount <= maximumFrames else { throw tooLong(frames: frameCount, maximumFrames: maximumFrames) }
         var samples: [Float] = []
         samples.reserveCapacity(Int(max(0, frameCount)) * outChannels)
         let block = 4096
@@ -141,7 +157,7 @@ public final class SoundFileReader {
                 samples.append(contentsOf: folded[0..<(got * 2)])
             }
             if Int64(samples.count / outChannels) > maximumFrames {
-                throw IOError(.badData, "is too long to use as a sound", path: path)
+                throw tooLong(frames: Int64(samples.count / outChannels), maximumFrames: maximumFrames)
             }
         }
         if samples.contains(where: { !$0.isFinite }) {

@@ -97,6 +97,31 @@ func waveBytes(rate: UInt32, channels: UInt16, frames: Int, value: Int16 = 1000)
         #expect(dir.contents() == ["p.yaml"])
     }
 
+    /// A sound too long to hold in memory is refused before it is decoded (by its header) or
+    /// before it is resampled (an hour at 8000 Hz is 24 times larger at 192000 Hz), never a crash.
+    @Test func soundsTooLongToHoldAreRefused() throws {
+        let sox = try #require(which("sox"))
+        let dir = TemporaryDirectory("longsound")
+        let hour = dir.file("hour.flac"), second = dir.file("second.flac")
+        #expect(try runProcess(sox, ["-n", "-r", "8000", "-c", "1", "-b", "16", hour, "trim", "0", "3600"]).status == 0)
+        #expect(try runProcess(sox, ["-n", "-r", "8000", "-c", "1", "-b", "16", second, "trim", "0", "1"]).status == 0)
+        // A FLAC whose STREAMINFO claims 2^36 - 1 samples (its 36-bit field, all ones).
+        var bytes = try #require(FileManager.default.contents(atPath: second)).map { $0 }
+        bytes[8 + 13] |= 0x0F
+        for i in 14..<18 { bytes[8 + i] = 0xFF }
+        FileManager.default.createFile(atPath: dir.file("claims.flac"), contents: Data(bytes))
+        for (sound, rate, message) in [("claims.flac", "8000", "is 2386:05:34 long; medrender holds each sound in memory"),
+                                       ("hour.flac", "192000", "would take 2.6 GiB at 192000 Hz")] {
+            dir.write("p.yaml", "pattern: 4-0-4-0\nsettle: 2\nclosing: 2\nambience: [\(sound)]\n")
+            let result = try runMedrender(["--preset", dir.file("p.yaml"), "--cycles", "1", "--rate", rate, "-o", dir.file("out.wav")])
+            #expect(result.status == 65, "\(sound): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(sound): \(result.stderr)")
+        }
+        // The hour itself is fine at a rate where it fits.
+        let fits = try runMedrender(["--preset", dir.file("p.yaml"), "--cycles", "1", "--rate", "16000", "-o", dir.file("out.wav")])
+        #expect(fits.status == 0, "\(fits.stderr)")
+    }
+
     /// A pipe where a sound or a preset should be is refused at once (opening it would wait for a
     /// writer for ever), in a render and in a build; so is a preset too large to be one.
     @Test func pipesAndHugePresetsAreRefusedWithoutWaiting() throws {
