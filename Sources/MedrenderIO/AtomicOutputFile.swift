@@ -18,16 +18,27 @@ public final class AtomicOutputFile {
     private var committed = false
     private var closed = false
 
+    /// The longest file name most file systems take, in bytes.
+    public static let maximumNameBytes = 255
+
     /// Creates the temporary file beside `path`.
     public init(path: String) throws(IOError) {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw IOError(.cannotCreate, "is a folder: name a file to write, such as \(path)/session.ogg", path: path)
+            throw IOError(.cannotCreate, "is a folder: name a file to write, in it or elsewhere", path: path)
         }
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
             throw IOError(.cannotCreate, "cannot be written: the folder \(directory) does not exist (create it first)", path: path)
+        }
+        guard isDirectory.boolValue else {
+            throw IOError(.cannotCreate, "cannot be written: \(directory) is a file, not a folder", path: path)
+        }
+        let name = url.lastPathComponent
+        guard name.utf8.count <= Self.maximumNameBytes else {
+            throw IOError(.cannotCreate, "has a file name of \(name.utf8.count) bytes; names are at most \(Self.maximumNameBytes): shorten it",
+                          path: path)
         }
         // Renaming over a device or a pipe would replace it (as root, even /dev/null) with a file.
         var existing = stat()
@@ -35,10 +46,17 @@ public final class AtomicOutputFile {
         if exists, (existing.st_mode & S_IFMT) != S_IFREG {
             throw IOError(.cannotCreate, "is a device or a pipe, not a file; name a file to write", path: path)
         }
-        var template = Array("\(directory)/.\(url.lastPathComponent).medrender-XXXXXX".utf8CString)
+        // The temporary file is named after the target, unless that would make its name too long.
+        let suffix = ".medrender-XXXXXX"
+        let hidden = 1 + name.utf8.count + suffix.utf8.count <= Self.maximumNameBytes ? ".\(name)\(suffix)" : suffix
+        var template = Array("\(directory)/\(hidden)".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {
-            let reason = String(cString: strerror(errno))
+            let code = errno
+            let reason = String(cString: strerror(code))
+            if code == ENAMETOOLONG {
+                throw IOError(.cannotCreate, "is too long a path for this system: write it nearer the root", path: path, cause: reason)
+            }
             throw IOError(.cannotCreate, "cannot be written in \(directory): check that the folder is writable", path: path, cause: reason)
         }
         self.path = path

@@ -115,6 +115,30 @@ struct AtomicOutputFileTests {
         #expect(dir.contents() == ["out.ogg"])
     }
 
+    @Test("a name of up to 255 bytes is written (its temporary file then has a short name); a longer one is refused")
+    func longNames() throws {
+        let dir = TemporaryDirectory("io-atomic")
+        let longest = dir.file(String(repeating: "é", count: 125) + ".ogg")  // 254 bytes
+        let file = try AtomicOutputFile(path: longest)
+        #expect(URL(fileURLWithPath: file.temporaryPath).lastPathComponent.hasPrefix(".medrender-"))
+        try file.write(Array("x".utf8))
+        try file.commit()
+        #expect(FileManager.default.fileExists(atPath: longest))
+        let error = #expect(throws: IOError.self) { _ = try AtomicOutputFile(path: dir.file(String(repeating: "b", count: 252) + ".ogg")) }
+        #expect(error?.kind == .cannotCreate)
+        #expect(error?.description.contains("has a file name of 256 bytes; names are at most 255") == true)
+        #expect(dir.contents().count == 1)
+    }
+
+    @Test("a parent that is a file, not a folder, says so")
+    func parentIsAFile() throws {
+        let dir = TemporaryDirectory("io-atomic")
+        let plain = dir.write("plain", "x")
+        let error = #expect(throws: IOError.self) { _ = try AtomicOutputFile(path: plain + "/out.json") }
+        #expect(error?.kind == .cannotCreate)
+        #expect(error?.description.contains("is a file, not a folder") == true)
+    }
+
     @Test("a pipe at the target is refused, not replaced by a file")
     func pipeTarget() throws {
         let dir = TemporaryDirectory("io-atomic")
