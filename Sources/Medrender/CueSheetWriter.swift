@@ -84,6 +84,12 @@ public enum CueSheetWriter {
 
     /// Writes the cue sheet atomically to `path`, in the format its extension names.
     public static func write(_ plan: RenderPlan, to path: String) throws(IOError) {
+        try prepare(plan, to: path).commit()
+    }
+
+    /// The cue sheet written to a temporary file beside `path`, to be committed (with the audio
+    /// it belongs to).
+    static func prepare(_ plan: RenderPlan, to path: String) throws(IOError) -> AtomicOutputFile {
         let text: String
         switch CueSheetFormat.forPath(path) {
         case .json?: text = json(plan)
@@ -93,6 +99,6 @@ public enum CueSheetWriter {
         }
         let file = try AtomicOutputFile(path: path)
         try file.write(Array(text.utf8))
-        try file.commit()
+        return file
     }
 }

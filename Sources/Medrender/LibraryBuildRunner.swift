@@ -213,7 +213,8 @@ extension LibraryBuild {
         var failures: [LibraryBuildFailure] = []
     }
 
-    /// Renders one job: its cue sheets, then the audio (atomically), then hashes what was written.
+    /// Renders one job, the audio and its cue sheets (put in place together), then hashes what was
+    /// written.
     static func render(_ job: LibraryBuildJob, into folder: String, sounds: SoundCache, threads: Int,
                        progress: @escaping (Double) -> Void) throws -> (LibraryBuildManifest.Entry, warnings: [String]) {
         let path = folder + "/" + job.outputName
@@ -221,8 +222,8 @@ extension LibraryBuild {
                                     outputPath: path, library: job.library)
         request.soundCache = sounds
         request.threads = threads
-        let plan = try Renderer.schedulePlan(request)
-        for sheet in job.cueSheetNames { try CueSheetWriter.write(plan, to: folder + "/" + sheet) }
+        // The cue sheets are put in place with the audio, so a failed job leaves neither.
+        request.cueSheetPaths = job.cueSheetNames.map { folder + "/" + $0 }
         var lastReported = -1.0
         let report = try Renderer.render(request) { p in
             let fraction = (Double(p.pass - 1) + Double(p.framesDone) / Double(max(1, p.totalFrames))) / 2

@@ -114,7 +114,7 @@ final class OutputWriter {
         try encoder.write(frames, frameCount: frameCount)
     }
 
-    /// Ends the stream and puts the file in place (or on standard output).
+    /// Ends the stream: the file is complete, and waits for `commit()` to be put in place.
     func finish() throws(IOError) {
         try encoder.finish()
         guard let file else { return }
@@ -123,6 +123,12 @@ final class OutputWriter {
         case .wav: if stream == nil { try WaveMarkers.append(markers, descriptor: file.descriptor, path: path) }
         default: break
         }
+    }
+
+    /// Puts the finished file in place (or copies it to the stream); a stream written as it went
+    /// has nothing left to do.
+    func commit() throws(IOError) {
+        guard let file else { return }
         if let stream {
             try stream.copy(fromDescriptor: file.descriptor, path: path)
         } else {

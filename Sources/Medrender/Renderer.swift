@@ -18,6 +18,8 @@ public struct RenderRequest: Sendable {
     public var stockFallback = false
     /// Sounds already decoded and resampled, shared by the renders of one build.
     public var soundCache: SoundCache?
+    /// Cue sheets to write beside the audio (`.json`, `.vtt`, `.txt`), put in place with it.
+    public var cueSheetPaths: [String] = []
     /// The cores the render may keep busy. With 2 or more, pass 1's two parts run side by side and
     /// pass 2 mixes on one thread while it encodes on another; with 1, all of it runs on the
     /// calling thread (a build at `-j N` gives each of its N renders one core). The bytes written
@@ -92,15 +94,37 @@ public enum Renderer {
         return (plan, assets)
     }
 
+    /// The files a render of `request` writes: the audio (unless it goes to standard output), the
+    /// cue sheets, and a stem per layer.
+    static func outputPaths(_ request: RenderRequest, layers: Set<Layer>) -> [String] {
+        var paths = request.outputPath == OutputWriter.standardOutput ? [] : [request.outputPath]
+        paths += request.cueSheetPaths
+        if request.stemsDirectory != nil {
+            for layer in Layer.allCases where layers.contains(layer) { paths.append(stemPath(request, layer: layer)) }
+        }
+        return paths
+    }
+
+    /// Where the stem of `layer` goes: `<stems>/<output's name>-<layer>.<ext>` (the session's name
+    /// for standard output).
+    static func stemPath(_ request: RenderRequest, layer: Layer) -> String {
+        let base = request.outputPath == OutputWriter.standardOutput
+            ? request.session.name : URL(fileURLWithPath: request.outputPath).deletingPathExtension().lastPathComponent
+        return "\(request.stemsDirectory ?? ".")/\(base)-\(layer.rawValue).\(request.format.fileExtension)"
+    }
+
     /// Loads every sound the plan needs, makes the final plan, and gathers the sounds' credits.
     static func prepareWithCredits(_ request: RenderRequest) throws -> (RenderPlan, MixAssets, [String], [String]) {
         let draft = try schedulePlan(request)
         var sounds: [SoundRef: AudioAsset] = [:]
         var facts: [SoundRef: SoundFacts] = [:]
         var credits: [String] = []
-        let outputReal = FilePaths.resolved(request.outputPath)
-        if FilePaths.resolved(request.presetFile) == outputReal {
-            throw RenderError("\(request.presetFile): the preset is the output file \(request.outputPath); write the session elsewhere",
+        // Every file the render writes (the audio, its cue sheets, its stems), by resolved path: none
+        // may be one of the files it reads.
+        var writes: [String: String] = [:]
+        for path in outputPaths(request, layers: draft.layers) { writes[FilePaths.resolved(path)] = path }
+        if let output = writes[FilePaths.resolved(request.presetFile)] {
+            throw RenderError("\(request.presetFile): the preset is the output file \(output); write the session elsewhere",
                               exitCode: .usage)
         }
         var warnings: [String] = []
@@ -115,8 +139,8 @@ public enum Renderer {
             guard let path = found else {
                 throw RenderError.missingSound(ref, preset: request.presetFile, library: request.library)
             }
-            if FilePaths.resolved(path) == outputReal {
-                throw RenderError("\(request.presetFile): the sound '\(ref)' is the output file \(request.outputPath); write the session elsewhere",
+            if let output = writes[FilePaths.resolved(path)] {
+                throw RenderError("\(request.presetFile): the sound '\(ref)' is the output file \(output); write the session elsewhere",
                                   exitCode: .usage)
             }
             let name = URL(fileURLWithPath: path).lastPathComponent
@@ -166,13 +190,18 @@ public enum Renderer {
     /// The most the loudness gain raises a quiet mix, in dB.
     static let maximumGainDecibels = 60.0
 
-    /// Renders `request` to its output file and reports what it wrote.
+    /// Renders `request` to its output file (and its cue sheets and stems) and reports what it
+    /// wrote. Every file is written beside its place first and they are put in place together at
+    /// the end, so a render that fails anywhere changes none of them.
     public static func render(_ request: RenderRequest, progress: ((RenderProgress) -> Void)? = nil) throws -> RenderReport {
         let (plan, assets, credits, warnings) = try prepareWithCredits(request)
         let tags = outputTags(request, plan: plan, credits: credits)
-        // The output is created first, so a folder that cannot take it fails before any mixing.
+        // Every output is created first, so a folder that cannot take one fails before any mixing.
         let writer = try OutputWriter(format: request.format, path: request.outputPath, plan: plan, tags: tags,
                                       seed: request.session.seed, blockFrames: blockFrames)
+        var cueSheets: [AtomicOutputFile] = []
+        for path in request.cueSheetPaths { cueSheets.append(try CueSheetWriter.prepare(plan, to: path)) }
+        let stems = request.stemsDirectory == nil ? [] : try openStems(request, plan: plan, sounds: assets.facts, tags: tags)
         let channels = plan.channels
         let total = plan.totalFrames
 
@@ -213,39 +242,50 @@ public enum Renderer {
             notes.append(String(format: "the output is %.1f LUFS, %.1f LU under the target %.1f LUFS: ", loudness, target - loudness, target)
                 + cause)
         }
-        var stems: [String] = []
-        if let folder = request.stemsDirectory {
-            stems = try writeStems(request, plan: plan, assets: assets, gain: gain, folder: folder, tags: tags)
-        }
+        try writeStems(stems, assets: assets, gain: gain)
+
+        // All done: into place, the audio first.
+        try writer.commit()
+        for stem in stems { try stem.writer.commit() }
+        for sheet in cueSheets { try sheet.commit() }
         return RenderReport(
             output: request.outputPath, rate: plan.rate, channels: channels, frames: total,
             durationSeconds: Double(total) / Double(plan.rate), cycles: plan.schedule.cycleCount,
             measuredLoudnessLUFS: measured.isFinite ? measured : nil, gainDecibels: gainDecibels,
             loudnessLUFS: loudness.isFinite ? loudness : nil,
             loudnessRangeLU: range.isFinite ? range : nil,
-            truePeakDBTP: truePeak.peak > 0 ? truePeak.peakDecibels : nil, stems: stems, warnings: notes,
+            truePeakDBTP: truePeak.peak > 0 ? truePeak.peakDecibels : nil, stems: stems.map(\.writer.path), warnings: notes,
             samplePeakDBFS: peak > 0 ? gainToDecibels(Double(peak)) : nil,
             limiterReductionDecibels: -gainToDecibels(Double(producer.value.limiter.deepestGain)))
     }
 
-    /// Writes each layer of the plan on its own, with the mix's gain and fades (and no limiter, so
-    /// the stems add up to the mix before limiting), as `<name>-<layer>.<ext>` in `folder`.
-    static func writeStems(_ request: RenderRequest, plan: RenderPlan, assets: MixAssets, gain: Float, folder: String,
-                           tags: OutputTags) throws -> [String]
-    {
-        let url = URL(fileURLWithPath: request.outputPath)
-        let base = request.outputPath == OutputWriter.standardOutput ? request.session.name : url.deletingPathExtension().lastPathComponent
-        let ext = request.format.fileExtension
-        var written: [String] = []
+    /// A stem: one layer's plan and its writer.
+    struct Stem {
+        var plan: RenderPlan
+        var writer: OutputWriter
+    }
+
+    /// Opens a stem per layer of the plan, at `stemPath`.
+    static func openStems(_ request: RenderRequest, plan: RenderPlan, sounds: [SoundRef: SoundFacts], tags: OutputTags) throws -> [Stem] {
+        var stems: [Stem] = []
         for layer in Layer.allCases where plan.layers.contains(layer) {
             var options = request.options
             options.layers = [layer]
-            let layerPlan = try RenderPlan(session: request.session, options: options, sounds: assets.facts)
-            let path = "\(folder)/\(base)-\(layer.rawValue).\(ext)"
+            let layerPlan = try RenderPlan(session: request.session, options: options, sounds: sounds)
             var layerTags = tags
             layerTags.title += " (\(layer.rawValue))"
-            let encoder = try OutputWriter(format: request.format, path: path, plan: layerPlan, tags: layerTags,
-                                           seed: request.session.seed, blockFrames: blockFrames)
+            let writer = try OutputWriter(format: request.format, path: stemPath(request, layer: layer), plan: layerPlan,
+                                          tags: layerTags, seed: request.session.seed, blockFrames: blockFrames)
+            stems.append(Stem(plan: layerPlan, writer: writer))
+        }
+        return stems
+    }
+
+    /// Writes each layer on its own, with the mix's gain and fades (and no limiter, so the stems
+    /// add up to the mix before limiting), and finishes each file (it is committed with the mix).
+    static func writeStems(_ stems: [Stem], assets: MixAssets, gain: Float) throws {
+        for stem in stems {
+            let layerPlan = stem.plan
             let mixer = Mixer(plan: layerPlan, assets: assets)
             let fades = MasterFades(plan: layerPlan)
             var buffer = [Float](repeating: 0, count: blockFrames * layerPlan.channels)
@@ -260,14 +300,12 @@ public enum Renderer {
                         let y = b[i] * gain
                         b[i] = y.isFinite ? max(-1, min(1, y)) : 0
                     }
-                    try encoder.write(b, frameCount: n)
+                    try stem.writer.write(b, frameCount: n)
                 }
                 done += Int64(n)
             }
-            try encoder.finish()
-            written.append(path)
+            try stem.writer.finish()
         }
-        return written
     }
 
     /// The tags of the output: the preset's metadata (or its name), the sounds' credits, the sections.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Medrender
+import MedrenderIO
 import MedrenderCore
 
 /// `medrender cues --preset … -o FILE.json`: the cue sheet alone, no audio.
@@ -22,6 +23,9 @@ struct CuesCommand: ParsableCommand {
     func run() throws {
         do {
             let (sessionValue, file, library, length) = try session.load()
+            if FilePaths.resolved(file) == FilePaths.resolved(output) {
+                throw RenderError("\(file): the preset is the output file \(output); write the cue sheet elsewhere", exitCode: .usage)
+            }
             let request = RenderRequest(session: sessionValue, presetFile: file,
                                         options: RenderOptions(rate: session.rate, length: length),
                                         format: .ogg(quality: 4), outputPath: output, library: library)

@@ -136,15 +136,12 @@ struct RenderCommand: ParsableCommand {
             var request = RenderRequest(session: sessionValue, presetFile: file, options: options, format: format,
                                         outputPath: output, library: library, stemsDirectory: stems)
             request.stockFallback = fallback == "stock"
+            request.cueSheetPaths = cues.map { [$0] } ?? []
             let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1 && !json)
             let report = try Renderer.render(request) { bar.update($0) }
             bar.finish()
             for warning in report.warnings {
                 FileHandle.standardError.write(Data("medrender: warning: \(warning)\n".utf8))
-            }
-            if let cues {
-                let plan = try Renderer.schedulePlan(request)
-                try CueSheetWriter.write(plan, to: cues)
             }
             if json {
                 let encoder = JSONEncoder()

@@ -80,6 +80,28 @@ func waveBytes(rate: UInt32, channels: UInt16, frames: Int, value: Int16 = 1000)
         #expect(FileManager.default.contents(atPath: dir.file("bed.wav")) == Data(bed))
     }
 
+    /// A render writes its audio, cue sheet and stems together: when one of them cannot be written,
+    /// none is, and the files already there are untouched.
+    @Test func anOutputThatCannotBeWrittenChangesNoneOfThem() throws {
+        let dir = TemporaryDirectory("together")
+        let old = Data("the old file".utf8)
+        let long = String(repeating: "b", count: 245)  // its stems' names would pass 255 bytes
+        for name in ["a.ogg", "\(long).ogg"] { FileManager.default.createFile(atPath: dir.file(name), contents: old) }
+        let cases: [([String], String)] = [
+            (["-o", dir.file("a.ogg"), "--cues", dir.file("missing/a.json")], "does not exist"),
+            (["-o", dir.file("a.ogg"), "--cues", dir.file("a.ogg/a.json")], "is a file, not a folder"),
+            (["-o", dir.file("\(long).ogg"), "--stems", dir.path, "--cues", dir.file("c.json")], "names are at most 255"),
+        ]
+        for (arguments, message) in cases {
+            let result = try runMedrender(["--preset", "box-breath", "--cycles", "1", "--rate", "8000"] + arguments)
+            #expect(result.status == 73, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+            #expect(dir.contents() == ["a.ogg", "\(long).ogg"], "\(arguments)")
+            #expect(FileManager.default.contents(atPath: dir.file("a.ogg")) == old)
+            #expect(FileManager.default.contents(atPath: dir.file("\(long).ogg")) == old)
+        }
+    }
+
     /// Writing over the preset itself, or the cue sheet over the audio, is a usage error that
     /// touches nothing.
     @Test func presetOrCueSheetThatIsTheOutputIsRefusedAndKept() throws {
@@ -94,7 +116,23 @@ func waveBytes(rate: UInt32, channels: UInt16, frames: Int, value: Int16 = 1000)
                                           "--cues", dir.file("s.txt")])
         #expect(overAudio.status == 64, "\(overAudio.stderr)")
         #expect(overAudio.stderr.contains("is the audio output too"), "\(overAudio.stderr)")
+        // The cue sheet (of render or of `cues`) onto the preset, a stem onto a sound it plays.
+        let sheet = try runMedrender(["--preset", preset, "--cycles", "1", "-o", dir.file("s.ogg"), "--cues", dir.path + "/p.yaml"])
+        let alone = try runMedrender(["cues", "--preset", preset, "--cycles", "1", "-o", dir.path + "/p.yaml"])
+        for result in [sheet, alone] {
+            #expect(result.status == 64 || result.status == 65, "\(result.stderr)")
+            #expect(try String(contentsOfFile: preset, encoding: .utf8) == text)
+        }
         #expect(dir.contents() == ["p.yaml"])
+        let voice = dir.file("mix-voice.ogg")
+        try FileManager.default.copyItem(atPath: PackagePaths.root + "/Sounds/voice-hold.ogg", toPath: voice)
+        let before = FileManager.default.contents(atPath: voice)
+        dir.write("v.yaml", "pattern: 4-0-4-0\nsettle: 5\nclosing: 2\nvoice: { intro: mix-voice.ogg }\n")
+        let stem = try runMedrender(["--preset", dir.file("v.yaml"), "--cycles", "1", "-o", dir.file("mix.ogg"), "--stems", dir.path])
+        #expect(stem.status == 64, "\(stem.stderr)")
+        #expect(stem.stderr.contains("the sound 'mix-voice.ogg' is the output file"), "\(stem.stderr)")
+        #expect(FileManager.default.contents(atPath: voice) == before)
+        #expect(dir.contents() == ["mix-voice.ogg", "p.yaml", "v.yaml"])
     }
 
     /// A sound too long to hold in memory is refused before it is decoded (by its header) or

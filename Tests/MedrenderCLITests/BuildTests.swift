@@ -295,6 +295,19 @@ import Testing
         #expect(short.status != 0)
         #expect(short.failed.count == 2)
         #expect(Self.hiddenFiles(out).isEmpty)
+
+        // A job that fails once its sounds are known (a clip after the end) leaves no cue sheets.
+        try "pattern: 4-0-4-0\nsettle: 5\nclosing: 5\nvoice: { clips: [ { sound: voice-hold, at: 5000 } ] }\n"
+            .write(toFile: presets + "/late.yaml", atomically: true, encoding: .utf8)
+        let late = try Self.build([presets + "/late.yaml", "-o", out] + Self.fast)
+        #expect(late.status == 65, "\(late.stderr)")
+        #expect(late.failed.count == 1)
+        #expect(!Self.files(out).contains { $0.hasPrefix("late-") }, "\(Self.files(out))")
+        #expect(Self.hiddenFiles(out).isEmpty)
+    }
+
+    static func files(_ folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
     }
 
     /// A render that cannot reach its target says so in the build's output and its summary.
@@ -353,6 +366,8 @@ import Testing
         #expect(status == (signal == SIGINT ? 130 : 143))
         #expect(FileManager.default.contents(atPath: old) == existing)
         #expect(Self.hiddenFiles(out).isEmpty)
+        // The cue sheets go in place with the audio: none for the output that was not finished.
+        #expect(Self.files(out) == ["box-breath-600min.ogg", "manifest.json"])
     }
 
     /// On a terminal (here a pseudo-terminal made by `script`), a live line with done/total, what is
