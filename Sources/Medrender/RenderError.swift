@@ -23,9 +23,9 @@ public struct RenderError: DiagnosedError, Hashable {
         if let guess = offers.min(by: { editDistance($0, ref.name) < editDistance($1, ref.name) }),
             editDistance(guess, ref.name) <= max(2, ref.name.count / 3)
         {
-            message += "; did you mean '\(guess)'?"
+            message += " (did you mean '\(guess)'?)"
         }
-        message += " Sounds/ offers: \(offers.isEmpty ? "nothing" : offers.joined(separator: ", "))"
+        message += "; Sounds/ offers: \(offers.isEmpty ? "nothing" : offers.joined(separator: ", "))"
         return RenderError(message, exitCode: .noInput)
     }
 }

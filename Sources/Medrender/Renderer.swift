@@ -94,6 +94,13 @@ public enum Renderer {
         return (plan, assets)
     }
 
+    /// Everything a render of `request` checks before mixing: the preset, every sound (found,
+    /// readable, decoded, not too long) and the plan with the sounds' lengths (clips and prompts
+    /// that fit). Returns the plan.
+    public static func check(_ request: RenderRequest) throws -> RenderPlan {
+        try prepareWithCredits(request).0
+    }
+
     /// The files a render of `request` writes: the audio (unless it goes to standard output), the
     /// cue sheets, and a stem per layer.
     static func outputPaths(_ request: RenderRequest, layers: Set<Layer>) -> [String] {

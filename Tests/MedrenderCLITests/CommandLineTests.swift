@@ -88,6 +88,32 @@ import Testing
         }
     }
 
+    /// `validate` refuses what a render would, with the same message and code: the plan with the
+    /// sounds' real lengths, and every sound decoded.
+    @Test func validateRefusesWhatARenderWould() throws {
+        let dir = TemporaryDirectory("validate")
+        FileManager.default.createFile(atPath: dir.file("text.wav"), contents: Data("not audio".utf8))
+        let cases: [(String, Int32, String)] = [
+            ("pattern: 4-0-4-0\nvoice: { clips: [ { sound: voice-hold, at: 5000 } ] }\n", 65,
+             "the voice clip 'voice-hold' (0.51 s) at 5000 s would end after the session's 600 s; start it at 599.49 s at the latest"),
+            ("pattern: 0.3-0.3-0.3-0.3\nvoice: { prompts: { inhale: voice-intro } }\n", 65, "longer than the inhale phase (0.3 s)"),
+            ("pattern: 4-4-4-4\nvoice: { intro: voice-intro, intro-at: 3000 }\n", 65,
+             "it would start 2980 s after the settle ends; make 'settle' longer by 2987.315 s"),
+            ("pattern: 4-4-4-4\nambience: [text.wav]\n", 65, "is not a sound file medrender can read"),
+            ("pattern: 4-4-4-4\nambience: [rian]\n", 66, "the sound 'rian' was not found (did you mean 'rain'?); Sounds/ offers: bell"),
+        ]
+        for (yaml, code, message) in cases {
+            let file = dir.write("preset.yaml", yaml)
+            let validate = try runMedrender(["validate", file])
+            #expect(validate.status == code, "\(yaml): \(validate.stderr)")
+            #expect(validate.stderr.contains(message), "\(yaml): \(validate.stderr)")
+            let render = try runMedrender(["--preset", file, "--rate", "8000", "-o", dir.file("x.ogg")])
+            #expect(render.status == code, "\(yaml): \(render.stderr)")
+            #expect(render.stderr.contains(message), "\(yaml): \(render.stderr)")
+        }
+        #expect(dir.contents() == ["preset.yaml", "text.wav"])
+    }
+
     @Test func presetsListsTheLibraryAndEveryPresetValidates() throws {
         let list = try runMedrender(["presets", "--json"])
         #expect(list.status == 0)

@@ -13,8 +13,14 @@ extension PlanError: CustomStringConvertible {
             return "a session of \(total) s is too short for settle (\(settle) s) + one cycle (\(cycle) s) + closing (\(closing) s); "
                 + "make it at least \(least) s (\(minutesText(least)) min)"
         case .clipDoesNotFit(let role, let sound, let clip, let available, let field):
-            return "the \(role) '\(sound)' lasts \(clip) s but only \(available) s are left for it; "
-                + "make '\(field)' longer by \(clip - available) s or use a shorter clip"
+            let room = available > .zero
+                ? "only \(available) s are left for it" : "it would start \(.zero - available) s after the \(field) ends"
+            return "the \(role) '\(sound)' lasts \(clip) s but \(room); "
+                + "make '\(field)' longer by \(clip - available) s, start it earlier, or use a shorter clip"
+        case .clipAfterEnd(let sound, let clip, let at, let total):
+            let fix = total > clip ? "start it at \(total - clip) s at the latest" : "use a shorter clip"
+            return "the voice clip '\(sound)' (\(clip) s) at \(at) s would end after the session's \(total) s; "
+                + "\(fix) or make the session longer"
         case .trackTooLong(let sound, let track, let available):
             return "the guided track '\(sound)' lasts \(track) s but the session leaves it \(available) s, "
                 + "\(track - available) s too few; make the session at least that much longer or start the track earlier"

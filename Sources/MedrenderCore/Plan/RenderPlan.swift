@@ -107,6 +107,8 @@ public enum PlanError: Error, Hashable, Sendable {
     case tooShort(total: SessionTime, settle: SessionTime, closing: SessionTime, cycle: SessionTime)
     /// A clip does not fit where it must play.
     case clipDoesNotFit(role: String, sound: SoundRef, clip: SessionTime, available: SessionTime, field: String)
+    /// A voice clip at a set time that would end after the session.
+    case clipAfterEnd(sound: SoundRef, clip: SessionTime, at: SessionTime, total: SessionTime)
     /// More than the longest session.
     case tooLong(total: SessionTime, limit: SessionTime)
     /// A guided track longer than the time it has.
@@ -274,8 +276,7 @@ public struct RenderPlan: Sendable {
         do {
             for timed in voice.clips {
                 if known, timed.at + duration(of: timed.sound) > total {
-                    throw .clipDoesNotFit(role: "voice clip", sound: timed.sound, clip: duration(of: timed.sound),
-                                          available: total - timed.at, field: "voice.clips")
+                    throw .clipAfterEnd(sound: timed.sound, clip: duration(of: timed.sound), at: timed.at, total: total)
                 }
                 clip(.voice, .file(timed.sound), at: timed.at, gainDecibels: voiceGain(timed.sound))
             }
