@@ -116,7 +116,13 @@ struct BuildCommand: ParsableCommand {
 
     /// The preset files the arguments name: a folder's `.yaml` files, a file, or a library name.
     func presetFiles(_ library: PresetLibrary) throws -> [String] {
-        if inputs.isEmpty { return library.presetFiles() }
+        if inputs.isEmpty {
+            guard library.isPresent else { throw RenderError(library.absenceMessage, exitCode: .noInput) }
+            guard !library.presetFiles().isEmpty else {
+                throw RenderError("\(library.presetsFolder): holds no presets (.yaml files); name presets or folders to build", exitCode: .noInput)
+            }
+            return library.presetFiles()
+        }
         var files: [String] = []
         for input in inputs {
             var isDirectory: ObjCBool = false
@@ -124,7 +130,11 @@ struct BuildCommand: ParsableCommand {
                 if isDirectory.boolValue {
                     let names = (try? FileManager.default.contentsOfDirectory(atPath: input)) ?? []
                     let folder = input.hasSuffix("/") ? String(input.dropLast()) : input
-                    files += names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted().map { folder + "/" + $0 }
+                    let found = names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted().map { folder + "/" + $0 }
+                    guard !found.isEmpty else {
+                        throw RenderError("\(input): holds no presets (.yaml files); name presets or folders to build", exitCode: .noInput)
+                    }
+                    files += found
                 } else {
                     files.append(input)
                 }

@@ -20,10 +20,15 @@ struct PresetsCommand: ParsableCommand {
     }
 
     func run() throws {
-        guard let library = PresetLibrary.locate() else {
-            throw fail(PresetError(file: "Presets/", message: "no preset library found; run from the folder holding Presets/ or set MEDRENDER_HOME", exitCode: .noInput))
+        let library: PresetLibrary
+        do {
+            library = try PresetLibrary.required()
+        } catch {
+            throw fail(error)
         }
         var entries: [Entry] = []
+        // A bad preset is reported and the others are still listed; the exit code says it.
+        var failure: ExitCode?
         for file in library.presetFiles() {
             do {
                 let session = try PresetDecoder.load(path: file)
@@ -37,13 +42,14 @@ struct PresetsCommand: ParsableCommand {
                 }
                 entries.append(entry)
             } catch {
-                throw fail(error)
+                failure = failure ?? fail(error)
             }
         }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             print(String(data: try encoder.encode(entries), encoding: .utf8)!)
+            if let failure { throw failure }
             return
         }
         let nameWidth = entries.map(\.name.count).max() ?? 4
@@ -54,6 +60,7 @@ struct PresetsCommand: ParsableCommand {
                   + e.pattern.padding(toLength: patternWidth + 2, withPad: " ", startingAt: 0)
                   + length.padding(toLength: 10, withPad: " ", startingAt: 0) + e.description)
         }
+        if let failure { throw failure }
     }
 
     func format(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }

@@ -30,7 +30,7 @@ public struct PresetError: DiagnosedError, Hashable {
             if let column { location += ":\(column)" }
         }
         let subject = field.isEmpty ? "" : "\(field): "
-        return "\(location): \(subject)\(message)"
+        return (location.isEmpty ? "" : "\(location): ") + subject + message
     }
 }
 

@@ -36,6 +36,27 @@ public struct PresetLibrary: Sendable {
         return nil
     }
 
+    /// Whether `root` holds a `Presets/` folder.
+    public var isPresent: Bool {
+        var d: ObjCBool = false
+        return FileManager.default.fileExists(atPath: presetsFolder, isDirectory: &d) && d.boolValue
+    }
+
+    /// Why there is no library to use, and how to point at one.
+    public var absenceMessage: String {
+        if let home = ProcessInfo.processInfo.environment["MEDRENDER_HOME"], !home.isEmpty {
+            return "MEDRENDER_HOME=\(home) holds no Presets/ folder; set it to the folder holding Presets/ and Sounds/"
+        }
+        return "no preset library found (a folder holding Presets/ and Sounds/, looked for in the current folder and beside "
+            + "the program); run from it or set MEDRENDER_HOME to it"
+    }
+
+    /// The library, or an error (66) saying where it was looked for and how to point at one.
+    public static func required() throws(PresetError) -> PresetLibrary {
+        if let library = locate(), library.isPresent { return library }
+        throw PresetError(file: "", message: (locate() ?? PresetLibrary(root: ".")).absenceMessage, exitCode: .noInput)
+    }
+
     /// Every preset file in the library, sorted by name.
     public func presetFiles() -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: presetsFolder)) ?? []
@@ -57,10 +78,14 @@ public struct PresetLibrary: Sendable {
             let candidate = "\(presetsFolder)/\(nameOrPath).\(ext)"
             if FileManager.default.fileExists(atPath: candidate) { return candidate }
         }
+        guard isPresent else {
+            throw PresetError(file: nameOrPath, message: "no preset of that name, and " + absenceMessage + " (or give a path to a .yaml file)",
+                              exitCode: .noInput)
+        }
         let names = presetNames()
         var message = "no preset named '\(nameOrPath)'"
-        if let guess = didYouMean(nameOrPath, among: names) { message += "; did you mean '\(guess)'?" }
-        message += " Presets: \(names.joined(separator: ", ")) (or give a path to a .yaml file)"
+        if let guess = didYouMean(nameOrPath, among: names) { message += " (did you mean '\(guess)'?)" }
+        message += "; Presets: \(names.joined(separator: ", ")) (or give a path to a .yaml file)"
         throw PresetError(file: nameOrPath, message: message, exitCode: .noInput)
     }
 

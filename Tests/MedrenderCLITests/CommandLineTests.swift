@@ -114,6 +114,28 @@ import Testing
         #expect(dir.contents() == ["preset.yaml", "text.wav"])
     }
 
+    /// Without a library, a command that needs one says where it looked and how to point at one;
+    /// with a bad preset in it, `presets` still lists the others and exits 65.
+    @Test func aMissingLibraryOrABadPresetInItIsReported() throws {
+        let dir = TemporaryDirectory("nolibrary")
+        let nowhere = ["MEDRENDER_HOME": dir.file("nowhere")]
+        for arguments in [["presets"], ["build", "-o", dir.file("dist")], ["--preset", "box-breath", "-o", dir.file("x.ogg")]] {
+            let result = try runProcess(PackagePaths.executable, arguments, in: dir.path, environment: nowhere)
+            #expect(result.status == 66, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("MEDRENDER_HOME=\(dir.file("nowhere")) holds no Presets/ folder"), "\(arguments): \(result.stderr)")
+        }
+        #expect(dir.contents().isEmpty)
+
+        let presets = dir.file("library/Presets")
+        try FileManager.default.createDirectory(atPath: presets, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: PackagePaths.root + "/Presets/coherent.yaml", toPath: presets + "/coherent.yaml")
+        try "pattern: [4, 4\n".write(toFile: presets + "/bad.yaml", atomically: true, encoding: .utf8)
+        let list = try runProcess(PackagePaths.executable, ["presets"], in: dir.path, environment: ["MEDRENDER_HOME": dir.file("library")])
+        #expect(list.status == 65, "\(list.stderr)")
+        #expect(list.stdout.hasPrefix("coherent "), "\(list.stdout)")
+        #expect(list.stderr.contains("bad.yaml:2:1: is not valid YAML"), "\(list.stderr)")
+    }
+
     @Test func presetsListsTheLibraryAndEveryPresetValidates() throws {
         let list = try runMedrender(["presets", "--json"])
         #expect(list.status == 0)
