@@ -104,6 +104,13 @@ struct RenderCommand: ParsableCommand {
             guard let f = OutputFormat.named(format, quality: encoding.quality, bits: bitsFormat) else {
                 throw ValidationError("--format \(format) is not one medrender writes; choose ogg, wav, flac, opus or mp3")
             }
+            // A name that says another format would mislead every player that trusts it.
+            if let named = OutputFormat.forPath(output, quality: encoding.quality, bits: bitsFormat),
+                named.fileExtension != f.fileExtension
+            {
+                throw ValidationError("-o \(output) ends in .\(named.fileExtension) but --format is \(format); "
+                    + "end the name in .\(f.fileExtension) or drop --format")
+            }
             return f
         }
         if output == "-" { return .ogg(quality: encoding.quality) }
