@@ -151,10 +151,14 @@ public enum Renderer {
                                   exitCode: .usage)
             }
             let name = URL(fileURLWithPath: path).lastPathComponent
-            if let credit = request.library.credit(forSoundAt: path) {
-                credits.append("\(name): \(credit.author), \(credit.license)")
-            } else {
+            switch request.library.credit(forSoundAt: path) {
+            case .listed(let author, let license):
+                credits.append("\(name): \(author), \(license)")
+            case .outsideLibrary:
                 credits.append("\(name): credits not known")
+            case .unknown(let why):
+                credits.append("\(name): credits not known")
+                warnings.append("\(why); the output's tags say 'credits not known' for it: add its author and license there")
             }
             let loaded = try (request.soundCache ?? SoundCache()).sound(at: path, rate: request.options.rate) {
                 let reader = try SoundFileReader(path: path)

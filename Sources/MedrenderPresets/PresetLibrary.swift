@@ -119,16 +119,30 @@ public struct PresetLibrary: Sendable {
         }
     }
 
-    /// Who made a sound and under what license, from `Sounds/CREDITS.yaml`; nil for a sound it
-    /// does not list (one from elsewhere).
-    public func credit(forSoundAt path: String) -> (author: String, license: String)? {
+    /// What `Sounds/CREDITS.yaml` says of a sound.
+    public enum Credit: Equatable, Sendable {
+        case listed(author: String, license: String)
+        /// A sound from outside `Sounds/`: the library does not speak for it.
+        case outsideLibrary
+        /// A sound in `Sounds/` whose credit cannot be given, and why.
+        case unknown(String)
+    }
+
+    /// Who made a sound and under what license, from `Sounds/CREDITS.yaml`.
+    public func credit(forSoundAt path: String) -> Credit {
         let folder = URL(fileURLWithPath: soundsFolder).standardizedFileURL.path
         let file = URL(fileURLWithPath: path).standardizedFileURL
-        guard file.deletingLastPathComponent().path == folder,
-            let text = try? String(contentsOfFile: soundsFolder + "/CREDITS.yaml", encoding: .utf8),
-            let root = try? Yams.compose(yaml: text),
-            let entry = root[file.lastPathComponent]
-        else { return nil }
-        return (entry["author"]?.string ?? "unknown", entry["license"]?.string ?? "unknown")
+        guard file.deletingLastPathComponent().path == folder else { return .outsideLibrary }
+        let credits = soundsFolder + "/CREDITS.yaml"
+        guard let text = try? String(contentsOfFile: credits, encoding: .utf8) else {
+            return .unknown("\(credits) is missing or unreadable")
+        }
+        guard let root = try? Yams.compose(yaml: text), root.mapping != nil else {
+            return .unknown("\(credits) is not a YAML mapping of sound file names to author and license")
+        }
+        guard let entry = root[file.lastPathComponent], let author = entry["author"]?.string, let license = entry["license"]?.string else {
+            return .unknown("\(credits) gives no author and license for \(file.lastPathComponent)")
+        }
+        return .listed(author: author, license: license)
     }
 }

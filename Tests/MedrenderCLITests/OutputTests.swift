@@ -120,6 +120,33 @@ func ffprobe(_ path: String, _ entries: String) throws -> String {
         #expect((report["tags"] as! [String: String])["copyright"]?.contains("rain.ogg: medrender authors, CC0-1.0") == true)
     }
 
+    /// A library whose CREDITS.yaml is broken, or does not list a sound, still renders; the file
+    /// says "credits not known" and the user is told why.
+    @Test(arguments: [
+        ("rain.ogg: [ broken\n", "is not a YAML mapping of sound file names"),
+        ("ocean.ogg: { author: someone, license: CC0-1.0 }\n", "gives no author and license for rain.ogg"),
+        (nil, "CREDITS.yaml is missing or unreadable"),
+    ] as [(String?, String)])
+    func creditsThatCannotBeGivenAreAWarning(credits: String?, message: String) throws {
+        let dir = TemporaryDirectory("credits")
+        let library = dir.file("library")
+        for folder in ["Presets", "Sounds"] {
+            try FileManager.default.createDirectory(atPath: library + "/" + folder, withIntermediateDirectories: true)
+        }
+        try FileManager.default.copyItem(atPath: PackagePaths.root + "/Sounds/rain.ogg", toPath: library + "/Sounds/rain.ogg")
+        if let credits { try credits.write(toFile: library + "/Sounds/CREDITS.yaml", atomically: true, encoding: .utf8) }
+        try "pattern: 4-0-4-0\nsettle: 2\nclosing: 2\nambience: [rain]\n"
+            .write(toFile: library + "/Presets/p.yaml", atomically: true, encoding: .utf8)
+        let home = ["MEDRENDER_HOME": library]
+        let result = try runProcess(PackagePaths.executable, ["--preset", "p", "--cycles", "1", "--rate", "8000", "-o", dir.file("s.wav")],
+                                    in: dir.path, environment: home)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("medrender: warning: ") && result.stderr.contains(message), "\(result.stderr)")
+        let inspect = try runMedrender(["inspect", "--json", dir.file("s.wav")])
+        let report = try JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as! [String: Any]
+        #expect((report["tags"] as! [String: String])["copyright"]?.contains("rain.ogg: credits not known") == true)
+    }
+
     @Test(arguments: ["ogg", "wav", "flac"])
     func standardOutputCarriesTheWholeSession(format: String) throws {
         let dir = TemporaryDirectory("stdout")
