@@ -30,14 +30,21 @@ public struct OutputTags: Sendable, Hashable {
         return list
     }
 
-    /// libsndfile's string tags (WAV `LIST/INFO`, FLAC and Opus comments, MP3 ID3).
-    var soundFileTags: [(Int32, String)] {
+    /// libsndfile's string tags (WAV `LIST/INFO`, FLAC and Opus comments, MP3 ID3). libsndfile
+    /// writes no copyright into MP3, so there the credits follow the comment.
+    func soundFileTags(mp3: Bool) -> [(Int32, String)] {
         var list: [(Int32, String)] = [(SoundFileTag.title, title)]
         if let artist { list.append((SoundFileTag.artist, artist)) }
         if let album { list.append((SoundFileTag.album, album)) }
         if let date { list.append((SoundFileTag.date, date)) }
-        if let comment { list.append((SoundFileTag.comment, comment)) }
-        if !credits.isEmpty { list.append((SoundFileTag.copyright, credits.joined(separator: "; "))) }
+        let credited = credits.isEmpty ? nil : credits.joined(separator: "; ")
+        if mp3 {
+            let text = [comment, credited.map { "Credits: " + $0 }].compactMap { $0 }.joined(separator: " ")
+            if !text.isEmpty { list.append((SoundFileTag.comment, text)) }
+        } else {
+            if let comment { list.append((SoundFileTag.comment, comment)) }
+            if let credited { list.append((SoundFileTag.copyright, credited)) }
+        }
         list.append((SoundFileTag.software, "medrender"))
         return list
     }
@@ -98,13 +105,13 @@ final class OutputWriter {
                 let container: SoundFileContainer
                 if case .wav = format { container = .wav } else { container = .flac }
                 let writer = try SoundFileWriter(file: output, container: container, sampleFormat: bits, channels: channels,
-                                                 rate: rate, tags: tags.soundFileTags)
+                                                 rate: rate, tags: tags.soundFileTags(mp3: false))
                 encoder = SoundFileFrameEncoder(writer: writer, channels: channels, blockFrames: blockFrames, seed: seed)
             case .opus, .mp3:
                 let container: SoundFileContainer
                 if case .opus = format { container = .opus } else { container = .mp3 }
                 let writer = try SoundFileWriter(file: output, container: container, sampleFormat: .float32, channels: channels,
-                                                 rate: rate, tags: tags.soundFileTags, quality: format.unitQuality)
+                                                 rate: rate, tags: tags.soundFileTags(mp3: container == .mp3), quality: format.unitQuality)
                 encoder = SoundFileFrameEncoder(writer: writer, channels: channels, blockFrames: blockFrames, seed: seed)
             }
         }

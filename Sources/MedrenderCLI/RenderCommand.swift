@@ -71,6 +71,11 @@ struct RenderCommand: ParsableCommand {
 
 
     func validate() throws {
+        for (option, value) in [("--title", title), ("--artist", artist), ("--album", album)] {
+            if let value, value.utf8.count > 1024 {
+                throw ValidationError("\(option) is \(value.utf8.count) bytes of text; a tag takes at most 1024: shorten it")
+            }
+        }
         if let fallback, fallback != "stock" {
             throw ValidationError("--fallback \(fallback): the one fallback is 'stock'")
         }

@@ -73,11 +73,26 @@ public final class SoundFileWriter {
             sf_command(handle, Int32(SFC_SET_VBR_ENCODING_QUALITY), &quality, Int32(MemoryLayout<Double>.size))
         }
         for (kind, value) in tags where !value.isEmpty {
-            if sf_set_string(handle, kind, value) != 0 {
+            // LAME writes MP3's ID3 text as Latin-1: UTF-8 bytes would show as mojibake.
+            let bytes = container == .mp3 ? Self.latin1(value) : Array(value.utf8CString)
+            if sf_set_string(handle, kind, bytes) != 0 {
                 throw IOError(.cannotCreate, "cannot carry the tag '\(value)'", path: file.path, cause: String(cString: sf_strerror(handle)))
             }
         }
     }
+    /// `text` as NUL-terminated Latin-1, the encoding of LAME's ID3 tags: typographic punctuation
+    /// becomes its ASCII look-alike, and a character Latin-1 lacks becomes '?'.
+    static func latin1(_ text: String) -> [CChar] {
+        let lookalikes: [Character: String] = ["—": "-", "–": "-", "‘": "'", "’": "'", "“": "\"", "”": "\"", "…": "...", "•": "*"]
+        var bytes: [CChar] = []
+        for character in text {
+            for scalar in (lookalikes[character] ?? String(character)).unicodeScalars {
+                bytes.append(CChar(bitPattern: scalar.value < 256 ? UInt8(scalar.value) : UInt8(ascii: "?")))
+            }
+        }
+        return bytes + [0]
+    }
+
 
     deinit { if !closed { sf_close(handle) } }
 

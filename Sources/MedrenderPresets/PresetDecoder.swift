@@ -70,8 +70,8 @@ public enum PresetDecoder {
                 }
             }
         }
-        if let node = fields["name"] { session.name = try node.string() }
-        if let node = fields["description"] { session.description = try node.string() }
+        if let node = fields["name"] { session.name = try node.name() }
+        if let node = fields["description"] { session.description = try node.tagText() }
         if fields["minutes"] != nil, fields["cycles"] != nil {
             throw fields["cycles"]!.error("give 'minutes' or 'cycles', not both")
         }
@@ -91,11 +91,11 @@ public enum PresetDecoder {
         if let node = fields["master"] { session.master = try decodeMaster(node) }
         if let node = fields["metadata"] {
             let f = try node.mapping(allowed: ["title", "artist", "album", "date", "comment"])
-            if let n = f["title"] { session.metadata.title = try n.string() }
-            if let n = f["artist"] { session.metadata.artist = try n.string() }
-            if let n = f["album"] { session.metadata.album = try n.string() }
-            if let n = f["date"] { session.metadata.date = try n.string() }
-            if let n = f["comment"] { session.metadata.comment = try n.string() }
+            if let n = f["title"] { session.metadata.title = try n.tagText() }
+            if let n = f["artist"] { session.metadata.artist = try n.tagText() }
+            if let n = f["album"] { session.metadata.album = try n.tagText() }
+            if let n = f["date"] { session.metadata.date = try n.tagText() }
+            if let n = f["comment"] { session.metadata.comment = try n.tagText() }
         }
         return session
     }
@@ -133,7 +133,7 @@ public enum PresetDecoder {
                     throw item.error("missing 'pattern' in segment \(index + 1): add one such as 'pattern: 4-0-6-0'")
                 }
                 var segment = PatternSegment(pattern: try decodePattern(patternNode))
-                if let n = f["name"] { segment.name = try n.string() }
+                if let n = f["name"] { segment.name = try n.name() }
                 if let n = f["ramp"] { segment.ramp = try decodeRamp(n) }
                 segment.span = try decodeSpan(f, in: item)
                 if segment.span == nil, index < items.count - 1 {

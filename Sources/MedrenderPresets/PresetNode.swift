@@ -67,6 +67,32 @@ struct PresetNode {
         return scalar.string
     }
 
+    /// The most bytes a text that becomes a tag may have.
+    static let maximumTextBytes = 1024
+
+    /// Text for a tag (description, metadata): at most `maximumTextBytes`, a trailing line break
+    /// (as a block scalar ends) dropped.
+    func tagText() throws(PresetError) -> String {
+        var text = try string()
+        while text.hasSuffix("\n") { text.removeLast() }
+        guard text.utf8.count <= Self.maximumTextBytes else {
+            throw error("is \(text.utf8.count) bytes of text; a tag takes at most \(Self.maximumTextBytes): shorten it")
+        }
+        return text
+    }
+
+    /// A name (the session's, a segment's): one line of at most 200 bytes, as it becomes a file
+    /// name, a chapter and a label.
+    func name() throws(PresetError) -> String {
+        let text = try string()
+        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw error("contains a control character (a line break or a tab); write the name on one line")
+        }
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw error("is empty; give a name") }
+        guard text.utf8.count <= 200 else { throw error("is \(text.utf8.count) bytes; a name takes at most 200: shorten it") }
+        return text
+    }
+
     /// A number within `range`, with `unit` for messages.
     func number(in range: ClosedRange<Double>, unit: String) throws(PresetError) -> Double {
         guard case .scalar(let scalar) = node else { throw error("expected a number (\(unit)), found \(typeName)") }
