@@ -49,7 +49,7 @@ public enum PresetDecoder {
         } catch let error as PresetError {
             throw error
         } catch let error as YamlError {
-            throw yamlError(error, file: file)
+            throw yamlError(error, file: file, text: text)
         } catch {
             throw PresetError(file: file, message: "is not valid YAML (\(error))")
         }
@@ -100,18 +100,40 @@ public enum PresetDecoder {
         return session
     }
 
-    static func yamlError(_ error: YamlError, file: String) -> PresetError {
+    static func yamlError(_ error: YamlError, file: String, text: String) -> PresetError {
         switch error {
         case .scanner(let context, let problem, let mark, _),
             .parser(let context, let problem, let mark, _),
             .composer(let context, let problem, let mark, _):
+            // libyaml's words for two cases a person meets, in a preset's words.
+            if problem.contains("another document") {
+                return PresetError(file: file, line: mark.line, column: mark.column,
+                                   message: "holds a second YAML document (after a '---' line); a preset is one document")
+            }
+            if problem.localizedCaseInsensitiveContains("nesting level") {
+                return PresetError(file: file, line: mark.line, column: mark.column,
+                                   message: "is nested too deeply to be a preset; a preset's lists and mappings go a few levels deep")
+            }
             let detail = context.map { "\(problem) \($0.text)" } ?? problem
             return PresetError(file: file, line: mark.line, column: mark.column,
                                message: "is not valid YAML: \(detail); check the indentation and punctuation there")
         case .reader(let problem, _, _, _):
             return PresetError(file: file, message: "is not readable YAML: \(problem)")
         case .duplicatedKeysInMapping(let duplicates, let context):
-            return PresetError(file: file, line: context.mark.line, column: context.mark.column,
+            // Yams marks the mapping; the second line that sets the key is where to look.
+            var line = context.mark.line, column = context.mark.column
+            if let key = duplicates.first {
+                let lines = text.components(separatedBy: "\n")
+                let setting = lines.indices.filter { index in
+                    let trimmed = lines[index].drop { $0 == " " || $0 == "-" }
+                    return trimmed.hasPrefix(key + ":") || trimmed.hasPrefix(key + " :")
+                }
+                if setting.count >= 2 {
+                    line = setting[1] + 1
+                    column = lines[setting[1]].prefix { $0 == " " || $0 == "-" }.count + 1
+                }
+            }
+            return PresetError(file: file, line: line, column: column,
                                message: "the key \(duplicates.joined(separator: ", ")) appears twice; keep one")
         default:
             return PresetError(file: file, message: "is not valid YAML (\(error))")
@@ -232,7 +254,7 @@ public enum PresetDecoder {
         let fields = try node.mapping(allowed: ["tone", "sound", "pitch", "gain", "length", "pan"])
         if fields["tone"] != nil, fields["sound"] != nil { throw fields["sound"]!.error("give 'tone' or 'sound', not both") }
         if let t = fields["tone"] { cue.source = .synth(try t.choice(CueTimbre.self, what: "tone")) }
-        if let s = fields["sound"] { cue.source = .sound(SoundRef(try s.string())) }
+        if let s = fields["sound"] { cue.source = .sound(try s.sound()) }
         if let p = fields["pitch"] { cue.pitchHertz = try p.number(in: 50...4000, unit: "Hz") }
         if let g = fields["gain"] { cue.gainDecibels = try g.number(in: -60...0, unit: "dB") }
         if let l = fields["length"] { cue.length = try l.seconds(in: 0.01...10) }
@@ -299,20 +321,20 @@ public enum PresetDecoder {
             "track-at", "duck", "duck-attack", "duck-release", "duck-curve",
         ])
         var voice = VoiceSettings()
-        if let n = fields["intro"] { voice.intro = SoundRef(try n.string()) }
+        if let n = fields["intro"] { voice.intro = try n.sound() }
         if let n = fields["intro-at"] { voice.introAt = try n.seconds(in: 0...3600) }
-        if let n = fields["outro"] { voice.outro = SoundRef(try n.string()) }
+        if let n = fields["outro"] { voice.outro = try n.sound() }
         if let n = fields["outro-after"] { voice.outroAfter = try n.seconds(in: 0...3600) }
         if let n = fields["level"] { voice.levelLUFS = try n.number(in: -70...(-10), unit: "LUFS") }
         if let n = fields["prompts"] {
             let f = try n.mapping(allowed: ["inhale", "hold", "hold-in", "top-up", "exhale", "hold-out"])
             if let hold = f["hold"] {
-                let ref = SoundRef(try hold.string())
+                let ref = try hold.sound()
                 voice.prompts[.holdIn] = ref
                 voice.prompts[.holdOut] = ref
             }
             for kind in PhaseKind.allCases {
-                if let value = f[kind.rawValue] { voice.prompts[kind] = SoundRef(try value.string()) }
+                if let value = f[kind.rawValue] { voice.prompts[kind] = try value.sound() }
             }
         }
         if let n = fields["prompt-cycles"] { voice.promptCycles = try n.integer(in: 0...1000, unit: "cycles") }
@@ -322,10 +344,10 @@ public enum PresetDecoder {
                 guard let sound = f["sound"], let at = f["at"] else {
                     throw item.error("a voice clip needs 'sound' and 'at' (seconds from the start), such as { sound: voice-hold, at: 120 }")
                 }
-                voice.clips.append(TimedClip(sound: SoundRef(try sound.string()), at: try at.seconds(in: 0...86400)))
+                voice.clips.append(TimedClip(sound: try sound.sound(), at: try at.seconds(in: 0...86400)))
             }
         }
-        if let n = fields["track"] { voice.track = SoundRef(try n.string()) }
+        if let n = fields["track"] { voice.track = try n.sound() }
         if let n = fields["track-at"] { voice.trackAt = try n.seconds(in: 0...86400) }
         if let n = fields["duck"] { voice.duckDecibels = try n.number(in: -40...0, unit: "dB") }
         if let n = fields["duck-attack"] { voice.duckAttack = try n.seconds(in: 0...10) }
@@ -335,10 +357,10 @@ public enum PresetDecoder {
     }
 
     static func decodeBed(_ node: PresetNode) throws(PresetError) -> AmbienceBed {
-        if case .scalar = node.node { return AmbienceBed(sound: SoundRef(try node.string())) }
+        if case .scalar = node.node { return AmbienceBed(sound: try node.sound()) }
         let fields = try node.mapping(allowed: ["sound", "level", "seam", "from", "from-minute"])
         guard let sound = fields["sound"] else { throw node.error("missing 'sound': name a bed such as 'sound: rain'") }
-        var bed = AmbienceBed(sound: SoundRef(try sound.string()))
+        var bed = AmbienceBed(sound: try sound.sound())
         if fields["from"] != nil, fields["from-minute"] != nil {
             throw fields["from-minute"]!.error("give 'from' (a fraction of the session) or 'from-minute', not both")
         }
@@ -371,7 +393,7 @@ public enum PresetDecoder {
     static func decodeBells(_ node: PresetNode) throws(PresetError) -> BellSettings {
         let fields = try node.mapping(allowed: ["start", "end", "gain", "interval", "every", "at", "countdown"])
         var bells = BellSettings()
-        if let n = fields["interval"] { bells.interval = SoundRef(try n.string()) }
+        if let n = fields["interval"] { bells.interval = try n.sound() }
         if let n = fields["every"] { bells.every = SessionTime(minutes: try n.number(in: 0.1...1440, unit: "min")) }
         if let n = fields["at"] {
             bells.at = try n.sequence().map { (item) throws(PresetError) in
@@ -379,8 +401,8 @@ public enum PresetDecoder {
             }
         }
         if let n = fields["countdown"] { bells.countdownSeconds = try n.integer(in: 0...60, unit: "s") }
-        if let n = fields["start"] { bells.start = SoundRef(try n.string()) }
-        if let n = fields["end"] { bells.end = SoundRef(try n.string()) }
+        if let n = fields["start"] { bells.start = try n.sound() }
+        if let n = fields["end"] { bells.end = try n.sound() }
         if let n = fields["gain"] { bells.gainDecibels = try n.number(in: -60...12, unit: "dB") }
         return bells
     }

@@ -93,26 +93,43 @@ struct PresetNode {
         return text
     }
 
-    /// A number within `range`, with `unit` for messages.
+    /// A number within `range`, with `unit` for messages ("" for a plain count).
     func number(in range: ClosedRange<Double>, unit: String) throws(PresetError) -> Double {
-        guard case .scalar(let scalar) = node else { throw error("expected a number (\(unit)), found \(typeName)") }
+        func withUnit(_ text: String) -> String { unit.isEmpty ? text : "\(text) \(unit)" }
+        let allowed = withUnit("\(format(range.lowerBound)) to \(format(range.upperBound))")
+        guard case .scalar(let scalar) = node else {
+            throw error("expected a number\(unit.isEmpty ? "" : " (\(unit))"), found \(typeName)")
+        }
         let text = scalar.string.trimmingCharacters(in: .whitespaces)
         // YAML's own spellings (.nan, .inf, 1_000) through Yams, plain numbers through Double.
         guard let value = Double(text) ?? node.float, !text.isEmpty else {
-            throw error("expected a number (\(unit)) from \(format(range.lowerBound)) to \(format(range.upperBound)), found '\(text)'")
+            throw error("expected a number\(unit.isEmpty ? "" : " (\(unit))") from \(format(range.lowerBound)) to \(format(range.upperBound)), found '\(text)'")
         }
-        guard value.isFinite else { throw error("'\(text)' is not a finite number; use \(format(range.lowerBound)) to \(format(range.upperBound)) \(unit)") }
-        guard range.contains(value) else {
-            throw error("\(text) \(unit) is out of range; use \(format(range.lowerBound)) to \(format(range.upperBound)) \(unit)")
-        }
+        guard value.isFinite else { throw error("'\(text)' is not a finite number; use \(allowed)") }
+        guard range.contains(value) else { throw error("\(withUnit(text)) is out of range; use \(allowed)") }
         return value
     }
 
     /// A whole number within `range`.
     func integer(in range: ClosedRange<Int>, unit: String) throws(PresetError) -> Int {
         let value = try number(in: Double(range.lowerBound)...Double(range.upperBound), unit: unit)
-        guard value == value.rounded() else { throw error("expected a whole number of \(unit), found \(format(value))") }
+        guard value == value.rounded() else {
+            throw error("expected a whole number\(unit.isEmpty ? "" : " of \(unit)"), found \(format(value))")
+        }
         return Int(value)
+    }
+
+    /// A sound: a name from `Sounds/` or a path, on one line.
+    func sound() throws(PresetError) -> SoundRef {
+        guard case .scalar(let scalar) = node, !isNull else {
+            throw error("expected a sound (a name from Sounds/, or a path to a sound file), found \(isNull ? "nothing" : typeName)")
+        }
+        let text = scalar.string
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw error("the sound's name is empty") }
+        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw error("the sound's name contains a control character (a line break or a tab)")
+        }
+        return SoundRef(text)
     }
 
     /// A time in seconds within `range` (seconds), kept to the millisecond.
@@ -127,8 +144,8 @@ struct PresetNode {
         if let value = T(rawValue: text) { return value }
         let names = T.allCases.map(\.rawValue)
         var message = "unknown \(what) '\(text)'"
-        if let guess = didYouMean(text, among: names) { message += "; did you mean '\(guess)'?" }
-        throw error(message + " Choose one of: \(names.joined(separator: ", "))")
+        if let guess = didYouMean(text, among: names) { message += " (did you mean '\(guess)'?)" }
+        throw error(message + "; choose one of: \(names.joined(separator: ", "))")
     }
 }
 
