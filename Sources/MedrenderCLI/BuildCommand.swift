@@ -68,7 +68,10 @@ struct BuildCommand: ParsableCommand {
         var result: [SessionLength] = []
         if let minutes {
             for item in try Self.list(minutes, option: "--minutes") {
-                guard let m = Double(item), m.isFinite, m > 0, m <= 1440, let t = SessionTime(minutes: m) else {
+                guard let m = Double(item), m.isFinite else {
+                    throw ValidationError("--minutes \(item) is not a number; give minutes above 0 and up to 1440, comma-separated")
+                }
+                guard m > 0, m <= 1440, let t = SessionTime(minutes: m) else {
                     throw ValidationError("--minutes \(item) is out of range; give minutes above 0 and up to 1440, comma-separated")
                 }
                 if !result.contains(.duration(t)) { result.append(.duration(t)) }
@@ -76,7 +79,10 @@ struct BuildCommand: ParsableCommand {
         }
         if let cycles {
             for item in try Self.list(cycles, option: "--cycles") {
-                guard let n = Int(item), (1...100_000).contains(n) else {
+                guard let n = Int(item) else {
+                    throw ValidationError("--cycles \(item) is not a whole number; give 1 to 100000, comma-separated")
+                }
+                guard (1...100_000).contains(n) else {
                     throw ValidationError("--cycles \(item) is out of range; give 1 to 100000, comma-separated")
                 }
                 if !result.contains(.cycles(n)) { result.append(.cycles(n)) }
@@ -110,7 +116,7 @@ struct BuildCommand: ParsableCommand {
         if try encoding.sampleFormat() == .float32, names.contains("flac") { throw ValidationError("--bits 32f is for WAV; FLAC takes 16 or 24") }
         if let jobs, !(1...1024).contains(jobs) { throw ValidationError("-j \(jobs): give 1 to 1024 renders at once") }
         if let shard, LibraryBuildShard(parsing: shard) == nil {
-            throw ValidationError("--shard \(shard): give K/N with 1 ≤ K ≤ N, such as 1/2")
+            throw ValidationError("--shard \(shard) is not a shard; give K/N, two whole numbers with 1 ≤ K ≤ N, such as 1/2")
         }
     }
 

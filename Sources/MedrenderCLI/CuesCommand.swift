@@ -7,7 +7,7 @@ import MedrenderCore
 /// `medrender cues --preset … -o FILE.json`: the cue sheet alone, no audio.
 struct CuesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "cues", abstract: "Write the cue sheet alone (JSON), without rendering audio.", discussion: exitCodesHelp)
+        commandName: "cues", abstract: "Write the cue sheet alone (.json, .vtt or .txt), without rendering audio.", discussion: exitCodesHelp)
 
     @OptionGroup var session: SessionOptions
 

@@ -403,5 +403,15 @@ import Testing
         #expect(try runMedrender(["build", "--merge"]).status == 64)
         let missing = try runMedrender(["build", "no-such-preset", "-o", TemporaryDirectory("usage").path])
         #expect(missing.status == 66, "\(missing.stderr)")
+        for (arguments, message) in [
+            (["--minutes", "1.2,abc"], "--minutes abc is not a number"),
+            (["--minutes", "1.2,2000"], "--minutes 2000 is out of range"),
+            (["--cycles", "2.5"], "--cycles 2.5 is not a whole number"),
+            (["--shard", "1/99999999999999999999"], "is not a shard; give K/N, two whole numbers"),
+        ] {
+            let result = try runMedrender(["build", "-o", "/tmp/x"] + arguments)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
     }
 }
