@@ -116,15 +116,18 @@ extension LibraryBuild {
 
         let state = SharedState(BuildState(entries: entries, next: 0))
         let base = LibraryBuildManifest(renderer: rendererVersion, shard: settings.shard?.description)
-        // Written up front only when it changed (outputs up to date that it did not list, or gone).
+        // Written up front, so a manifest that cannot be written stops the build before any render
+        // (what a render did would not be kept for the next build).
         do {
             var manifest = base
             manifest.outputs = Array(entries.values)
             try manifest.write(to: manifestPath)
         } catch {
             let failure = LibraryBuildFailure(preset: "", output: nil, error: describe(error), exitCode: exitCode(of: error))
-            failures.append(failure)
             events(.failed(failure))
+            return LibraryBuildSummary(rendered: [], skipped: skipped.sorted(), failed: failures + [failure],
+                                       seconds: Date().timeIntervalSince(started), manifest: manifestPath,
+                                       exitCode: exitCode(of: failures + [failure]))
         }
 
         let work = toRender

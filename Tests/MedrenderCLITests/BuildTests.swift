@@ -310,6 +310,18 @@ import Testing
         ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
     }
 
+    /// A manifest that cannot be written stops the build before any render.
+    @Test func aManifestThatCannotBeWrittenStopsTheBuildFirst() throws {
+        let dir = TemporaryDirectory("nomanifest")
+        let (presets, out) = try Self.library(dir, ["coherent"])
+        try FileManager.default.createDirectory(atPath: out + "/manifest.json", withIntermediateDirectories: true)
+        let result = try Self.build([presets, "-o", out] + Self.fast)
+        #expect(result.status == 73, "\(result.stderr)")
+        #expect(result.rendered.isEmpty)
+        #expect(result.failed.count == 1)
+        #expect(Self.files(out) == ["manifest.json"])
+    }
+
     /// A render that cannot reach its target says so in the build's output and its summary.
     @Test func aRenderUnderItsTargetIsAWarningInTheSummary() throws {
         let dir = TemporaryDirectory("buildwarn")
