@@ -19,6 +19,8 @@ public struct InspectReport: Sendable, Codable, Hashable {
     public var truePeakDBTP: Double?
     public var tags: [String: String]
     public var chapters: [Chapter]
+    /// Signs that the file is damaged or cut short.
+    public var warnings: [String] = []
 }
 
 /// Reads a file's length, format, loudness, tags, chapters and markers.
@@ -72,11 +74,37 @@ public enum Inspector {
         let loudness = try meter.integratedLoudness()
         let peak = try meter.truePeak()
         let exact = SessionTime(milliseconds: frames * 1000 / Int64(reader.rate))
-        return InspectReport(
+        var report = InspectReport(
             path: path, format: formatNames[reader.format] ?? String(format: "0x%06x", reader.format), rate: reader.rate,
             channels: reader.channels, frames: frames, durationSeconds: Double(frames) / Double(reader.rate),
             duration: exact.clockString, loudnessLUFS: loudness.isFinite ? loudness : nil,
             truePeakDBTP: peak > 0 ? 20 * log10(peak) : nil, tags: tags, chapters: chapters)
+        report.warnings = cutShortSigns(path, headerFrames: reader.frameCount, report: report)
+        return report
+    }
+
+    /// What says a file was cut short: fewer frames than its header promises, a RIFF size past the
+    /// end, an Ogg stream without its last page, chapters after the end.
+    static func cutShortSigns(_ path: String, headerFrames: Int64, report: InspectReport) -> [String] {
+        var signs: [String] = []
+        // libsndfile says SF_COUNT_MAX when a header does not know its length.
+        if headerFrames > report.frames, headerFrames < Int64.max / 2 {
+            signs.append("it holds \(report.frames) frames but its header promises \(headerFrames): it may be cut short")
+        }
+        let size = LibraryBuild.fileSize(path) ?? 0
+        if let head = FileChunks.prefix(ofFileAt: path, count: 12), head.count == 12, head[0..<4].elementsEqual("RIFF".utf8) {
+            let riff = Int64(head[4]) | Int64(head[5]) << 8 | Int64(head[6]) << 16 | Int64(head[7]) << 24
+            if riff + 8 > size { signs.append("its RIFF header promises \(riff + 8) bytes but it holds \(size): it is cut short") }
+        }
+        if report.format == "OGG",
+            let tail = FileChunks.suffix(ofFileAt: path, count: 1 << 16), OggPages.lastPageEndsStream(tail) == false
+        {
+            signs.append("its last Ogg page does not end the stream: it is cut short")
+        }
+        if let late = report.chapters.first(where: { $0.seconds > report.durationSeconds }) {
+            signs.append(String(format: "the chapter '%@' at %.3f s lies after the end (%.3f s)", late.name, late.seconds, report.durationSeconds))
+        }
+        return signs
     }
 
     /// Seconds from `HH:MM:SS.mmm`.

@@ -18,6 +18,7 @@ struct InspectCommand: ParsableCommand {
     func run() throws {
         do {
             let report = try Inspector.inspect(file)
+            for warning in report.warnings { FileHandle.standardError.write(Data("medrender: warning: \(file): \(warning)\n".utf8)) }
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

@@ -44,6 +44,20 @@ public enum FileChunks {
         try forEach(inDescriptor: descriptor, path: path, body)
     }
 
+    /// The last `count` bytes of the regular file at `path` (all of it when it is shorter); nil
+    /// when unreadable.
+    public static func suffix(ofFileAt path: String, count: Int) -> [UInt8]? {
+        guard let descriptor = try? openRegularFile(path) else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        let start = max(0, Int64(status.st_size) - Int64(count))
+        var bytes = [UInt8](repeating: 0, count: Int(Int64(status.st_size) - start))
+        let n = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, $0.count, off_t(start)) }
+        guard n >= 0 else { return nil }
+        return Array(bytes.prefix(n))
+    }
+
     /// The first `count` bytes of the regular file at `path` (fewer when it is shorter); nil when
     /// unreadable.
     public static func prefix(ofFileAt path: String, count: Int) -> [UInt8]? {

@@ -67,6 +67,22 @@ public enum OggPages {
         }
     }
 
+    /// Whether the last Ogg page in `tail` (the end of a file) is flagged as the stream's end;
+    /// nil when `tail` holds no page header.
+    public static func lastPageEndsStream(_ tail: [UInt8]) -> Bool? {
+        let capture = Array("OggS".utf8)
+        var at = tail.count - 27
+        while at >= 0 {
+            if tail[at] == capture[0], tail[at + 1] == capture[1], tail[at + 2] == capture[2], tail[at + 3] == capture[3],
+                tail[at + 4] == 0
+            {
+                return tail[at + 5] & 0x04 != 0
+            }
+            at -= 1
+        }
+        return nil
+    }
+
     /// The comments (`KEY=value`) of the Vorbis or Opus stream in `data`, in order; nil when there are none.
     public static func comments(_ data: [UInt8]) -> [String]? {
         guard let pages = pageRanges(data) else { return nil }

@@ -120,6 +120,29 @@ func ffprobe(_ path: String, _ entries: String) throws -> String {
         #expect((report["tags"] as! [String: String])["copyright"]?.contains("rain.ogg: medrender authors, CC0-1.0") == true)
     }
 
+    /// `inspect` says when a file was cut short (and not when it is whole).
+    @Test func inspectSaysWhenAFileIsCutShort() throws {
+        let dir = TemporaryDirectory("cutshort")
+        for format in ["ogg", "wav"] {
+            let whole = dir.file("s.\(format)")
+            let result = try runMedrender(["--preset", "box-breath", "--cycles", "2", "--rate", "8000", "-o", whole])
+            #expect(result.status == 0, "\(result.stderr)")
+            let full = try runMedrender(["inspect", "--json", whole])
+            #expect(full.status == 0 && !full.stderr.contains("warning"), "\(full.stderr)")
+            let bytes = try #require(FileManager.default.contents(atPath: whole))
+            let cut = dir.file("cut.\(format)")
+            FileManager.default.createFile(atPath: cut, contents: bytes.prefix(bytes.count / 3))
+            let inspect = try runMedrender(["inspect", "--json", cut])
+            #expect(inspect.status == 0, "\(inspect.stderr)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as? [String: Any])
+            let warnings = report["warnings"] as? [String] ?? []
+            #expect(warnings.contains { $0.contains("cut short") }, "\(format): \(warnings)")
+            // OGG keeps its chapters in its first pages (WAV's markers follow the audio, and are cut off).
+            if format == "ogg" { #expect(warnings.contains { $0.contains("lies after the end") }, "\(warnings)") }
+            #expect(inspect.stderr.contains("medrender: warning: \(cut): "), "\(inspect.stderr)")
+        }
+    }
+
     /// MP3's ID3 text is Latin-1 (as LAME writes it): accents survive, dashes become '-', what
     /// Latin-1 lacks becomes '?'; and the credits ride in the comment, as ID3 has no copyright here.
     @Test func mp3TagsAreReadableAndCarryTheCredits() throws {
