@@ -371,9 +371,19 @@ public enum PresetDecoder {
         return bed
     }
 
+    /// Beds in order: the first plays from the start, so a start point is for the ones after it.
+    static func decodeBeds(_ node: PresetNode) throws(PresetError) -> [AmbienceBed] {
+        let items = try node.sequence()
+        let beds = try items.map { (n) throws(PresetError) in try decodeBed(n) }
+        if let first = beds.first, first.from != nil {
+            throw items[0].error("the first bed plays from the start; 'from' and 'from-minute' are for the beds after it")
+        }
+        return beds
+    }
+
     static func decodeAmbience(_ node: PresetNode, into session: inout Session) throws(PresetError) {
         if case .sequence = node.node {
-            session.ambience = try node.sequence().map { (n) throws(PresetError) in try decodeBed(n) }
+            session.ambience = try decodeBeds(node)
             return
         }
         if case .scalar = node.node {
@@ -383,7 +393,7 @@ public enum PresetDecoder {
         let fields = try node.mapping(allowed: ["beds", "fade-in", "fade-out", "crossfade", "curve"])
         if let n = fields["curve"] { session.ambienceCurve = try n.choice(FadeCurve.self, what: "ambience curve") }
         if let beds = fields["beds"] {
-            session.ambience = try beds.sequence().map { (n) throws(PresetError) in try decodeBed(n) }
+            session.ambience = try decodeBeds(beds)
         }
         if let n = fields["crossfade"] { session.ambienceCrossfade = try n.seconds(in: 0...600) }
         if let n = fields["fade-in"] { session.ambienceFadeIn = try n.seconds(in: 0...600) }

@@ -102,6 +102,8 @@ import Testing
             ("pattern: 4-4-4-4\nvoice: { intro: voice-intro, intro-at: 3000 }\n", 65,
              "it would start 2980 s after the settle ends; make 'settle' longer by 2987.315 s"),
             ("pattern: 4-4-4-4\nambience: [text.wav]\n", 65, "is not a sound file medrender can read"),
+            ("pattern: 4-4-4-4\nmaster: { fade-in: 400, fade-out: 300 }\n", 65,
+             "the master fade-in (400 s) and fade-out (300 s) last longer than the 600 s session"),
             ("pattern: 4-4-4-4\nambience: [rian]\n", 66, "the sound 'rian' was not found (did you mean 'rain'?); Sounds/ offers: bell"),
         ]
         for (yaml, code, message) in cases {

@@ -33,6 +33,9 @@ extension PlanError: CustomStringConvertible {
         case .segmentDoesNotFit(let index, let name, let before, let available):
             return "segment \(index + 1) (\(name)) gets no time: the segments before it take \(before) s of the "
                 + "\(available) s left for breathing; make the session longer or the segments before it shorter"
+        case .fadesLongerThanSession(let fadeIn, let fadeOut, let total):
+            return "the master fade-in (\(fadeIn) s) and fade-out (\(fadeOut) s) last longer than the \(total) s session; "
+                + "shorten 'master.fade-in' or 'master.fade-out', or make the session longer"
         case .tooLong(let total, let limit):
             return "a session of \(total) s is longer than the \(limit) s (24 h) medrender renders; make it shorter"
         }

@@ -111,6 +111,8 @@ public enum PlanError: Error, Hashable, Sendable {
     case clipAfterEnd(sound: SoundRef, clip: SessionTime, at: SessionTime, total: SessionTime)
     /// More than the longest session.
     case tooLong(total: SessionTime, limit: SessionTime)
+    /// The master fade-in and fade-out together last longer than the session.
+    case fadesLongerThanSession(fadeIn: SessionTime, fadeOut: SessionTime, total: SessionTime)
     /// A guided track longer than the time it has.
     case trackTooLong(sound: SoundRef, track: SessionTime, available: SessionTime)
     /// A prompt that would ring past the end of its phase.
@@ -217,6 +219,9 @@ public struct RenderPlan: Sendable {
             preconditionFailure("unexpected error \(error)")
         }
         let totalFrames = frames(total)
+        if session.master.fadeIn + session.master.fadeOut > total {
+            throw .fadesLongerThanSession(fadeIn: session.master.fadeIn, fadeOut: session.master.fadeOut, total: total)
+        }
 
         var sections = [
             SessionSection(name: "Settle", time: .zero, frame: 0),
