@@ -141,7 +141,9 @@ public final class SoundFileReader {
         let maximumFrames = maximumFrames ?? Int64(Self.maximumSamples / outChannels)
         guard frameCount <= maximumFrames else { throw tooLong(frames: frameCount, maximumFrames: maximumFrames) }
         var samples: [Float] = []
-        samples.reserveCapacity(Int(max(0, frameCount)) * outChannels)
+        // The header's length is a hint, not a promise (a small file may claim hours): reserve at
+        // most 64 MiB up front and let the rest grow as it is read.
+        samples.reserveCapacity(min(Int(max(0, frameCount)) * outChannels, 1 << 24))
         let block = 4096
         var buffer = [Float](repeating: 0, count: block * channels)
         var folded = [Float](repeating: 0, count: block * 2)
