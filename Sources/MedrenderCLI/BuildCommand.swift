@@ -187,11 +187,11 @@ struct BuildCommand: ParsableCommand {
             var line = "built \(folder): \(summary.rendered.count) rendered, \(summary.skipped.count) up to date"
             if !summary.failed.isEmpty { line += ", \(summary.failed.count) failed" }
             line += String(format: " (%.1f s)\n", summary.seconds)
-            FileHandle.standardError.write(Data(line.utf8))
+            Console.error(line)
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                print(String(decoding: try encoder.encode(summary), as: UTF8.self))
+                try Console.output(String(decoding: try encoder.encode(summary), as: UTF8.self) + "\n")
             }
             if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }
         } catch let error as ValidationError {
@@ -208,11 +208,11 @@ struct BuildCommand: ParsableCommand {
         folders = folders.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
         let target = output ?? folders[0]
         let summary = try LibraryBuild.merge(folders, into: target)
-        FileHandle.standardError.write(Data("merged \(summary.manifests.count) manifests, \(summary.outputs) outputs, into \(summary.manifest)\(summary.copied.isEmpty ? "" : " (copied \(summary.copied.count) files)")\n".utf8))
+        Console.error("merged \(summary.manifests.count) manifests, \(summary.outputs) outputs, into \(summary.manifest)\(summary.copied.isEmpty ? "" : " (copied \(summary.copied.count) files)")\n")
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(summary), as: UTF8.self))
+            try Console.output(String(decoding: try encoder.encode(summary), as: UTF8.self) + "\n")
         }
     }
 }
@@ -278,7 +278,7 @@ final class BuildProgress: Sendable {
     private func emit(_ s: inout State, _ line: String) {
         var text = live && s.drawn ? "\r\u{1B}[K" : ""
         text += line + "\n"
-        FileHandle.standardError.write(Data(text.utf8))
+        Console.error(text)
         s.drawn = false
         draw(&s, force: true)
     }
@@ -298,7 +298,7 @@ final class BuildProgress: Sendable {
         let columns = 100
         if current.count > columns / 2 { current = String(current.prefix(columns / 2 - 1)) + "…" }
         let line = "[\(s.done)/\(s.total)] \(Int(fraction * 100))%  \(current.isEmpty ? "" : "rendering \(current)  ")\(Self.clock(elapsed)) elapsed, ETA \(eta) "
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
+        Console.error("\r\u{1B}[K\(line)")
         s.drawn = true
     }
 
@@ -310,7 +310,7 @@ final class BuildProgress: Sendable {
     func finish() {
         guard live else { return }
         state.withLock { s in
-            if s.drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            if s.drawn { Console.error("\r\u{1B}[K") }
             s.drawn = false
         }
     }

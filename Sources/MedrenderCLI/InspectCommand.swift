@@ -15,23 +15,36 @@ struct InspectCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the report as JSON.")
     var json = false
 
+    /// A file's text as it may go to a terminal: control characters (escape sequences, line
+    /// breaks) shown as `\u{…}` instead of acted on.
+    static func printable(_ text: String) -> String {
+        String(text.unicodeScalars.map { scalar in
+            scalar.properties.generalCategory == .control ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+        }.joined())
+    }
+
     func run() throws {
         do {
             let report = try Inspector.inspect(file)
-            for warning in report.warnings { FileHandle.standardError.write(Data("medrender: warning: \(file): \(warning)\n".utf8)) }
+            for warning in report.warnings { Console.error("medrender: warning: \(file): \(warning)\n") }
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                print(String(data: try encoder.encode(report), encoding: .utf8)!)
+                try Console.output(String(data: try encoder.encode(report), encoding: .utf8)! + "\n")
                 return
             }
-            print("\(report.path)")
-            print("  format    \(report.format), \(report.rate) Hz, \(report.channels) channel\(report.channels == 1 ? "" : "s")")
-            print("  duration  \(report.duration) (\(report.frames) frames)")
-            if let l = report.loudnessLUFS { print(String(format: "  loudness  %.1f LUFS integrated", l)) }
-            if let p = report.truePeakDBTP { print(String(format: "  peak      %.1f dBTP true peak", p)) }
-            for key in report.tags.keys.sorted() { print("  \(key.padding(toLength: 9, withPad: " ", startingAt: 0)) \(report.tags[key]!)") }
-            for chapter in report.chapters { print(String(format: "  chapter   %9.3f s  %@", chapter.seconds, chapter.name)) }
+            var lines = [report.path]
+            lines.append("  format    \(report.format), \(report.rate) Hz, \(report.channels) channel\(report.channels == 1 ? "" : "s")")
+            lines.append("  duration  \(report.duration) (\(report.frames) frames)")
+            if let l = report.loudnessLUFS { lines.append(String(format: "  loudness  %.1f LUFS integrated", l)) }
+            if let p = report.truePeakDBTP { lines.append(String(format: "  peak      %.1f dBTP true peak", p)) }
+            for key in report.tags.keys.sorted() where !(report.tags[key] ?? "").isEmpty {
+                lines.append("  \(Self.printable(key).padding(toLength: 9, withPad: " ", startingAt: 0)) \(Self.printable(report.tags[key]!))")
+            }
+            for chapter in report.chapters {
+                lines.append(String(format: "  chapter   %9.3f s  ", chapter.seconds) + Self.printable(chapter.name))
+            }
+            try Console.output(lines.joined(separator: "\n") + "\n")
         } catch {
             throw fail(error)
         }

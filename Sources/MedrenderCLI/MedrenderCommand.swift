@@ -39,7 +39,7 @@ func fail(_ error: any Error) -> ExitCode {
 }
 
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data("medrender: error: \(message)\n".utf8))
+    Console.error("medrender: error: \(message)\n")
 }
 
 /// Removes temporary output files on a signal that would end the process (SIGINT, SIGTERM, and
@@ -60,7 +60,7 @@ enum SignalCleanup {
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler {
                 TemporaryFiles.removeAllForExit()
-                FileHandle.standardError.write(Data("\nmedrender: \(name); unfinished files were removed\n".utf8))
+                Console.error("\nmedrender: \(name); unfinished files were removed\n")
                 exit(128 + sig)
             }
             source.resume()

@@ -45,20 +45,28 @@ struct PresetsCommand: ParsableCommand {
                 failure = failure ?? fail(error)
             }
         }
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(data: try encoder.encode(entries), encoding: .utf8)!)
-            if let failure { throw failure }
-            return
+        if entries.isEmpty, failure == nil {
+            throw fail(PresetError(file: library.presetsFolder, message: "holds no presets (.yaml files)", exitCode: .noInput))
         }
-        let nameWidth = entries.map(\.name.count).max() ?? 4
-        let patternWidth = entries.map(\.pattern.count).max() ?? 7
-        for e in entries {
-            let length = e.minutes.map { "\(format($0)) min" } ?? "\(e.cycles ?? 0) cycles"
-            print(e.name.padding(toLength: nameWidth + 2, withPad: " ", startingAt: 0)
-                  + e.pattern.padding(toLength: patternWidth + 2, withPad: " ", startingAt: 0)
-                  + length.padding(toLength: 10, withPad: " ", startingAt: 0) + e.description)
+        do {
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                try Console.output(String(decoding: try encoder.encode(entries), as: UTF8.self) + "\n")
+            } else {
+                let nameWidth = entries.map(\.name.count).max() ?? 4
+                let patternWidth = entries.map(\.pattern.count).max() ?? 7
+                var text = ""
+                for e in entries {
+                    let length: String = e.minutes.map { "\(format($0)) min" } ?? "\(e.cycles ?? 0) cycles"
+                    let name = e.name.padding(toLength: nameWidth + 2, withPad: " ", startingAt: 0)
+                    let pattern = e.pattern.padding(toLength: patternWidth + 2, withPad: " ", startingAt: 0)
+                    text += name + pattern + length.padding(toLength: 10, withPad: " ", startingAt: 0) + e.description + "\n"
+                }
+                try Console.output(text)
+            }
+        } catch {
+            throw fail(error)
         }
         if let failure { throw failure }
     }

@@ -142,7 +142,7 @@ struct RenderCommand: ParsableCommand {
             let format = try outputFormat()
             let rate = format.rate(for: session.rate)
             if rate != session.rate {
-                FileHandle.standardError.write(Data("medrender: \(format.fileExtension) takes \(format.allowedRates!.map(String.init).joined(separator: ", ")) Hz; rendering at \(rate) Hz\n".utf8))
+                Console.error("medrender: \(format.fileExtension) takes \(format.allowedRates!.map(String.init).joined(separator: ", ")) Hz; rendering at \(rate) Hz\n")
             }
             let options = RenderOptions(rate: rate, channels: encoding.channels, length: length, layers: try parsedLayers())
             var request = RenderRequest(session: sessionValue, presetFile: file, options: options, format: format,
@@ -153,16 +153,16 @@ struct RenderCommand: ParsableCommand {
             let report = try Renderer.render(request) { bar.update($0) }
             bar.finish()
             for warning in report.warnings {
-                FileHandle.standardError.write(Data("medrender: warning: \(warning)\n".utf8))
+                Console.error("medrender: warning: \(warning)\n")
             }
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
                 let text = String(data: try encoder.encode(report), encoding: .utf8)! + "\n"
                 // With the audio on standard output, the report goes to standard error.
-                (output == "-" ? FileHandle.standardError : FileHandle.standardOutput).write(Data(text.utf8))
+                if output == "-" { Console.error(text) } else { try Console.output(text) }
             } else {
-                FileHandle.standardError.write(Data(ReportText.describe(report).utf8))
+                Console.error(ReportText.describe(report))
             }
         } catch let error as ValidationError {
             throw error
@@ -206,11 +206,11 @@ final class ProgressBar {
         let line = String(format: "\r[%@%@] %3d%%  %@  %.1fs elapsed, %.1fs left ",
                           String(repeating: "#", count: filled), String(repeating: ".", count: width - filled),
                           Int(fraction * 100), progress.pass == 1 ? "measuring" : "writing  ", elapsed, eta)
-        FileHandle.standardError.write(Data(line.utf8))
+        Console.error(line)
     }
 
     func finish() {
         guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        Console.error("\r\u{1B}[K")
     }
 }

@@ -26,10 +26,10 @@ struct ValidateCommand: ParsableCommand {
                                             outputPath: "/dev/null", library: library)
                 // The whole plan, with every sound decoded: what a render would refuse, this does.
                 let plan = try Renderer.check(request)
-                print("\(file): ok, \(plan.schedule.cycleCount) cycles in \(plan.total.clockString)")
+                try Console.output("\(file): ok, \(plan.schedule.cycleCount) cycles in \(plan.total.clockString)" + "\n")
             } catch {
                 let code = fail(error)
-                firstFailure = firstFailure ?? (code.rawValue == SysExit.noInput.rawValue ? code : ExitCode(SysExit.dataError.rawValue))
+                firstFailure = firstFailure ?? code
             }
         }
         if let firstFailure { throw firstFailure }

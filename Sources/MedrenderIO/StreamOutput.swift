@@ -9,9 +9,12 @@ public final class StreamOutput: ByteSink {
     private let ownsDescriptor: Bool
 
     /// Standard output.
-    public init() {
-        descriptor = STDOUT_FILENO
-        name = "standard output"
+    public convenience init() { self.init(descriptor: STDOUT_FILENO, name: "standard output") }
+
+    /// A stream already open (standard output or error), left open.
+    public init(descriptor: Int32, name: String) {
+        self.descriptor = descriptor
+        self.name = name
         ownsDescriptor = false
     }
 

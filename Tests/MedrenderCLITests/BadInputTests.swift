@@ -185,6 +185,31 @@ func waveBytes(rate: UInt32, channels: UInt16, frames: Int, value: Int16 = 1000)
 }
 
 @Suite struct BadOutputTests {
+    /// Standard error closed or a pipe gone: messages are lost, never a crash; standard output
+    /// that cannot be written is an I/O error (74).
+    @Test func closedOrFullTerminalStreams() throws {
+        let dir = TemporaryDirectory("streams")
+        let exe = PackagePaths.executable
+        // pipefail: a pipeline's status is medrender's, not the reader's.
+        func sh(_ command: String) throws -> ProcessResult {
+            try runProcess("/bin/bash", ["-c", "set -o pipefail; " + command], in: PackagePaths.root)
+        }
+        let ok = try sh("\(exe) --preset box-breath --cycles 1 --rate 8000 -o \(dir.file("a.ogg")) 2>&-")
+        #expect(ok.status == 0, "\(ok.stdout)")
+        #expect(FileManager.default.fileExists(atPath: dir.file("a.ogg")))
+        #expect(try sh("\(exe) --preset no-such-preset -o \(dir.file("b.ogg")) 2>&-").status == 66)
+        let piped = try sh("\(exe) build box-breath coherent -o \(dir.file("dist2")) --cycles 1 --rate 8000 -j 2 2>&1 | head -c 1 >/dev/null")
+        #expect(piped.status == 0, "the build finishes though nobody reads its messages")
+        #expect(!(try FileManager.default.contentsOfDirectory(atPath: dir.file("dist2"))).contains { $0.hasPrefix(".") })
+        if FileManager.default.fileExists(atPath: "/dev/full") {
+            for arguments in ["presets", "presets --json", "inspect \(dir.file("a.ogg"))", "validate box-breath"] {
+                let full = try sh("\(exe) \(arguments) > /dev/full")
+                #expect(full.status == 74, "\(arguments): \(full.stderr)")
+                #expect(full.stderr.contains("standard output: the disk is full"), "\(arguments): \(full.stderr)")
+            }
+        }
+    }
+
     @Test(arguments: [
         ("no-such-folder/out.ogg", 73, "does not exist (create it first)"),
         ("", 73, "is a folder"),
