@@ -80,6 +80,14 @@ final class OutputWriter {
     init(format: OutputFormat, path: String, plan: RenderPlan, tags: OutputTags, seed: UInt64, blockFrames: Int) throws(IOError) {
         self.format = format
         self.path = path
+        // RIFF sizes are 32 bits: a WAV over 4 GiB cannot be written, so it is refused before any mixing.
+        if case .wav(let bits) = format {
+            let bytes = Double(plan.totalFrames) * Double(plan.channels * (bits == .int16 ? 2 : bits == .int24 ? 3 : 4))
+            if bytes + Double(1 << 20) >= Double(UInt32.max) {
+                throw IOError(.cannotCreate, String(format: "would be a %.1f GiB WAV file, more than WAV's 4 GiB; write FLAC or OGG, or fewer bits or minutes",
+                                                    bytes / Double(1 << 30)), path: path)
+            }
+        }
         let stream = path == Self.standardOutput ? StreamOutput() : StreamOutput.isStream(path) ? try StreamOutput(path: path) : nil
         self.stream = stream
         let channels = plan.channels, rate = plan.rate

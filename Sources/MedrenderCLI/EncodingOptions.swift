@@ -6,7 +6,7 @@ struct EncodingOptions: ParsableArguments {
     @Option(name: .long, help: "Sample format for WAV and FLAC: 16, 24 or 32f (WAV only). 16-bit is dithered.")
     var bits: String?
 
-    @Option(name: .long, help: "OGG Vorbis quality, -1 to 10 as oggenc (Opus and MP3 map it onto their own scale).")
+    @Option(name: .long, parsing: .unconditional, help: "OGG Vorbis quality, -1 to 10 as oggenc (Opus and MP3 map it onto their own scale).")
     var quality: Double = 4
 
     @Option(name: .long, help: "Output channels: 1 or 2.")

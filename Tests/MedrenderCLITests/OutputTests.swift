@@ -120,6 +120,15 @@ func ffprobe(_ path: String, _ entries: String) throws -> String {
         #expect((report["tags"] as! [String: String])["copyright"]?.contains("rain.ogg: medrender authors, CC0-1.0") == true)
     }
 
+    /// The lowest quality is written as the help says, `--quality -1`, in render and build.
+    @Test func negativeQualityIsTakenAsAValue() throws {
+        let dir = TemporaryDirectory("quality")
+        let render = try runMedrender(["--preset", "coherent", "--cycles", "1", "--rate", "8000", "--quality", "-1", "-o", dir.file("q.ogg")])
+        #expect(render.status == 0, "\(render.stderr)")
+        let build = try runMedrender(["build", "coherent", "-o", dir.file("dist"), "--cycles", "1", "--rate", "8000", "--quality", "-0.5"])
+        #expect(build.status == 0, "\(build.stderr)")
+    }
+
     /// `inspect` says when a file was cut short (and not when it is whole).
     @Test func inspectSaysWhenAFileIsCutShort() throws {
         let dir = TemporaryDirectory("cutshort")
