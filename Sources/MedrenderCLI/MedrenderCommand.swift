@@ -42,9 +42,10 @@ func printError(_ message: String) {
     Console.error("medrender: error: \(message)\n")
 }
 
-/// Removes temporary output files on a signal that would end the process (SIGINT, SIGTERM, and
-/// SIGHUP when the terminal goes, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU), then exits
-/// 128 + the signal's number, as the shell reports it (130 for SIGINT, 143 for SIGTERM).
+/// Removes temporary output files on a signal that would end the process (SIGINT, SIGTERM, SIGHUP
+/// when the terminal goes, SIGQUIT, the user, timer, I/O and real-time signals), then exits 128 +
+/// the signal's number, as the shell reports it (130 for SIGINT, 143 for SIGTERM). The signals of
+/// a crash (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS) are left to the runtime.
 enum SignalCleanup {
     nonisolated(unsafe) static var sources: [DispatchSourceSignal] = []
 
@@ -52,9 +53,12 @@ enum SignalCleanup {
         // Writes to a closed pipe or past a size limit become errors we report, not silent deaths.
         signal(SIGPIPE, SIG_IGN)
         signal(SIGXFSZ, SIG_IGN)
-        let names = [SIGINT: "interrupted", SIGTERM: "terminated", SIGHUP: "hung up (SIGHUP)", SIGQUIT: "quit (SIGQUIT)",
+        var names = [SIGINT: "interrupted", SIGTERM: "terminated", SIGHUP: "hung up (SIGHUP)", SIGQUIT: "quit (SIGQUIT)",
                      SIGUSR1: "stopped by SIGUSR1", SIGUSR2: "stopped by SIGUSR2", SIGALRM: "stopped by SIGALRM",
-                     SIGXCPU: "out of CPU time (SIGXCPU)"]
+                     SIGXCPU: "out of CPU time (SIGXCPU)", SIGVTALRM: "stopped by SIGVTALRM",
+                     SIGIO: "stopped by SIGIO", SIGPWR: "stopped by SIGPWR", SIGSTKFLT: "stopped by SIGSTKFLT"]
+        // The real-time signals (SIGRTMIN…SIGRTMAX: 34…64 on Linux) also end a process by default.
+        for sig in Int32(34)...64 { names[sig] = "stopped by signal \(sig)" }
         for (sig, name) in names {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())

@@ -166,19 +166,19 @@ import Testing
     }
 
     /// SIGHUP (a closed terminal), SIGQUIT and the user signals end a render as cleanly as SIGINT.
-    @Test(arguments: [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGALRM])
+    @Test(arguments: [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGALRM, SIGVTALRM, SIGPWR, 40])
     func interruptRemovesTheTemporaryFileAndKeepsTheOldOne(signal: Int32) throws {
         let dir = TemporaryDirectory("signal")
-        let out = dir.file("long.wav")
+        let out = dir.file("long.flac")
         let existing = Data("the old file".utf8)
         FileManager.default.createFile(atPath: out, contents: existing)
         // Interrupted once the render has created its temporary file.
         let (sawTemporary, status) = try runMedrender(["--preset", "box-breath", "--minutes", "600", "-o", out], signal: signal,
-                                                      whenFileIn: dir.path, startsWith: ".long.wav.medrender-")
+                                                      whenFileIn: dir.path, startsWith: ".long.flac.medrender-")
         #expect(sawTemporary, "the render writes through a temporary file beside the target")
         #expect(status == 128 + signal, "130 for SIGINT, 143 for SIGTERM: 128 + the signal")
         #expect(FileManager.default.contents(atPath: out) == existing)
-        #expect(dir.contents() == ["long.wav"])
+        #expect(dir.contents() == ["long.flac"])
     }
 }
 
