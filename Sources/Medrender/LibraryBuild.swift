@@ -153,6 +153,8 @@ public struct LibraryBuildManifest: Codable, Sendable, Hashable {
         public var truePeakDBTP: Double?
         public var inputsHash: String
         public var cueSheets: [String]
+        /// The SHA-256 of each cue sheet, as written (checked by `--verify`).
+        public var cueSheetSHA256: [String]?
     }
 
     public init(renderer: String = LibraryBuild.rendererVersion, shard: String? = nil, outputs: [Entry] = []) {
@@ -326,8 +328,9 @@ extension LibraryBuild {
                     let base = "\(preset)-\(lengthLabel(length))"
                     let outputName = "\(base).\(format.fileExtension)"
                     if let shard = settings.shard, !shard.contains(outputName) { continue }
-                    // A format that renders at another rate (Opus, MP3) has cue sheets of its own.
-                    let cueBase = rate == settings.rate ? base : "\(base).\(format.fileExtension)"
+                    // A sheet depends on the preset, the length and the rate only: named by them, two
+                    // builds at different rates never write different sheets under one name.
+                    let cueBase = rate == 48000 ? base : "\(base)-\(rate)hz"
                     let options = RenderOptions(rate: rate, channels: settings.channels, length: length)
                     var text = "medrender build inputs 1\nrenderer \(rendererVersion)\n"
                     text += "options \(optionsText((preset, length, format, options)))\n"

@@ -55,14 +55,15 @@ extension LibraryBuild {
         return Int64(info.st_size)
     }
 
-    /// Whether `entry` still describes the file in `folder`: it exists with the recorded size (and
-    /// SHA-256, when `verify`), and so do its cue sheets.
+    /// Whether `entry` still describes the file in `folder`: it exists with the recorded size, its
+    /// cue sheets exist, and (when `verify`) all have the recorded SHA-256.
     static func entryHolds(_ entry: LibraryBuildManifest.Entry, in folder: String, verify: Bool) -> Bool {
         let path = folder + "/" + entry.file
         guard fileSize(path) == entry.bytes else { return false }
         for sheet in entry.cueSheets where fileSize(folder + "/" + sheet) == nil { return false }
-        if verify { return SHA256Hasher.hashFile(at: path) == entry.sha256 }
-        return true
+        guard verify else { return true }
+        let sheets = entry.cueSheets.map { SHA256Hasher.hashFile(at: folder + "/" + $0) ?? "" }
+        return SHA256Hasher.hashFile(at: path) == entry.sha256 && entry.cueSheetSHA256 == sheets
     }
 
     /// Builds: plans, skips what is up to date, renders the rest on `settings.jobs` threads, and
@@ -247,7 +248,8 @@ extension LibraryBuild {
         let entry = LibraryBuildManifest.Entry(
             file: job.outputName, preset: job.preset, minutes: minutes, cycles: cycles, format: job.formatName, rate: report.rate,
             channels: report.channels, frames: report.frames, bytes: bytes, sha256: sha, loudnessLUFS: report.loudnessLUFS,
-            truePeakDBTP: report.truePeakDBTP, inputsHash: job.inputsHash, cueSheets: job.cueSheetNames)
+            truePeakDBTP: report.truePeakDBTP, inputsHash: job.inputsHash, cueSheets: job.cueSheetNames,
+            cueSheetSHA256: job.cueSheetNames.map { SHA256Hasher.hashFile(at: folder + "/" + $0) ?? "" })
         return (entry, report.warnings)
     }
 }

@@ -118,7 +118,9 @@ import Testing
         #expect(first.rendered.sorted() == expected)
         let files = Set(dir.contents().isEmpty ? [] : try FileManager.default.contentsOfDirectory(atPath: out))
         for name in Self.presets {
-            for ext in ["ogg", "wav", "json", "vtt"] { #expect(files.contains("\(name)-1.2min.\(ext)")) }
+            for ext in ["ogg", "wav"] { #expect(files.contains("\(name)-1.2min.\(ext)")) }
+            // At 8000 Hz, the cue sheets' names say the rate (their frames depend on it).
+            for ext in ["json", "vtt"] { #expect(files.contains("\(name)-1.2min-8000hz.\(ext)")) }
         }
         #expect(files.contains("manifest.json"))
         #expect(Self.hiddenFiles(out).isEmpty)
@@ -138,9 +140,9 @@ import Testing
             #expect(((entry["truePeakDBTP"] as? NSNumber)?.doubleValue ?? 0) <= -0.9)
             #expect((entry["inputsHash"] as? String)?.count == 64)
         }
-        let sheet = try String(contentsOfFile: out + "/coherent-1.2min.json", encoding: .utf8)
+        let sheet = try String(contentsOfFile: out + "/coherent-1.2min-8000hz.json", encoding: .utf8)
         #expect(sheet.contains("\"frames\": 576000"))
-        #expect(try String(contentsOfFile: out + "/coherent-1.2min.vtt", encoding: .utf8).hasPrefix("WEBVTT"))
+        #expect(try String(contentsOfFile: out + "/coherent-1.2min-8000hz.vtt", encoding: .utf8).hasPrefix("WEBVTT"))
 
         let manifestTime = try Self.modified(out + "/manifest.json")
         let second = try Self.build([presets, "-o", out] + Self.fast + ["--format", "ogg,wav"])
@@ -181,13 +183,13 @@ import Testing
         #expect(deleted.skipped.count == 2)
 
         // A deleted cue sheet, or an output of another size: that output again.
-        try FileManager.default.removeItem(atPath: "\(out)/box-breath-1.2min.vtt")
+        try FileManager.default.removeItem(atPath: "\(out)/box-breath-1.2min-8000hz.vtt")
         let handle = try #require(FileHandle(forWritingAtPath: "\(out)/calming-1.2min.ogg"))
         handle.truncateFile(atOffset: 1000)
         try handle.close()
         let again = try Self.build([presets, "-o", out] + Self.fast)
         #expect(again.rendered.sorted() == ["box-breath-1.2min.ogg", "calming-1.2min.ogg"])
-        #expect(FileManager.default.fileExists(atPath: "\(out)/box-breath-1.2min.vtt"))
+        #expect(FileManager.default.fileExists(atPath: "\(out)/box-breath-1.2min-8000hz.vtt"))
 
         let settled = try Self.build([presets, "-o", out] + Self.fast)
         #expect(settled.rendered.isEmpty)
@@ -308,6 +310,31 @@ import Testing
 
     static func files(_ folder: String) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+    }
+
+    /// Builds at two rates into one folder keep each output's cue sheets its own (a sheet's frames
+    /// depend on the rate); `--verify` finds a damaged sheet and renders its output again.
+    @Test func cueSheetsOfEachRateStayTheirsAndVerifyChecksThem() throws {
+        let dir = TemporaryDirectory("sheetrates")
+        let (presets, out) = try Self.library(dir, ["box-breath"])
+        let one = ["--cycles", "1"]
+        #expect(try Self.build([presets, "-o", out, "--rate", "16000", "--format", "ogg"] + one).status == 0)
+        #expect(try Self.build([presets, "-o", out, "--rate", "8000", "--format", "wav"] + one).status == 0)
+        let entries = try Self.manifest(out + "/manifest.json")
+        #expect(entries.count == 2)
+        for entry in entries {
+            let sheets = entry["cueSheets"] as! [String]
+            let json = sheets.first { $0.hasSuffix(".json") }!
+            let data = try Data(contentsOf: URL(fileURLWithPath: out + "/" + json))
+            let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            #expect((object["rate"] as? NSNumber)?.intValue == (entry["rate"] as? NSNumber)?.intValue, "\(json)")
+        }
+        try "garbage\n".write(toFile: out + "/box-breath-1cycles-16000hz.vtt", atomically: true, encoding: .utf8)
+        let plain = try Self.build([presets, "-o", out, "--rate", "16000", "--format", "ogg"] + one)
+        #expect(plain.rendered.isEmpty, "without --verify, only sizes and presence are checked")
+        let verified = try Self.build([presets, "-o", out, "--rate", "16000", "--format", "ogg", "--verify"] + one)
+        #expect(verified.rendered == ["box-breath-1cycles.ogg"])
+        #expect(try String(contentsOfFile: out + "/box-breath-1cycles-16000hz.vtt", encoding: .utf8).hasPrefix("WEBVTT"))
     }
 
     /// A manifest that cannot be written stops the build before any render.
