@@ -14,6 +14,8 @@ public enum LibraryBuildEvent: Sendable {
     /// A render finished; `warnings` are what it had to work around or could not reach.
     case rendered(output: String, seconds: Double, warnings: [String])
     case failed(LibraryBuildFailure)
+    /// Temporary files that a killed run left in the output folder were removed.
+    case removedAbandoned(count: Int)
 }
 
 /// What a build did, for people and for scripts (`--json`).
@@ -86,6 +88,9 @@ extension LibraryBuild {
                                        manifest: manifestPath, exitCode: failure.exitCode)
         }
 
+        let abandoned = removeAbandonedTemporaryFiles(in: folder)
+        if abandoned > 0 { events(.removedAbandoned(count: abandoned)) }
+
         let (jobs, planFailures) = plan(settings)
         failures += planFailures
         for failure in planFailures { events(.failed(failure)) }
@@ -120,9 +125,7 @@ extension LibraryBuild {
         // Written up front, so a manifest that cannot be written stops the build before any render
         // (what a render did would not be kept for the next build).
         do {
-            var manifest = base
-            manifest.outputs = Array(entries.values)
-            try manifest.write(to: manifestPath)
+            try writeManifest(base, entries: entries, to: manifestPath, in: folder)
         } catch {
             let failure = LibraryBuildFailure(preset: "", output: nil, error: describe(error), exitCode: exitCode(of: error))
             events(.failed(failure))
@@ -167,10 +170,8 @@ extension LibraryBuild {
                             s.entries[entry.file] = entry
                             s.rendered.append(entry.file)
                             s.warnings += warnings.map { "\(entry.file): \($0)" }
-                            var manifest = base
-                            manifest.outputs = Array(s.entries.values)
                             do {
-                                try manifest.write(to: manifestPath)
+                                try writeManifest(base, entries: s.entries, to: manifestPath, in: folder)
                                 return nil
                             } catch {
                                 return error
@@ -200,6 +201,42 @@ extension LibraryBuild {
         return LibraryBuildSummary(rendered: rendered, skipped: skipped.sorted(), failed: failures, warnings: warnings,
                                    seconds: Date().timeIntervalSince(started), manifest: manifestPath,
                                    exitCode: exitCode(of: failures))
+    }
+
+    /// Writes the manifest: `entries`, and what the manifest on disk lists besides that still holds
+    /// (another build into the same folder may have added it meanwhile). Holds the folder's lock
+    /// while it reads and writes, so two builds never drop each other's outputs.
+    static func writeManifest(_ base: LibraryBuildManifest, entries: [String: LibraryBuildManifest.Entry], to path: String,
+                              in folder: String) throws
+    {
+        try FolderLock.withLock(on: [folder]) {
+            var all = entries
+            if let onDisk = try? LibraryBuildManifest.read(path) {
+                for entry in onDisk.outputs where all[entry.file] == nil && entryHolds(entry, in: folder, verify: false) {
+                    all[entry.file] = entry
+                }
+            }
+            var manifest = base
+            manifest.outputs = Array(all.values)
+            try manifest.write(to: path)
+        }
+    }
+
+    /// Removes the temporary files an earlier run left in `folder` when it was killed outright
+    /// (kill -9, a power cut): those untouched for an hour. A render writes to its files all the
+    /// while, so one of a build still running is never that old.
+    static func removeAbandonedTemporaryFiles(in folder: String) -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        var removed = 0
+        for name in names where FolderLock.isTemporaryName(name) {
+            let path = folder + "/" + name
+            var status = stat()
+            guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
+                Date().timeIntervalSince1970 - Double(status.st_mtim.tv_sec) > 3600
+            else { continue }
+            if unlink(path) == 0 { removed += 1 }
+        }
+        return removed
     }
 
     /// The state the workers share, behind a lock.

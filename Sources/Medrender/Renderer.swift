@@ -255,10 +255,16 @@ public enum Renderer {
         }
         try writeStems(stems, assets: assets, gain: gain)
 
-        // All done: into place, the audio first.
-        try writer.commit()
-        for stem in stems { try stem.writer.commit() }
-        for sheet in cueSheets { try sheet.commit() }
+        // All done: into place, the audio first, holding the folders' locks so that another render
+        // into the same places puts its set in place before or after this one, never between.
+        let places = ([writer.path] + stems.map(\.writer.path) + request.cueSheetPaths)
+            .filter { $0 != OutputWriter.standardOutput && !StreamOutput.isStream($0) }
+            .map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
+        try FolderLock.withLock(on: places) {
+            try writer.commit()
+            for stem in stems { try stem.writer.commit() }
+            for sheet in cueSheets { try sheet.commit() }
+        }
         return RenderReport(
             output: request.outputPath, rate: plan.rate, channels: channels, frames: total,
             durationSeconds: Double(total) / Double(plan.rate), cycles: plan.schedule.cycleCount,

@@ -257,6 +257,8 @@ final class BuildProgress: Sendable {
                 s.done += 1
                 emit(&s, String(format: "rendered \(name) (%.1f s)", seconds))
                 for warning in warnings { emit(&s, "medrender: warning: \(name): \(warning)") }
+            case .removedAbandoned(let count):
+                emit(&s, "removed \(count) unfinished file\(count == 1 ? "" : "s") that a stopped build left behind")
             case .failed(let failure):
                 if let name = failure.output, s.running[name] != nil {
                     finish(name, &s)

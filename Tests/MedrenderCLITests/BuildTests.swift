@@ -337,6 +337,33 @@ import Testing
         #expect(try String(contentsOfFile: out + "/box-breath-1cycles-16000hz.vtt", encoding: .utf8).hasPrefix("WEBVTT"))
     }
 
+    /// Two builds into one folder at once keep each other's outputs in the manifest; a build
+    /// removes the temporary files a killed build left (untouched for an hour), not fresh ones.
+    @Test func concurrentBuildsShareTheManifestAndAbandonedFilesGo() throws {
+        let dir = TemporaryDirectory("together")
+        let (presets, out) = try Self.library(dir, ["box-breath", "coherent"])
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let old = out + "/.box-breath-9min.ogg.medrender-abcdef", fresh = out + "/.calming-9min.ogg.medrender-ghijkl"
+        for path in [old, fresh] { FileManager.default.createFile(atPath: path, contents: Data("left".utf8)) }
+        var times = [timeval(tv_sec: time(nil) - 7200, tv_usec: 0), timeval(tv_sec: time(nil) - 7200, tv_usec: 0)]
+        #expect(utimes(old, &times) == 0)
+
+        final class Box: @unchecked Sendable { var result: Build? }
+        let other = Box()
+        let thread = Thread { other.result = try? Self.build([presets, "-o", out, "--cycles", "1", "--rate", "8000", "-j", "1"]) }
+        thread.start()
+        let mine = try Self.build([presets, "-o", out, "--cycles", "2", "--rate", "8000", "-j", "1"])
+        while !thread.isFinished { usleep(10_000) }
+        #expect(mine.status == 0 && other.result?.status == 0, "\(mine.stderr) \(other.result?.stderr ?? "")")
+        let listed = try Self.manifest(out + "/manifest.json").map { $0["file"] as! String }.sorted()
+        #expect(listed == ["box-breath-1cycles.ogg", "box-breath-2cycles.ogg", "coherent-1cycles.ogg", "coherent-2cycles.ogg"])
+        let again = try Self.build([presets, "-o", out, "--cycles", "1,2", "--rate", "8000"])
+        #expect(again.rendered.isEmpty && again.skipped.count == 4)
+        #expect(!FileManager.default.fileExists(atPath: old), "an hour-old temporary file is removed")
+        #expect(FileManager.default.fileExists(atPath: fresh), "a fresh one may be another build's")
+        #expect(mine.stderr.contains("removed 1 unfinished file") || other.result?.stderr.contains("removed 1 unfinished file") == true)
+    }
+
     /// A manifest that cannot be written stops the build before any render.
     @Test func aManifestThatCannotBeWrittenStopsTheBuildFirst() throws {
         let dir = TemporaryDirectory("nomanifest")

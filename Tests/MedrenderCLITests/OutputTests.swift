@@ -120,6 +120,27 @@ func ffprobe(_ path: String, _ entries: String) throws -> String {
         #expect((report["tags"] as! [String: String])["copyright"]?.contains("rain.ogg: medrender authors, CC0-1.0") == true)
     }
 
+    /// Two renders into the same audio, cue sheet and stems at once: whichever lands last, the
+    /// three agree (the set is put in place under the folders' lock).
+    @Test func concurrentRendersLeaveAConsistentSet() throws {
+        let dir = TemporaryDirectory("race")
+        let stems = dir.file("stems")
+        try FileManager.default.createDirectory(atPath: stems, withIntermediateDirectories: true)
+        for _ in 0..<3 {
+            let common = ["--rate", "8000", "--layers", "cues", "-o", dir.file("o.wav"), "--cues", dir.file("o.json"), "--stems", stems]
+            let first = ["--preset", "coherent", "--cycles", "1"] + common
+            let thread = Thread { _ = try? runMedrender(first) }
+            thread.start()
+            _ = try runMedrender(["--preset", "coherent", "--cycles", "2"] + common)
+            while !thread.isFinished { usleep(10_000) }
+            let (_, channels, samples) = try readSound(dir.file("o.wav"))
+            let sheet = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.file("o.json")))) as? [String: Any])
+            #expect((sheet["frames"] as? NSNumber)?.intValue == samples.count / channels)
+            let (_, stemChannels, stem) = try readSound(stems + "/o-cues.wav")
+            #expect(stem.count / stemChannels == samples.count / channels)
+        }
+    }
+
     /// The lowest quality is written as the help says, `--quality -1`, in render and build.
     @Test func negativeQualityIsTakenAsAValue() throws {
         let dir = TemporaryDirectory("quality")
