@@ -75,7 +75,8 @@ public enum Inspector {
         let peak = try meter.truePeak()
         let exact = SessionTime(milliseconds: frames * 1000 / Int64(reader.rate))
         var report = InspectReport(
-            path: path, format: formatNames[reader.format] ?? String(format: "0x%06x", reader.format), rate: reader.rate,
+            path: path, format: reader.format == 0x200000 && reader.encoding == 0x0064 ? "Opus"
+                : formatNames[reader.format] ?? String(format: "0x%06x", reader.format), rate: reader.rate,
             channels: reader.channels, frames: frames, durationSeconds: Double(frames) / Double(reader.rate),
             duration: exact.clockString, loudnessLUFS: loudness.isFinite ? loudness : nil,
             truePeakDBTP: peak > 0 ? 20 * log10(peak) : nil, tags: tags, chapters: chapters)
@@ -96,7 +97,7 @@ public enum Inspector {
             let riff = Int64(head[4]) | Int64(head[5]) << 8 | Int64(head[6]) << 16 | Int64(head[7]) << 24
             if riff + 8 > size { signs.append("its RIFF header promises \(riff + 8) bytes but it holds \(size): it is cut short") }
         }
-        if report.format == "OGG",
+        if report.format == "OGG" || report.format == "Opus",
             let tail = FileChunks.suffix(ofFileAt: path, count: 1 << 16), OggPages.lastPageEndsStream(tail) == false
         {
             signs.append("its last Ogg page does not end the stream: it is cut short")

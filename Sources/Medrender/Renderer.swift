@@ -117,7 +117,9 @@ public enum Renderer {
     static func stemPath(_ request: RenderRequest, layer: Layer) -> String {
         let base = request.outputPath == OutputWriter.standardOutput
             ? request.session.name : URL(fileURLWithPath: request.outputPath).deletingPathExtension().lastPathComponent
-        return "\(request.stemsDirectory ?? ".")/\(base)-\(layer.rawValue).\(request.format.fileExtension)"
+        var folder = request.stemsDirectory ?? "."
+        while folder.count > 1, folder.hasSuffix("/") { folder.removeLast() }
+        return "\(folder)/\(base)-\(layer.rawValue).\(request.format.fileExtension)"
     }
 
     /// Loads every sound the plan needs, makes the final plan, and gathers the sounds' credits.

@@ -29,7 +29,8 @@ struct CuesCommand: ParsableCommand {
             let request = RenderRequest(session: sessionValue, presetFile: file,
                                         options: RenderOptions(rate: session.rate, length: length),
                                         format: .ogg(quality: 4), outputPath: output, library: library)
-            try CueSheetWriter.write(try Renderer.schedulePlan(request), to: output)
+            // The plan a render would make, sounds and all: no sheet for a session that cannot be rendered.
+            try CueSheetWriter.write(try Renderer.check(request), to: output)
         } catch {
             throw fail(error)
         }

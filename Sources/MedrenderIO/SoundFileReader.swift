@@ -15,6 +15,8 @@ public final class SoundFileReader {
     public let frameCount: Int64
     /// The libsndfile major format (`SF_FORMAT_WAV`, …).
     public let format: Int32
+    /// libsndfile's encoding within the container (`SF_FORMAT_SUBMASK`): Vorbis or Opus in Ogg.
+    public let encoding: Int32
 
     /// Opens `path` for reading. The corresponding C function is `sf_open`.
     public init(path: String) throws(IOError) {
@@ -43,6 +45,7 @@ public final class SoundFileReader {
         self.channels = Int(info.channels)
         self.frameCount = Int64(info.frames)
         self.format = info.format & Int32(SF_FORMAT_TYPEMASK)
+        self.encoding = info.format & Int32(SF_FORMAT_SUBMASK)
         guard channels >= 1, channels <= 64 else {
             throw IOError(.badData, "has \(channels) channels; medrender reads 1 to 64", path: path)
         }

@@ -17,8 +17,12 @@ public enum PresetDecoder {
     /// Reads and decodes the preset at `path`.
     public static func load(path: String) throws(PresetError) -> Session {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw PresetError(file: path, message: "no such preset file", exitCode: .noInput)
+        }
+        guard !isDirectory.boolValue else {
+            throw PresetError(file: path, message: "is a folder; give a preset's .yaml file (medrender build renders a folder)",
+                              exitCode: .noInput)
         }
         // A pipe or a device would block or never end; a preset is a small file.
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)

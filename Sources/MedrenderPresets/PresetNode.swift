@@ -42,8 +42,12 @@ struct PresetNode {
             }
             guard allowed.contains(key) else {
                 var message = "unknown key '\(key)'"
-                if let guess = didYouMean(key, among: allowed) { message += "; did you mean '\(guess)'?" }
-                message += " Allowed here: \(allowed.joined(separator: ", "))"
+                if let guess = didYouMean(key, among: allowed) {
+                    message += "; did you mean '\(guess)'? Allowed here: "
+                } else {
+                    message += "; allowed here: "
+                }
+                message += allowed.joined(separator: ", ")
                 throw PresetError(file: file, field: path.isEmpty ? key : "\(path).\(key)", line: keyNode.mark?.line,
                                   column: keyNode.mark?.column, message: message)
             }

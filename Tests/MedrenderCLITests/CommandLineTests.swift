@@ -115,8 +115,13 @@ import Testing
             let render = try runMedrender(["--preset", file, "--rate", "8000", "-o", dir.file("x.ogg")])
             #expect(render.status == code, "\(yaml): \(render.stderr)")
             #expect(render.stderr.contains(message), "\(yaml): \(render.stderr)")
+            let cues = try runMedrender(["cues", "--preset", file, "-o", dir.file("x.json")])
+            #expect(cues.status == code, "no cue sheet for what cannot be rendered: \(yaml): \(cues.stderr)")
         }
         #expect(dir.contents() == ["preset.yaml", "text.wav"])
+        let folder = try runMedrender(["validate", PackagePaths.root + "/Presets"])
+        #expect(folder.status == 66)
+        #expect(folder.stderr.contains("is a folder; give a preset's .yaml file"), "\(folder.stderr)")
     }
 
     /// Without a library, a command that needs one says where it looked and how to point at one;

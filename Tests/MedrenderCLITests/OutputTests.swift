@@ -153,6 +153,9 @@ func ffprobe(_ path: String, _ entries: String) throws -> String {
     /// `inspect` says when a file was cut short (and not when it is whole).
     @Test func inspectSaysWhenAFileIsCutShort() throws {
         let dir = TemporaryDirectory("cutshort")
+        #expect(try runMedrender(["--preset", "coherent", "--cycles", "1", "-o", dir.file("o.opus")]).status == 0)
+        let opus = try runMedrender(["inspect", dir.file("o.opus")])
+        #expect(opus.stdout.contains("format    Opus, 48000 Hz"), "\(opus.stdout)")
         for format in ["ogg", "wav"] {
             let whole = dir.file("s.\(format)")
             let result = try runMedrender(["--preset", "box-breath", "--cycles", "2", "--rate", "8000", "-o", whole])
