@@ -100,7 +100,7 @@ final class OutputWriter {
             file = nil
             let writer = try StreamingWaveWriter(
                 sink: stream, channels: channels, rate: rate, bits: bits == .int16 ? 16 : bits == .int24 ? 24 : 32,
-                frameCount: plan.totalFrames, info: tags.waveInfo)
+                frameCount: plan.totalFrames, info: tags.waveInfo, markers: markers)
             encoder = StreamingWaveFrameEncoder(writer: writer, format: bits, blockFrames: blockFrames, seed: seed)
         default:
             let target = stream == nil ? path : NSTemporaryDirectory() + "/medrender-stream.\(format.fileExtension)"

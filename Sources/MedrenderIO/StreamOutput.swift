@@ -74,7 +74,10 @@ public final class StreamingWaveWriter {
     /// - Parameters:
     ///   - bits: 16, 24, or 32 (float).
     ///   - info: `INFO` tags as four-letter keys (`INAM`, `IART`, …) and values.
-    public init(sink: ByteSink, channels: Int, rate: Int, bits: Int, frameCount: Int64, info: [(String, String)]) throws(IOError) {
+    ///   - markers: named points, as `cue ` and `LIST/adtl` chunks before the audio (a file gets
+    ///     them after it; a stream cannot go back).
+    public init(sink: ByteSink, channels: Int, rate: Int, bits: Int, frameCount: Int64, info: [(String, String)],
+                markers: [WaveMarker] = []) throws(IOError) {
         self.sink = sink
         self.channels = channels
         self.bytesPerSample = bits / 8
@@ -96,6 +99,7 @@ public final class StreamingWaveWriter {
             + le16(channels * bytesPerSample) + le16(bits)
         var header: [UInt8] = Array("WAVE".utf8) + Array("fmt ".utf8) + le32(Int64(fmt.count)) + fmt
         if info.count > 0 { header += Array("LIST".utf8) + le32(Int64(list.count)) + list }
+        if !markers.isEmpty { header += WaveMarkers.chunks(markers) }
         header += Array("data".utf8) + le32(dataBytes)
         let riffSize = Int64(header.count) + dataBytes + (dataBytes % 2)
         try sink.write(bytes: Array("RIFF".utf8) + le32(riffSize) + header)

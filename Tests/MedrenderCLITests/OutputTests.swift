@@ -225,6 +225,13 @@ func ffprobe(_ path: String, _ entries: String) throws -> String {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try ffmpegFrames(out) == 61 * 48000)
         #expect(dir.contents() == ["piped.\(format)"])
+        // The sections as chapters or markers, in a stream too (WAV's go before the audio).
+        let names = format == "flac" ? [] : ["Settle", "Breathing", "Closing"]
+        if format == "wav" { #expect(try SoundFileReader(path: out).cuePoints().map(\.name) == names) }
+        if format == "ogg" {
+            let inspect = try runMedrender(["inspect", out])
+            for name in names { #expect(inspect.stdout.contains(name), "\(inspect.stdout)") }
+        }
     }
 
     @Test func readerClosingThePipeIsAnIOError() throws {
