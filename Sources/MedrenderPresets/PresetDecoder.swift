@@ -418,6 +418,10 @@ public enum PresetDecoder {
         if let n = fields["start"] { bells.start = try n.sound() }
         if let n = fields["end"] { bells.end = try n.sound() }
         if let n = fields["gain"] { bells.gainDecibels = try n.number(in: -60...12, unit: "dB") }
+        // Timed bells ring 'interval' (or the start bell's sound): with neither, they would be silent.
+        if bells.interval == nil, bells.start == nil, let timed = fields["every"] ?? fields["at"] {
+            throw timed.error("the timed bells have no sound; give 'interval' (such as interval: bell) or 'start'")
+        }
         return bells
     }
 

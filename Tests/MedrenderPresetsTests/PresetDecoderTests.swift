@@ -78,6 +78,7 @@ func errorText(_ yaml: String) -> String? {
         ("pattern: 0.2-0-0.3-0\n", "a cycle of 0.5 s is too short; a cycle must last at least 1 s"),
         ("minutes: 10\n", "missing 'pattern'"),
         ("just text\n", "a preset is a YAML mapping"),
+        ("pattern: 4-4-4-4\nbells: { every: 1 }\n", "bells.every: the timed bells have no sound; give 'interval'"),
         ("pattern: 4-4-4-4\nxq: 1\n", "p.yaml:2:1: xq: unknown key 'xq'; allowed here: name, description"),
         ("pattern: 4-4-4-4\nambience: [ { sound: rain, from: 0.5 }, { sound: ocean, from: 0.2 } ]\n",
          "p.yaml:2:13: ambience[0]: the first bed plays from the start"),
