@@ -82,15 +82,7 @@ public final class AtomicOutputFile {
     /// Writes all of `bytes`, retrying short writes; a full disk or a size limit is an error.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(IOError) {
         try checkOpen()
-        var offset = 0
-        while offset < bytes.count {
-            let n = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw IOError.writeFailed(path: path, errno: errno)
-            }
-            offset += n
-        }
+        try StreamOutput.writeAll(bytes, to: descriptor, name: path)
     }
 
     /// Writes all of `bytes`.

@@ -40,6 +40,12 @@ public final class StreamOutput: ByteSink {
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws(IOError) {
+        try Self.writeAll(bytes, to: descriptor, name: name)
+    }
+
+    /// Writes all of `bytes` to `descriptor`, retrying short and interrupted writes; a failure is
+    /// an error with advice for its cause (disk full, size limit, a reader gone), naming `name`.
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, name: String) throws(IOError) {
         var offset = 0
         while offset < bytes.count {
             let n = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)

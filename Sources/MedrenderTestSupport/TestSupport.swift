@@ -88,15 +88,27 @@ public func runProcess(_ executable: String, _ arguments: [String], in directory
     FileManager.default.createFile(atPath: errPath, contents: nil)
     let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
     let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
+    var attempt = 0
+    var launched: Process?
+    while launched == nil {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+            launched = process
+        } catch let error as NSError where attempt < 3 && isBadDescriptor(error) {
+            // Foundation's Process lists the open descriptors to close in the child; another test
+            // closing one meanwhile makes the spawn fail with EBADF. Nothing ran: try again.
+            attempt += 1
+        }
+    }
+    let process = launched!
     if let killAfter {
         let pid = process.processIdentifier
         let deadline = Date().addingTimeInterval(killAfter)
@@ -110,6 +122,12 @@ public func runProcess(_ executable: String, _ arguments: [String], in directory
         status: process.terminationStatus,
         stdout: String(decoding: FileManager.default.contents(atPath: outPath) ?? Data(), as: UTF8.self),
         stderr: String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self))
+}
+
+/// Whether `error` is (or wraps) EBADF.
+func isBadDescriptor(_ error: NSError) -> Bool {
+    if error.domain == NSPOSIXErrorDomain, error.code == Int(EBADF) { return true }
+    return (error.userInfo[NSUnderlyingErrorKey] as? NSError).map(isBadDescriptor) ?? false
 }
 
 /// Runs the built `medrender` in the package root (so `Presets/` and `Sounds/` are found).
