@@ -162,6 +162,12 @@ public enum PresetDecoder {
                 if let n = f["name"] { segment.name = try n.name() }
                 if let n = f["ramp"] { segment.ramp = try decodeRamp(n) }
                 segment.span = try decodeSpan(f, in: item)
+                // A segment shorter than one of its cycles would get no breath at all.
+                if case .duration(let length)? = segment.span, length < segment.pattern.cycleLength, let minutes = f["minutes"] {
+                    let least = (Double(segment.pattern.cycleLength.milliseconds) / 600).rounded(.up) / 100
+                    throw minutes.error("\(length) s is shorter than one \(segment.pattern.cycleLength) s cycle of segment \(index + 1); "
+                        + "give at least \(least) min or use 'cycles'")
+                }
                 if segment.span == nil, index < items.count - 1 {
                     throw item.error("segment \(index + 1) needs 'minutes' or 'cycles'; only the last segment may take the rest of the session")
                 }

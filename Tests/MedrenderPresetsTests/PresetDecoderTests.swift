@@ -78,6 +78,8 @@ func errorText(_ yaml: String) -> String? {
         ("pattern: 0.2-0-0.3-0\n", "a cycle of 0.5 s is too short; a cycle must last at least 1 s"),
         ("minutes: 10\n", "missing 'pattern'"),
         ("just text\n", "a preset is a YAML mapping"),
+        ("segments:\n  - { pattern: 4-4-4-4, minutes: 0.01 }\n  - { pattern: 4-0-4-0 }\n",
+         "segments[0].minutes: 0.6 s is shorter than one 16 s cycle of segment 1; give at least 0.27 min or use 'cycles'"),
         ("pattern: 4-4-4-4\nbells: { every: 1 }\n", "bells.every: the timed bells have no sound; give 'interval'"),
         ("pattern: 4-4-4-4\nxq: 1\n", "p.yaml:2:1: xq: unknown key 'xq'; allowed here: name, description"),
         ("pattern: 4-4-4-4\nambience: [ { sound: rain, from: 0.5 }, { sound: ocean, from: 0.2 } ]\n",
