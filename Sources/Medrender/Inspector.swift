@@ -37,9 +37,18 @@ public enum Inspector {
         let block = 4096
         var buffer = [Float](repeating: 0, count: block * reader.channels)
         var folded = [Float](repeating: 0, count: block * min(reader.channels, 2))
+        var stoppedEarly: String?
         while true {
-            let n = try buffer.withUnsafeMutableBufferPointer { (p) throws(IOError) -> Int in
-                try reader.read(into: p.baseAddress!, frameCount: block)
+            let n: Int
+            do {
+                n = try buffer.withUnsafeMutableBufferPointer { (p) throws(IOError) -> Int in
+                    try reader.read(into: p.baseAddress!, frameCount: block)
+                }
+            } catch {
+                // A damaged file: what came before the damage is still worth reporting.
+                guard frames > 0 else { throw error }
+                stoppedEarly = "decoding stopped after \(frames) frames (\(error.message)): it is damaged or cut short"
+                break
             }
             if n == 0 { break }
             SoundFileReader.fold(buffer, channels: reader.channels, frames: n, into: &folded)
@@ -80,7 +89,7 @@ public enum Inspector {
             channels: reader.channels, frames: frames, durationSeconds: Double(frames) / Double(reader.rate),
             duration: exact.clockString, loudnessLUFS: loudness.isFinite ? loudness : nil,
             truePeakDBTP: peak > 0 ? 20 * log10(peak) : nil, tags: tags, chapters: chapters)
-        report.warnings = cutShortSigns(path, headerFrames: reader.frameCount, report: report)
+        report.warnings = (stoppedEarly.map { [$0] } ?? []) + cutShortSigns(path, headerFrames: reader.frameCount, report: report)
         return report
     }
 

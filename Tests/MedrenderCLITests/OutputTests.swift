@@ -156,7 +156,7 @@ func ffprobe(_ path: String, _ entries: String) throws -> String {
         #expect(try runMedrender(["--preset", "coherent", "--cycles", "1", "-o", dir.file("o.opus")]).status == 0)
         let opus = try runMedrender(["inspect", dir.file("o.opus")])
         #expect(opus.stdout.contains("format    Opus, 48000 Hz"), "\(opus.stdout)")
-        for format in ["ogg", "wav"] {
+        for format in ["ogg", "wav", "flac"] {
             let whole = dir.file("s.\(format)")
             let result = try runMedrender(["--preset", "box-breath", "--cycles", "2", "--rate", "8000", "-o", whole])
             #expect(result.status == 0, "\(result.stderr)")
