@@ -68,18 +68,23 @@ public enum CueSheetWriter {
     /// The Audacity label track: sections as point labels, phases as region labels.
     public static func audacityLabels(_ plan: RenderPlan) -> String {
         var text = ""
-        for section in plan.sections { text += "\(seconds(section.time))\t\(seconds(section.time))\t\(section.name)\n" }
+        let rate = plan.rate
+        for section in plan.sections {
+            text += "\(seconds(section.frame, rate))\t\(seconds(section.frame, rate))\t\(section.name)\n"
+        }
         for mark in plan.cueMarks {
-            text += "\(seconds(mark.time))\t\(seconds(mark.time + mark.length))\t\(mark.kind.instruction) (\(mark.cycle))\n"
+            let end = (mark.time + mark.length).frame(atRate: rate)
+            text += "\(seconds(mark.frame, rate))\t\(seconds(end, rate))\t\(mark.kind.instruction) (\(mark.cycle))\n"
         }
         return text
     }
 
-    /// Seconds with six decimals, as Audacity writes them.
-    static func seconds(_ t: SessionTime) -> String {
-        let ms = t.milliseconds
-        let frac = String(ms % 1000)
-        return "\(ms / 1000).\(String(repeating: "0", count: 3 - frac.count))\(frac)000"
+    /// A frame's time in seconds with six decimals, as Audacity writes them: the sample's own
+    /// time, so a label sits on the cue's sample at any rate.
+    static func seconds(_ frame: Int64, _ rate: Int) -> String {
+        let micro = (frame * 1_000_000 + Int64(rate) / 2) / Int64(rate)
+        let fraction = String(micro % 1_000_000)
+        return "\(micro / 1_000_000).\(String(repeating: "0", count: 6 - fraction.count))\(fraction)"
     }
 
     /// Writes the cue sheet atomically to `path`, in the format its extension names.

@@ -247,7 +247,7 @@ public enum Renderer {
         let target = plan.master.loudnessLUFS
         if !loudness.isFinite {
             notes.append(String(format: "the mix is below -70 LUFS, too quiet to measure, so it was not raised to the target %.1f LUFS; make its sounds or cues louder", target))
-        } else if target - loudness > 1 {
+        } else if target - loudness > 0.5 {
             let cause = gainDecibels >= maximumGainDecibels
                 ? String(format: "the mix is too quiet to raise further (the gain stops at +%.0f dB)", maximumGainDecibels)
                 : String(format: "the true-peak ceiling (%.1f dBTP) holds it down; lower --loudness or raise --true-peak",

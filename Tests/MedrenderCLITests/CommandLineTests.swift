@@ -334,6 +334,21 @@ func helpListsTheExitCodes(command: [String]) throws {
         #expect(labels.contains("20.000000\t20.000000\tBreathing"))
         let bad = try runMedrender(["cues", "--preset", "coherent", "-o", dir.file("s.pdf")])
         #expect(bad.status == 64)
+
+        // At 11025 Hz a cue's sample is not on a whole millisecond: the label gives the sample's time.
+        for ext in ["json", "txt"] {
+            let result = try runMedrender(["cues", "--pattern", "4.7-0.3-6.3-1.1", "--preset", "coherent", "--cycles", "2",
+                                           "--rate", "11025", "-o", dir.file("r.\(ext)")])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.file("r.json")))) as? [String: Any])
+        let frames = (json["cues"] as! [[String: Any]]).map { ($0["frame"] as! NSNumber).int64Value }
+        let starts = try String(contentsOfFile: dir.file("r.txt"), encoding: .utf8).split(separator: "\n")
+            .filter { $0.contains("(") }.map { Double($0.split(separator: "\t")[0])! }
+        #expect(starts.count == frames.count)
+        for (start, frame) in zip(starts, frames) {
+            #expect(abs(start - Double(frame) / 11025) < 0.6e-6, "label at \(start) s, cue on frame \(frame)")
+        }
     }
 
     @Test func aDayLongSheetIsWhole() throws {

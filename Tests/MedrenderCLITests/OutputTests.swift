@@ -141,6 +141,25 @@ func ffprobe(_ path: String, _ entries: String) throws -> String {
         }
     }
 
+    /// `--layers` only chooses what is mixed: the bells alone ring on the same frames as in the full
+    /// mix (the end bell waits for the outro even when the voice is left out).
+    @Test func aLayerAloneKeepsItsTimesInTheMix() throws {
+        let dir = TemporaryDirectory("layeralone")
+        let common = ["--preset", "box-breath", "--cycles", "1", "--rate", "8000", "--bits", "32f"]
+        #expect(try runMedrender(common + ["--layers", "bells", "-o", dir.file("bells.wav")]).status == 0)
+        let stems = dir.file("stems")
+        try FileManager.default.createDirectory(atPath: stems, withIntermediateDirectories: true)
+        #expect(try runMedrender(common + ["-o", dir.file("mix.wav"), "--stems", stems]).status == 0)
+        func sounding(_ path: String) throws -> [Int] {
+            let (_, channels, samples) = try readSound(path)
+            return stride(from: 0, to: samples.count, by: channels).filter { samples[$0] != 0 || samples[$0 + channels - 1] != 0 }
+                .map { $0 / channels }
+        }
+        let alone = try sounding(dir.file("bells.wav")), inMix = try sounding(stems + "/mix-bells.wav")
+        #expect(!alone.isEmpty && alone.first == inMix.first && alone.last == inMix.last,
+                "bells from \(alone.first ?? -1) to \(alone.last ?? -1) alone, \(inMix.first ?? -1) to \(inMix.last ?? -1) in the mix")
+    }
+
     /// The lowest quality is written as the help says, `--quality -1`, in render and build.
     @Test func negativeQualityIsTakenAsAValue() throws {
         let dir = TemporaryDirectory("quality")

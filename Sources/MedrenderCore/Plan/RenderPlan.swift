@@ -143,8 +143,9 @@ public struct RenderPlan: Sendable {
     public let seed: UInt64
     /// How the ambience dips under the voice.
     public let ducking: DuckPlan
-    /// Voice sounds the plan does not play but whose lengths shape the ducking.
-    let voiceSoundsForDucking: [SoundRef]
+    /// Voice sounds the plan does not play but whose lengths shape the other layers (the ducking,
+    /// the end bell after the outro).
+    let unmixedSoundsNeeded: [SoundRef]
     /// Metronome ticks through the phases, when the cues layer has one.
     public let metronome: Metronome?
     /// The breath swell, when the cues layer has one.
@@ -159,7 +160,7 @@ public struct RenderPlan: Sendable {
     public var soundsUsed: [SoundRef] {
         var seen: [SoundRef] = []
         for ref in clips.compactMap({ if case .file(let r) = $0.sound { r } else { nil } })
-            + beds.map(\.sound) + voiceSoundsForDucking
+            + beds.map(\.sound) + unmixedSoundsNeeded
             + cues.compactMap({ if case .sound(let r) = $0.sound.source { r } else { nil } })
         where !seen.contains(ref) { seen.append(ref) }
         return seen
@@ -397,8 +398,15 @@ public struct RenderPlan: Sendable {
         self.beds = beds
         self.cues = cues
         self.ducking = ducking
-        self.voiceSoundsForDucking = layers.contains(.ambience) && !layers.contains(.voice)
-            ? voiceClips.compactMap { if case .file(let r) = $0.sound { r } else { nil } } : []
+        // Voice left out of the mix still shapes it: the ambience ducks under it, and the end bell
+        // waits for the outro. Those sounds are loaded (for their lengths) though not mixed, so a
+        // layer sounds the same alone as in the full mix.
+        var unmixed: [SoundRef] = []
+        if !layers.contains(.voice) {
+            if layers.contains(.ambience) { unmixed += voiceClips.compactMap { if case .file(let r) = $0.sound { r } else { nil } } }
+            if layers.contains(.bells), bells.end != nil, let outro = voice.outro { unmixed.append(outro) }
+        }
+        self.unmixedSoundsNeeded = unmixed
         self.metronome = layers.contains(.cues) ? session.metronome : nil
         self.swell = layers.contains(.cues) ? session.swell : nil
         self.master = MasterPlan(
