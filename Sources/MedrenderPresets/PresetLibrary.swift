@@ -53,8 +53,9 @@ public struct PresetLibrary: Sendable {
 
     /// The library, or an error (66) saying where it was looked for and how to point at one.
     public static func required() throws(PresetError) -> PresetLibrary {
-        if let library = locate(), library.isPresent { return library }
-        throw PresetError(file: "", message: (locate() ?? PresetLibrary(root: ".")).absenceMessage, exitCode: .noInput)
+        let found = locate()
+        if let found, found.isPresent { return found }
+        throw PresetError(file: "", message: (found ?? PresetLibrary(root: ".")).absenceMessage, exitCode: .noInput)
     }
 
     /// Every preset file in the library, sorted by name.
