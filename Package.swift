@@ -9,11 +9,13 @@ let package = Package(
         .library(name: "MedrenderCore", targets: ["MedrenderCore"]),
         .library(name: "MedrenderPresets", targets: ["MedrenderPresets"]),
         .library(name: "MedrenderIO", targets: ["MedrenderIO"]),
+        .library(name: "MedrenderBuild", targets: ["MedrenderBuild"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // C libraries, one system-library target each.
@@ -44,10 +46,17 @@ let package = Package(
         .target(
             name: "Medrender",
             dependencies: ["MedrenderCore", "MedrenderPresets", "MedrenderIO"]),
+        // Library builds: planner, runner, manifest, shards, merge.
+        .target(
+            name: "MedrenderBuild",
+            dependencies: [
+                "Medrender", "MedrenderCore", "MedrenderPresets", "MedrenderIO",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .target(
             name: "MedrenderCLI",
             dependencies: [
-                "Medrender", "MedrenderCore", "MedrenderPresets",
+                "Medrender", "MedrenderBuild", "MedrenderCore", "MedrenderPresets", "MedrenderIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "medrender", dependencies: ["MedrenderCLI"]),
@@ -70,12 +79,15 @@ let package = Package(
         .testTarget(
             name: "MedrenderTests",
             dependencies: [
-                "Medrender", "MedrenderTestSupport",
+                "Medrender", "MedrenderTestSupport", "MedrenderCore", "MedrenderIO", "MedrenderPresets",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(
             name: "MedrenderCLITests",
-            dependencies: ["MedrenderCLI", "MedrenderTestSupport"]),
+            dependencies: ["MedrenderCLI", "MedrenderBuild", "MedrenderTestSupport", "MedrenderCore", "MedrenderIO"]),
+        .testTarget(
+            name: "MedrenderBuildTests",
+            dependencies: ["MedrenderBuild", "MedrenderTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

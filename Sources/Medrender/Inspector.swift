@@ -101,7 +101,7 @@ public enum Inspector {
         if headerFrames > report.frames, headerFrames < Int64.max / 2 {
             signs.append("it holds \(report.frames) frames but its header promises \(headerFrames): it may be cut short")
         }
-        let size = LibraryBuild.fileSize(path) ?? 0
+        let size = FilePaths.regularFileSize(path) ?? 0
         if let head = FileChunks.prefix(ofFileAt: path, count: 12), head.count == 12, head[0..<4].elementsEqual("RIFF".utf8) {
             let riff = Int64(head[4]) | Int64(head[5]) << 8 | Int64(head[6]) << 16 | Int64(head[7]) << 24
             if riff + 8 > size { signs.append("its RIFF header promises \(riff + 8) bytes but it holds \(size): it is cut short") }

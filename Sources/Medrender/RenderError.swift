@@ -4,20 +4,20 @@ import MedrenderPresets
 /// Why a render cannot be done, beyond the preset and I/O errors.
 public struct RenderError: DiagnosedError, Hashable {
     public var message: String
-    public var exitCode: SysExit
+    public var category: ErrorCategory
 
-    public init(_ message: String, exitCode: SysExit) {
+    public init(_ message: String, category: ErrorCategory) {
         self.message = message
-        self.exitCode = exitCode
+        self.category = category
     }
 
     public var description: String { message }
 
     static func plan(_ error: PlanError, preset: String) -> RenderError {
-        RenderError("\(preset): \(error)", exitCode: .dataError)
+        RenderError("\(preset): \(error)", category: .badData)
     }
 
-    static func missingSound(_ ref: SoundRef, preset: String, library: PresetLibrary) -> RenderError {
+    public static func missingSound(_ ref: SoundRef, preset: String, library: PresetLibrary) -> RenderError {
         let offers = library.soundNames()
         var message = "\(preset): the sound '\(ref)' was not found"
         if let guess = offers.min(by: { editDistance($0, ref.name) < editDistance($1, ref.name) }),
@@ -26,7 +26,7 @@ public struct RenderError: DiagnosedError, Hashable {
             message += " (did you mean '\(guess)'?)"
         }
         message += "; Sounds/ offers: \(offers.isEmpty ? "nothing" : offers.joined(separator: ", "))"
-        return RenderError(message, exitCode: .noInput)
+        return RenderError(message, category: .missingInput)
     }
 }
 

@@ -134,7 +134,7 @@ public enum Renderer {
         for path in outputPaths(request, layers: draft.layers) { writes[FilePaths.resolved(path)] = path }
         if let output = writes[FilePaths.resolved(request.presetFile)] {
             throw RenderError("\(request.presetFile): the preset is the output file \(output); write the session elsewhere",
-                              exitCode: .usage)
+                              category: .usage)
         }
         var warnings: [String] = []
         for ref in draft.soundsUsed {
@@ -150,7 +150,7 @@ public enum Renderer {
             }
             if let output = writes[FilePaths.resolved(path)] {
                 throw RenderError("\(request.presetFile): the sound '\(ref)' is the output file \(output); write the session elsewhere",
-                                  exitCode: .usage)
+                                  category: .usage)
             }
             let name = URL(fileURLWithPath: path).lastPathComponent
             switch request.library.credit(forSoundAt: path) {

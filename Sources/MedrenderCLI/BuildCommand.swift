@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Medrender
+import MedrenderBuild
 import MedrenderCore
 import MedrenderIO
 import MedrenderPresets
@@ -123,9 +124,9 @@ struct BuildCommand: ParsableCommand {
     /// The preset files the arguments name: a folder's `.yaml` files, a file, or a library name.
     func presetFiles(_ library: PresetLibrary) throws -> [String] {
         if inputs.isEmpty {
-            guard library.isPresent else { throw RenderError(library.absenceMessage, exitCode: .noInput) }
+            guard library.isPresent else { throw RenderError(library.absenceMessage, category: .missingInput) }
             guard !library.presetFiles().isEmpty else {
-                throw RenderError("\(library.presetsFolder): holds no presets (.yaml files); name presets or folders to build", exitCode: .noInput)
+                throw RenderError("\(library.presetsFolder): holds no presets (.yaml files); name presets or folders to build", category: .missingInput)
             }
             return library.presetFiles()
         }
@@ -138,7 +139,7 @@ struct BuildCommand: ParsableCommand {
                     let folder = input.hasSuffix("/") ? String(input.dropLast()) : input
                     let found = names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted().map { folder + "/" + $0 }
                     guard !found.isEmpty else {
-                        throw RenderError("\(input): holds no presets (.yaml files); name presets or folders to build", exitCode: .noInput)
+                        throw RenderError("\(input): holds no presets (.yaml files); name presets or folders to build", category: .missingInput)
                     }
                     files += found
                 } else {
@@ -147,7 +148,7 @@ struct BuildCommand: ParsableCommand {
             } else {
                 let path = try library.presetPath(input)
                 guard FileManager.default.fileExists(atPath: path) else {
-                    throw RenderError("\(input): no such preset file or folder", exitCode: .noInput)
+                    throw RenderError("\(input): no such preset file or folder", category: .missingInput)
                 }
                 files.append(path)
             }
@@ -159,7 +160,7 @@ struct BuildCommand: ParsableCommand {
             let name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
             if let other = seen[name] {
                 if URL(fileURLWithPath: other).standardizedFileURL == URL(fileURLWithPath: file).standardizedFileURL { continue }
-                throw RenderError("\(file) and \(other) are both named '\(name)': their outputs would collide; rename one", exitCode: .usage)
+                throw RenderError("\(file) and \(other) are both named '\(name)': their outputs would collide; rename one", category: .usage)
             }
             seen[name] = file
             unique.append(file)
@@ -191,9 +192,9 @@ struct BuildCommand: ParsableCommand {
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                try Console.output(String(decoding: try encoder.encode(summary), as: UTF8.self) + "\n")
+                try Console.output(String(decoding: try encoder.encode(BuildSummaryJSON(summary)), as: UTF8.self) + "\n")
             }
-            if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }
+            if let category = summary.category { throw ExitCode(SysExit(category).rawValue) }
         } catch let error as ValidationError {
             throw error
         } catch let error as ExitCode {

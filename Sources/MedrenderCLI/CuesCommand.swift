@@ -24,7 +24,7 @@ struct CuesCommand: ParsableCommand {
         do {
             let (sessionValue, file, library, length) = try session.load()
             if FilePaths.resolved(file) == FilePaths.resolved(output) {
-                throw RenderError("\(file): the preset is the output file \(output); write the cue sheet elsewhere", exitCode: .usage)
+                throw RenderError("\(file): the preset is the output file \(output); write the cue sheet elsewhere", category: .usage)
             }
             let request = RenderRequest(session: sessionValue, presetFile: file,
                                         options: RenderOptions(rate: session.rate, length: length),

@@ -32,7 +32,7 @@ public struct MedrenderCommand: ParsableCommand {
 func fail(_ error: any Error) -> ExitCode {
     if let diagnosed = error as? any DiagnosedError {
         printError(diagnosed.description)
-        return ExitCode(diagnosed.exitCode.rawValue)
+        return ExitCode(SysExit(diagnosed.category).rawValue)
     }
     printError("\(error)")
     return ExitCode(SysExit.software.rawValue)

@@ -46,7 +46,7 @@ struct PresetsCommand: ParsableCommand {
             }
         }
         if entries.isEmpty, failure == nil {
-            throw fail(PresetError(file: library.presetsFolder, message: "holds no presets (.yaml files)", exitCode: .noInput))
+            throw fail(PresetError(file: library.presetsFolder, message: "holds no presets (.yaml files)", category: .missingInput))
         }
         do {
             if json {

@@ -136,7 +136,7 @@ struct RenderCommand: ParsableCommand {
             if let stems {
                 var isDirectory: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: stems, isDirectory: &isDirectory), isDirectory.boolValue else {
-                    throw RenderError("--stems \(stems): no such folder; create it first", exitCode: .cannotCreate)
+                    throw RenderError("--stems \(stems): no such folder; create it first", category: .cannotCreate)
                 }
             }
             let format = try outputFormat()

@@ -84,7 +84,7 @@ struct SessionOptions: ParsableArguments {
             changes.append("\(name) \(value)")
         }
         if !changes.isEmpty, let violation = session.limitViolation {
-            throw RenderError("\(file): \(changes.joined(separator: " ")): \(violation)", exitCode: .dataError)
+            throw RenderError("\(file): \(changes.joined(separator: " ")): \(violation)", category: .badData)
         }
         let length: SessionLength
         if let minutes {

@@ -29,13 +29,13 @@ public struct IOError: DiagnosedError, Hashable {
         self.cause = cause
     }
 
-    public var exitCode: SysExit {
+    public var category: ErrorCategory {
         switch kind {
-        case .missingInput: .noInput
-        case .badData: .dataError
+        case .missingInput: .missingInput
+        case .badData: .badData
         case .cannotCreate: .cannotCreate
-        case .io: .ioError
-        case .library: .software
+        case .io: .io
+        case .library: .internal
         }
     }
 

@@ -18,22 +18,22 @@ public enum PresetDecoder {
     public static func load(path: String) throws(PresetError) -> Session {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw PresetError(file: path, message: "no such preset file", exitCode: .noInput)
+            throw PresetError(file: path, message: "no such preset file", category: .missingInput)
         }
         guard !isDirectory.boolValue else {
             throw PresetError(file: path, message: "is a folder; give a preset's .yaml file (medrender build renders a folder)",
-                              exitCode: .noInput)
+                              category: .missingInput)
         }
         // A pipe or a device would block or never end; a preset is a small file.
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         guard attributes?[.type] as? FileAttributeType == .typeRegular else {
-            throw PresetError(file: path, message: "is not a regular file (a pipe or a device?); give a preset's .yaml file", exitCode: .noInput)
+            throw PresetError(file: path, message: "is not a regular file (a pipe or a device?); give a preset's .yaml file", category: .missingInput)
         }
         if let size = (attributes?[.size] as? NSNumber)?.int64Value, size > maximumPresetBytes {
             throw PresetError(file: path, message: "is \(size) bytes; a preset is a YAML file of at most \(maximumPresetBytes / 1024) KiB")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw PresetError(file: path, message: "cannot be read: check its permissions", exitCode: .noInput)
+            throw PresetError(file: path, message: "cannot be read: check its permissions", category: .missingInput)
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw PresetError(file: path, message: "is not UTF-8 text; a preset is a YAML file")

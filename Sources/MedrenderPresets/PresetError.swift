@@ -11,16 +11,16 @@ public struct PresetError: DiagnosedError, Hashable {
     public var column: Int?
     /// What is wrong, with the allowed values and how to fix it.
     public var message: String
-    public var exitCode: SysExit
+    public var category: ErrorCategory
 
     public init(file: String, field: String = "", line: Int? = nil, column: Int? = nil, message: String,
-                exitCode: SysExit = .dataError) {
+                category: ErrorCategory = .badData) {
         self.file = file
         self.field = field
         self.line = line
         self.column = column
         self.message = message
-        self.exitCode = exitCode
+        self.category = category
     }
 
     public var description: String {

@@ -55,7 +55,7 @@ public struct PresetLibrary: Sendable {
     public static func required() throws(PresetError) -> PresetLibrary {
         let found = locate()
         if let found, found.isPresent { return found }
-        throw PresetError(file: "", message: (found ?? PresetLibrary(root: ".")).absenceMessage, exitCode: .noInput)
+        throw PresetError(file: "", message: (found ?? PresetLibrary(root: ".")).absenceMessage, category: .missingInput)
     }
 
     /// Every preset file in the library, sorted by name.
@@ -81,13 +81,13 @@ public struct PresetLibrary: Sendable {
         }
         guard isPresent else {
             throw PresetError(file: nameOrPath, message: "no preset of that name, and " + absenceMessage + " (or give a path to a .yaml file)",
-                              exitCode: .noInput)
+                              category: .missingInput)
         }
         let names = presetNames()
         var message = "no preset named '\(nameOrPath)'"
         if let guess = didYouMean(nameOrPath, among: names) { message += " (did you mean '\(guess)'?)" }
         message += "; Presets: \(names.joined(separator: ", ")) (or give a path to a .yaml file)"
-        throw PresetError(file: nameOrPath, message: message, exitCode: .noInput)
+        throw PresetError(file: nameOrPath, message: message, category: .missingInput)
     }
 
     static let soundExtensions = ["ogg", "opus", "flac", "wav", "mp3", "aiff", "aif"]

@@ -101,7 +101,7 @@ struct AtomicOutputFileTests {
         let error = #expect(throws: IOError.self) { _ = try AtomicOutputFile(path: path) }
         #expect(error?.kind == .cannotCreate)
         #expect(error?.path == path)
-        #expect(error?.exitCode == .cannotCreate)
+        #expect(error?.category == .cannotCreate)
         #expect(dir.contents().isEmpty)
     }
 
@@ -217,12 +217,12 @@ struct AtomicOutputFileTests {
         #expect(dir.contents() == ["same.wav"])
     }
 
-    @Test("IOError kinds map to sysexits codes, and describe path, message and cause", arguments: [
-        (IOError.Kind.missingInput, SysExit.noInput), (.badData, .dataError), (.cannotCreate, .cannotCreate),
-        (.io, .ioError), (.library, .software),
+    @Test("IOError kinds map to error categories, and describe path, message and cause", arguments: [
+        (IOError.Kind.missingInput, ErrorCategory.missingInput), (.badData, .badData), (.cannotCreate, .cannotCreate),
+        (.io, .io), (.library, .internal),
     ])
-    func errorCodes(kind: IOError.Kind, code: SysExit) {
-        #expect(IOError(kind, "x").exitCode == code)
+    func errorCodes(kind: IOError.Kind, code: ErrorCategory) {
+        #expect(IOError(kind, "x").category == code)
     }
 
     @Test("IOError descriptions")

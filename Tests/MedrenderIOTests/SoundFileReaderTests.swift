@@ -13,7 +13,7 @@ struct SoundFileReaderTests {
         let error = #expect(throws: IOError.self) { _ = try SoundFileReader(path: path) }
         #expect(error?.kind == .missingInput)
         #expect(error?.path == path)
-        #expect(error?.exitCode == .noInput)
+        #expect(error?.category == .missingInput)
     }
 
     @Test("a folder is missing input")
@@ -33,7 +33,7 @@ struct SoundFileReaderTests {
         let path = dir.write("notes.wav", content)
         let error = #expect(throws: IOError.self) { _ = try SoundFileReader(path: path) }
         #expect(error?.kind == .badData)
-        #expect(error?.exitCode == .dataError)
+        #expect(error?.category == .badData)
         #expect(error?.path == path)
     }
 

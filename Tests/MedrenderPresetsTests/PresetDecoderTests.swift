@@ -13,7 +13,7 @@ func errorText(_ yaml: String) -> String? {
         _ = try decode(yaml)
         return nil
     } catch {
-        #expect(error.exitCode == .dataError)
+        #expect(error.category == .badData)
         return error.description
     }
 }
@@ -140,7 +140,7 @@ func errorText(_ yaml: String) -> String? {
     @Test func missingFileIsNoInput() {
         #expect {
             try PresetDecoder.load(path: "/nonexistent/x.yaml")
-        } throws: { ($0 as? PresetError)?.exitCode == .noInput }
+        } throws: { ($0 as? PresetError)?.category == .missingInput }
     }
 
     @Test func libraryFindsPresetsByNameAndSuggestsNames() throws {

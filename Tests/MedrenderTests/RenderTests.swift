@@ -105,7 +105,7 @@ let fractional = """
             try Renderer.render(req)
         } throws: { error in
             let text = "\(error)"
-            return (error as? RenderError)?.exitCode == .noInput && text.contains("'rian'") && text.contains("preset.yaml")
+            return (error as? RenderError)?.category == .missingInput && text.contains("'rian'") && text.contains("preset.yaml")
                 && text.contains("did you mean 'rain'") && text.contains("ocean")
         }
         #expect(FileManager.default.contents(atPath: out) == existing)
@@ -153,8 +153,8 @@ let fractional = """
         try FileManager.default.copyItem(atPath: rain, toPath: dir.file("a.ogg"))
         try FileManager.default.copyItem(atPath: rain, toPath: dir.file("b.ogg"))
         let cache = SoundCache()
-        let hash = try #require(SHA256Hasher.hashFile(at: rain))
-        cache.know(hashes: [dir.file("a.ogg"): hash, dir.file("b.ogg"): hash])
+        // The build hashes the bytes; here both files are simply known to hold the same ones.
+        cache.know(hashes: [dir.file("a.ogg"): "rain.ogg's bytes", dir.file("b.ogg"): "rain.ogg's bytes"])
         var outputs: [[Float]] = []
         for name in ["a", "b"] {
             var req = try request("pattern: 4-0-4-0\nsettle: 2\nclosing: 2\nambience: [\(name).ogg]\n", minutes: 0.5, rate: 16000,

@@ -58,7 +58,7 @@ import Testing
             } catch let error as PresetError {
                 // An error is a fine answer; it must say where.
                 #expect(error.description.hasPrefix("mutant.yaml"))
-                #expect([.dataError, .noInput].contains(error.exitCode))
+                #expect([.badData, .missingInput].contains(error.category))
                 errors.add(1)
                 return
             }

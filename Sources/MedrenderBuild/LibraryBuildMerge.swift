@@ -1,4 +1,5 @@
 import Foundation
+import Medrender
 import MedrenderCore
 import MedrenderIO
 
@@ -41,14 +42,14 @@ extension LibraryBuild {
         for folder in folders {
             var isDirectory: ObjCBool = false
             guard fm.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw RenderError("--merge \(folder): no such folder", exitCode: .noInput)
+                throw RenderError("--merge \(folder): no such folder", category: .missingInput)
             }
             let found = shardManifests(in: folder)
             if found.isEmpty {
                 let plain = folder + "/" + manifestName(shard: nil)
                 guard fm.fileExists(atPath: plain) else {
                     throw RenderError("--merge \(folder): holds no manifest-K-of-N.json nor manifest.json; build into it first",
-                                      exitCode: .noInput)
+                                      category: .missingInput)
                 }
                 sources.append((plain, folder))
             } else {
@@ -61,12 +62,12 @@ extension LibraryBuild {
         if let n = shards.first?.count {
             if let other = shards.first(where: { $0.count != n }) {
                 throw RenderError("--merge: the shards are of different builds (\(shards[0]) and \(other)); give the folders of one build",
-                                  exitCode: .usage)
+                                  category: .usage)
             }
             let missing = Set(1...n).subtracting(shards.map(\.index)).sorted()
             if !missing.isEmpty {
                 throw RenderError("--merge: shard \(missing.map { "\($0)/\(n)" }.joined(separator: ", ")) missing; give also the folder that holds manifest-\(missing[0])-of-\(n).json",
-                                  exitCode: .noInput)
+                                  category: .missingInput)
             }
         }
 
@@ -78,11 +79,11 @@ extension LibraryBuild {
             for entry in manifest.outputs {
                 if let (other, otherFolder) = merged[entry.file], other.sha256 != entry.sha256 {
                     throw RenderError("--merge: \(entry.file) differs between \(otherFolder) and \(folder); build it again in one of them",
-                                      exitCode: .dataError)
+                                      category: .badData)
                 }
                 guard fileSize(folder + "/" + entry.file) == entry.bytes else {
                     throw RenderError("\(folder)/\(entry.file): listed in \(path) but missing or changed; build that shard again",
-                                      exitCode: .noInput)
+                                      category: .missingInput)
                 }
                 merged[entry.file] = (entry, folder)
             }
@@ -92,7 +93,7 @@ extension LibraryBuild {
         do {
             try fm.createDirectory(atPath: target, withIntermediateDirectories: true)
         } catch {
-            throw RenderError("\(target): the output folder cannot be created (\(error.localizedDescription))", exitCode: .cannotCreate)
+            throw RenderError("\(target): the output folder cannot be created (\(error.localizedDescription))", category: .cannotCreate)
         }
         let targetURL = FilePaths.resolved(target)
         var copied: [String] = []

@@ -1,4 +1,5 @@
 import Foundation
+import Medrender
 import MedrenderCore
 import MedrenderIO
 import MedrenderPresets
@@ -128,7 +129,8 @@ public struct LibraryBuildFailure: Codable, Sendable, Hashable {
     public var output: String?
     /// The error's description: what is wrong, where, and how to fix it.
     public var error: String
-    public var exitCode: Int32
+    /// What kind of failure it was; the command line turns it into an exit code.
+    public var category: ErrorCategory
 }
 
 /// The manifest of an output folder: one entry per output, sorted by file name.
@@ -165,21 +167,21 @@ public struct LibraryBuildManifest: Codable, Sendable, Hashable {
 
     public static func read(_ path: String) throws -> LibraryBuildManifest {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw RenderError("\(path): cannot be read", exitCode: .noInput)
+            throw RenderError("\(path): cannot be read", category: .missingInput)
         }
         let manifest: LibraryBuildManifest
         do {
             manifest = try JSONDecoder().decode(LibraryBuildManifest.self, from: data)
         } catch {
             throw RenderError("\(path): is not a medrender build manifest (\(Self.reason(error))); build again to replace it",
-                              exitCode: .dataError)
+                              category: .badData)
         }
         // Its names are of files in its own folder: a path elsewhere (`../x`, `/x`) would make a
         // merge read and write outside the folders it was given.
         for entry in manifest.outputs {
             for name in [entry.file] + entry.cueSheets where !Self.isPlainFileName(name) {
                 throw RenderError("\(path): lists '\(name)', which is not a file name in its folder; build again to replace it",
-                                  exitCode: .dataError)
+                                  category: .badData)
             }
         }
         return manifest
@@ -282,7 +284,7 @@ extension LibraryBuild {
             let reportsPreset = settings.shard.map { $0.contains(preset) } ?? true
             func presetFailed(_ error: any Error) {
                 guard reportsPreset else { return }
-                failures.append(LibraryBuildFailure(preset: preset, output: nil, error: describe(error), exitCode: exitCode(of: error)))
+                failures.append(LibraryBuildFailure(preset: preset, output: nil, error: describe(error), category: category(of: error)))
             }
             let session: Session
             do {
@@ -310,7 +312,7 @@ extension LibraryBuild {
                 do {
                     hash = try hashFile(path)
                 } catch {
-                    missing = RenderError("\(describe(error)); it is the sound '\(ref)' of \(file)", exitCode: .noInput)
+                    missing = RenderError("\(describe(error)); it is the sound '\(ref)' of \(file)", category: .missingInput)
                     break
                 }
                 soundLines.append("sound \(ref.name) \(hash)")
@@ -356,16 +358,16 @@ extension LibraryBuild {
         (error as? any DiagnosedError)?.description ?? "\(error)"
     }
 
-    /// An error's exit code (70 for one medrender does not know).
-    static func exitCode(of error: any Error) -> Int32 {
-        (error as? any DiagnosedError)?.exitCode.rawValue ?? SysExit.software.rawValue
+    /// An error's category (internal for one medrender does not know).
+    static func category(of error: any Error) -> ErrorCategory {
+        (error as? any DiagnosedError)?.category ?? .internal
     }
 
-    /// The exit code of a build with these failures: 0 for none, 65 when a preset was bad, else the
-    /// first failure's.
-    public static func exitCode(of failures: [LibraryBuildFailure]) -> Int32 {
-        guard let first = failures.first else { return 0 }
-        if failures.contains(where: { $0.exitCode == SysExit.dataError.rawValue }) { return SysExit.dataError.rawValue }
-        return first.exitCode
+    /// The category of a build with these failures: nil for none, bad data when a preset was bad,
+    /// else the first failure's.
+    public static func category(of failures: [LibraryBuildFailure]) -> ErrorCategory? {
+        guard let first = failures.first else { return nil }
+        if failures.contains(where: { $0.category == .badData }) { return .badData }
+        return first.category
     }
 }

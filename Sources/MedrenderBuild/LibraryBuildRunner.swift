@@ -1,4 +1,5 @@
 import Foundation
+import Medrender
 import MedrenderCore
 import MedrenderIO
 import MedrenderPresets
@@ -29,7 +30,8 @@ public struct LibraryBuildSummary: Codable, Sendable {
     public var warnings: [String] = []
     public var seconds: Double
     public var manifest: String
-    public var exitCode: Int32
+    /// What kind of failure ended the build, nil when every output was built.
+    public var category: ErrorCategory?
 }
 
 extension LibraryBuild {
@@ -51,11 +53,7 @@ extension LibraryBuild {
     }
 
     /// The size of a regular file, or nil.
-    static func fileSize(_ path: String) -> Int64? {
-        var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return Int64(info.st_size)
-    }
+    static func fileSize(_ path: String) -> Int64? { FilePaths.regularFileSize(path) }
 
     /// Whether `entry` still describes the file in `folder`: it exists with the recorded size, its
     /// cue sheets exist, and (when `verify`) all have the recorded SHA-256.
@@ -82,10 +80,10 @@ extension LibraryBuild {
         } catch {
             let failure = LibraryBuildFailure(preset: "", output: nil,
                                               error: "\(folder): the output folder cannot be created (\(error.localizedDescription))",
-                                              exitCode: SysExit.cannotCreate.rawValue)
+                                              category: .cannotCreate)
             events(.failed(failure))
             return LibraryBuildSummary(rendered: [], skipped: [], failed: [failure], seconds: Date().timeIntervalSince(started),
-                                       manifest: manifestPath, exitCode: failure.exitCode)
+                                       manifest: manifestPath, category: failure.category)
         }
 
         let abandoned = removeAbandonedTemporaryFiles(in: folder)
@@ -127,11 +125,11 @@ extension LibraryBuild {
         do {
             try writeManifest(base, entries: entries, to: manifestPath, in: folder)
         } catch {
-            let failure = LibraryBuildFailure(preset: "", output: nil, error: describe(error), exitCode: exitCode(of: error))
+            let failure = LibraryBuildFailure(preset: "", output: nil, error: describe(error), category: category(of: error))
             events(.failed(failure))
             return LibraryBuildSummary(rendered: [], skipped: skipped.sorted(), failed: failures + [failure],
                                        seconds: Date().timeIntervalSince(started), manifest: manifestPath,
-                                       exitCode: exitCode(of: failures + [failure]))
+                                       category: category(of: failures + [failure]))
         }
 
         let work = toRender
@@ -181,7 +179,7 @@ extension LibraryBuild {
                         events(.rendered(output: job.outputName, seconds: seconds, warnings: warnings))
                     } catch {
                         let failure = LibraryBuildFailure(preset: job.preset, output: job.outputName, error: describe(error),
-                                                          exitCode: exitCode(of: error))
+                                                          category: category(of: error))
                         state.withLock { $0.failures.append(failure) }
                         events(.failed(failure))
                     }
@@ -200,7 +198,7 @@ extension LibraryBuild {
         failures += renderFailures.sorted { (order[$0.output ?? ""] ?? 0) < (order[$1.output ?? ""] ?? 0) }
         return LibraryBuildSummary(rendered: rendered, skipped: skipped.sorted(), failed: failures, warnings: warnings,
                                    seconds: Date().timeIntervalSince(started), manifest: manifestPath,
-                                   exitCode: exitCode(of: failures))
+                                   category: category(of: failures))
     }
 
     /// Writes the manifest: `entries`, and what the manifest on disk lists besides that still holds
