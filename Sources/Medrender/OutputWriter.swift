@@ -72,12 +72,20 @@ final class OutputWriter {
     let path: String
     private let file: AtomicOutputFile?
     private let encoder: FrameEncoder
-    /// Standard output, or the pipe or device named as the output: OGG and WAV stream to it, the
-    /// other formats are written to a temporary file and copied to it when done.
-    private let stream: StreamOutput?
+    /// Standard output, the pipe or device named as the output, or a caller's sink: OGG and WAV
+    /// stream to it, the other formats are written to a temporary file and copied to it when done.
+    private let stream: (any ByteSink)?
     private let markers: [WaveMarker]
 
-    init(format: OutputFormat, path: String, plan: RenderPlan, tags: OutputTags, seed: UInt64, blockFrames: Int) throws(IOError) {
+    /// A writer to `path`: a file (atomically), standard output (`-`), or a pipe or device.
+    convenience init(format: OutputFormat, path: String, plan: RenderPlan, tags: OutputTags, seed: UInt64, blockFrames: Int) throws(IOError) {
+        let stream: (any ByteSink)? = path == Self.standardOutput ? StreamOutput() : StreamOutput.isStream(path) ? try StreamOutput(path: path) : nil
+        try self.init(format: format, path: path, stream: stream, plan: plan, tags: tags, seed: seed, blockFrames: blockFrames)
+    }
+
+    /// A writer to `stream` when given (`path` then only names it), else to the file at `path`.
+    init(format: OutputFormat, path: String, stream: (any ByteSink)?, plan: RenderPlan, tags: OutputTags, seed: UInt64,
+         blockFrames: Int) throws(IOError) {
         self.format = format
         self.path = path
         // RIFF sizes are 32 bits: a WAV over 4 GiB cannot be written, so it is refused before any mixing.
@@ -88,7 +96,6 @@ final class OutputWriter {
                                                     bytes / Double(1 << 30)), path: path)
             }
         }
-        let stream = path == Self.standardOutput ? StreamOutput() : StreamOutput.isStream(path) ? try StreamOutput(path: path) : nil
         self.stream = stream
         let channels = plan.channels, rate = plan.rate
         markers = tags.chapters.map { WaveMarker(frame: UInt32(clamping: $0.frame), name: $0.name) }
@@ -145,7 +152,13 @@ final class OutputWriter {
     func commit() throws(IOError) {
         guard let file else { return }
         if let stream {
-            try stream.copy(fromDescriptor: file.descriptor, path: path)
+            do {
+                try FileChunks.forEach(inDescriptor: file.descriptor, path: path) { try stream.write($0) }
+            } catch let error as IOError {
+                throw error
+            } catch {
+                throw IOError(.io, "could not be copied to the stream", path: path, cause: "\(error)")
+            }
         } else {
             try file.commit()
         }

@@ -255,7 +255,7 @@ extension LibraryBuild {
     /// Renders one job, the audio and its cue sheets (put in place together), then hashes what was
     /// written.
     static func render(_ job: LibraryBuildJob, into folder: String, sounds: SoundCache, threads: Int,
-                       progress: @escaping (Double) -> Void) throws -> (LibraryBuildManifest.Entry, warnings: [String]) {
+                       progress: @escaping @Sendable (Double) -> Void) throws -> (LibraryBuildManifest.Entry, warnings: [String]) {
         let path = folder + "/" + job.outputName
         var request = RenderRequest(session: job.session, presetFile: job.presetFile, options: job.options, format: job.format,
                                     outputPath: path, library: job.library)
@@ -263,13 +263,15 @@ extension LibraryBuild {
         request.threads = threads
         // The cue sheets are put in place with the audio, so a failed job leaves neither.
         request.cueSheetPaths = job.cueSheetNames.map { folder + "/" + $0 }
-        var lastReported = -1.0
+        let lastReported = Mutex(-1.0)
         let report = try Renderer.render(request) { p in
             let fraction = (Double(p.pass - 1) + Double(p.framesDone) / Double(max(1, p.totalFrames))) / 2
-            if fraction - lastReported >= 0.01 || fraction >= 1 {
-                lastReported = fraction
-                progress(fraction)
+            let due = lastReported.withLock { last in
+                guard fraction - last >= 0.01 || fraction >= 1 else { return false }
+                last = fraction
+                return true
             }
+            if due { progress(fraction) }
         }
         guard let bytes = fileSize(path), let sha = SHA256Hasher.hashFile(at: path) else {
             throw IOError(.io, "was written but cannot be read back", path: path)

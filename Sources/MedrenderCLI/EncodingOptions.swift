@@ -1,4 +1,5 @@
 import ArgumentParser
+import Medrender
 import MedrenderIO
 
 /// How the audio is encoded: shared by `render` and `build`.
@@ -14,18 +15,19 @@ struct EncodingOptions: ParsableArguments {
 
     /// The sample format `--bits` names, or nil when not given.
     func sampleFormat() throws -> SampleFormat? {
-        guard let bits else { return nil }
-        guard let format = SampleFormat(rawValue: bits) else {
-            throw ValidationError("--bits \(bits) is not supported; use 16, 24 or 32f")
-        }
-        return format
+        try asValidation { try parameters(into: SessionParameters(preset: "")).sampleFormat() }
+    }
+
+    /// `p` with the encoding options set.
+    func parameters(into p: SessionParameters) -> SessionParameters {
+        var p = p
+        p.bits = bits
+        p.quality = quality
+        p.channels = channels
+        return p
     }
 
     func validate() throws {
-        guard quality.isFinite, (-1...10).contains(quality) else {
-            throw ValidationError("--quality \(quality) is out of range; use -1 to 10 (as oggenc)")
-        }
-        guard channels == 1 || channels == 2 else { throw ValidationError("--channels \(channels): use 1 or 2") }
-        _ = try sampleFormat()
+        try asValidation { try parameters(into: SessionParameters(preset: "")).validateEncoding() }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Medrender
 import MedrenderCore
 import MedrenderIO
+import MedrenderPresets
 
 /// `medrender [render] --preset NAME --minutes M -o FILE`: renders a session to a file.
 struct RenderCommand: ParsableCommand {
@@ -58,42 +59,25 @@ struct RenderCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the render report as JSON.")
     var json = false
 
-    func parsedLayers() throws -> Set<Layer> {
-        var result = Set<Layer>()
-        for name in layers.split(separator: ",", omittingEmptySubsequences: false).map({ String($0).trimmingCharacters(in: .whitespaces) }) {
-            guard let layer = Layer(rawValue: name) else {
-                throw ValidationError("--layers: unknown layer '\(name)'; choose from cues, voice, ambience, bells")
-            }
-            result.insert(layer)
-        }
-        return result
+    /// Every option as the library takes them.
+    var parameters: SessionParameters {
+        var p = encoding.parameters(into: session.parameters)
+        p.format = format
+        p.layers = layers
+        p.loudness = loudness
+        p.truePeak = truePeak
+        p.title = title
+        p.artist = artist
+        p.album = album
+        p.stockFallback = fallback == "stock"
+        return p
     }
 
-
     func validate() throws {
-        for (option, value) in [("--title", title), ("--artist", artist), ("--album", album)] {
-            if let value, value.utf8.count > 1024 {
-                throw ValidationError("\(option) is \(value.utf8.count) bytes of text; a tag takes at most 1024: shorten it")
-            }
-        }
         if let fallback, fallback != "stock" {
             throw ValidationError("--fallback \(fallback): the one fallback is 'stock'")
         }
-        if let loudness, !(loudness.isFinite && (-70...(-5)).contains(loudness)) {
-            throw ValidationError("--loudness \(loudness) is out of range; give -70 to -5 LUFS")
-        }
-        if let truePeak, !(truePeak.isFinite && (-20...0).contains(truePeak)) {
-            throw ValidationError("--true-peak \(truePeak) is out of range; give -20 to 0 dBTP")
-        }
-        _ = try parsedLayers()
-        let bitsFormat = try encoding.sampleFormat()
-        let format = try outputFormat()
-        if case .flac(.float32) = format { throw ValidationError("--bits 32f is for WAV; FLAC takes 16 or 24") }
-        switch format {
-        case .ogg, .opus, .mp3:
-            if encoding.bits != nil { throw ValidationError("--bits is for WAV and FLAC; \(format.fileExtension) is compressed") }
-        default: break
-        }
+        try asValidation { try parameters.validateMix(output: output) }
         if let cues, CueSheetFormat.forPath(cues) == nil {
             throw ValidationError("--cues: cannot tell the format of '\(cues)'; end it in .json, .vtt or .txt")
         }
@@ -102,52 +86,18 @@ struct RenderCommand: ParsableCommand {
         }
     }
 
-    /// The format from --format, or from the output's extension (OGG for standard output).
-    func outputFormat() throws -> OutputFormat {
-        let bitsFormat = try encoding.sampleFormat()
-        if let format {
-            guard let f = OutputFormat.named(format, quality: encoding.quality, bits: bitsFormat) else {
-                throw ValidationError("--format \(format) is not one medrender writes; choose ogg, wav, flac, opus or mp3")
-            }
-            // A name that says another format would mislead every player that trusts it.
-            if let named = OutputFormat.forPath(output, quality: encoding.quality, bits: bitsFormat),
-                named.fileExtension != f.fileExtension
-            {
-                throw ValidationError("-o \(output) ends in .\(named.fileExtension) but --format is \(format); "
-                    + "end the name in .\(f.fileExtension) or drop --format")
-            }
-            return f
-        }
-        if output == "-" { return .ogg(quality: encoding.quality) }
-        guard let f = OutputFormat.forPath(output, quality: encoding.quality, bits: bitsFormat) else {
-            throw ValidationError("cannot tell the format of '\(output)'; end it in .ogg, .wav, .flac, .opus or .mp3, or give --format")
-        }
-        return f
-    }
-
     func run() throws {
         do {
-            var (sessionValue, file, library, length) = try session.load()
-            if let title { sessionValue.metadata.title = title }
-            if let artist { sessionValue.metadata.artist = artist }
-            if let album { sessionValue.metadata.album = album }
-            if let loudness { sessionValue.master.loudnessLUFS = loudness }
-            if let truePeak { sessionValue.master.truePeakDBTP = truePeak }
             if let stems {
                 var isDirectory: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: stems, isDirectory: &isDirectory), isDirectory.boolValue else {
                     throw RenderError("--stems \(stems): no such folder; create it first", category: .cannotCreate)
                 }
             }
-            let format = try outputFormat()
-            let rate = format.rate(for: session.rate)
-            if rate != session.rate {
-                Console.error("medrender: \(format.fileExtension) takes \(format.allowedRates!.map(String.init).joined(separator: ", ")) Hz; rendering at \(rate) Hz\n")
-            }
-            let options = RenderOptions(rate: rate, channels: encoding.channels, length: length, layers: try parsedLayers())
-            var request = RenderRequest(session: sessionValue, presetFile: file, options: options, format: format,
-                                        outputPath: output, library: library, stemsDirectory: stems)
-            request.stockFallback = fallback == "stock"
+            let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
+            var (request, rateNote) = try parameters.request(library: library, output: output)
+            if let rateNote { Console.error("medrender: \(rateNote)\n") }
+            request.stemsDirectory = stems
             request.cueSheetPaths = cues.map { [$0] } ?? []
             let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1 && !json)
             let report = try Renderer.render(request) { bar.update($0) }
@@ -186,7 +136,7 @@ enum ReportText {
 }
 
 /// A progress bar on stderr, only when stderr is a terminal.
-final class ProgressBar {
+final class ProgressBar: @unchecked Sendable {  // drawn from one thread at a time, as the renderer reports
     let enabled: Bool
     let started = Date()
     var lastDraw = Date.distantPast

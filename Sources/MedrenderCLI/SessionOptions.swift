@@ -33,67 +33,39 @@ struct SessionOptions: ParsableArguments {
     @Option(name: .customLong("hold-out"), parsing: .unconditional, help: "Override the hold after the exhale, in seconds.")
     var holdOut: Double?
 
-    /// The phase overrides given, in playing order.
-    var phaseOverrides: [(PhaseKind, String, Double)] {
-        [(PhaseKind.inhale, "--inhale", inhale), (.holdIn, "--hold-in", holdIn), (.exhale, "--exhale", exhale),
-         (.holdOut, "--hold-out", holdOut)].compactMap { kind, name, value in value.map { (kind, name, $0) } }
-    }
-
-    func parsedPattern() throws -> BreathPattern? {
-        guard let pattern else { return nil }
-        do {
-            return try PatternNotation.parse(pattern)
-        } catch {
-            throw ValidationError("--pattern: \(error.description)")
-        }
+    /// The session's options as the library takes them (the encoding and mix options are added
+    /// by the commands that have them).
+    var parameters: SessionParameters {
+        var p = SessionParameters(preset: preset)
+        p.minutes = minutes
+        p.cycles = cycles
+        p.rate = rate
+        p.pattern = pattern
+        p.inhale = inhale
+        p.holdIn = holdIn
+        p.exhale = exhale
+        p.holdOut = holdOut
+        return p
     }
 
     func validate() throws {
-        if minutes != nil, cycles != nil {
-            throw ValidationError("give --minutes or --cycles, not both")
-        }
-        if let minutes {
-            guard minutes.isFinite, minutes > 0, minutes <= 1440 else {
-                throw ValidationError("--minutes \(minutes) is out of range; give a number of minutes above 0 and up to 1440 (24 h)")
-            }
-        }
-        if let cycles, !(1...100_000).contains(cycles) {
-            throw ValidationError("--cycles \(cycles) is out of range; give 1 to 100000")
-        }
-        guard RenderOptions.rateRange.contains(rate) else {
-            throw ValidationError("--rate \(rate) is out of range; give 8000 to 192000 Hz")
-        }
-        _ = try parsedPattern()
-        for (_, name, value) in phaseOverrides where !(value.isFinite && PatternNotation.phaseRange.contains(value)) {
-            throw ValidationError("\(name) \(value) is out of range; give 0 to 60 seconds")
-        }
+        try asValidation { try parameters.validateSession() }
     }
 
     /// Finds the library, loads the preset and applies the command line.
     func load() throws -> (session: Session, file: String, library: PresetLibrary, length: SessionLength) {
         let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
-        let file = try library.presetPath(preset)
-        var session = try PresetDecoder.load(path: file)
-        var changes: [String] = []
-        if let replacement = try parsedPattern() {
-            session.replacePattern(with: replacement)
-            changes.append("--pattern \(pattern!)")
-        }
-        for (kind, name, value) in phaseOverrides {
-            session.override(kind, with: SessionTime(seconds: value)!)
-            changes.append("\(name) \(value)")
-        }
-        if !changes.isEmpty, let violation = session.limitViolation {
-            throw RenderError("\(file): \(changes.joined(separator: " ")): \(violation)", category: .badData)
-        }
-        let length: SessionLength
-        if let minutes {
-            length = .duration(SessionTime(minutes: minutes)!)
-        } else if let cycles {
-            length = .cycles(cycles)
-        } else {
-            length = session.defaultLength
-        }
+        let (session, file, length) = try parameters.loadSession(library: library)
         return (session, file, library, length)
+    }
+}
+
+/// Runs `body`, turning the library's usage errors into the argument parser's, so the command
+/// line shows them with its usage line.
+func asValidation<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as RenderError where error.category == .usage {
+        throw ValidationError(error.message)
     }
 }

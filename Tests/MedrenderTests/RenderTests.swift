@@ -4,6 +4,7 @@ import MedrenderCore
 import MedrenderIO
 import MedrenderPresets
 import MedrenderTestSupport
+import Synchronization
 import Testing
 
 let library = PresetLibrary(root: PackagePaths.root)
@@ -70,9 +71,9 @@ let fractional = """
         // The second time on one thread (as a build at -j 1 does): the same bytes.
         var single = try request(yaml, minutes: 1.5, rate: 44100, format: format, output: b, dir: dir)
         single.threads = 1
-        var passes = Set<Int>()
-        _ = try Renderer.render(single) { passes.insert($0.pass) }
-        #expect(passes == [1, 2])
+        let passes = Mutex(Set<Int>())
+        _ = try Renderer.render(single) { p in passes.withLock { _ = $0.insert(p.pass) } }
+        #expect(passes.withLock { $0 } == [1, 2])
         let (rate, channels, samples) = try readSound(a)
         #expect(rate == 44100)
         #expect(channels == 2)
@@ -105,7 +106,7 @@ let fractional = """
             try Renderer.render(req)
         } throws: { error in
             let text = "\(error)"
-            return (error as? RenderError)?.category == .missingInput && text.contains("'rian'") && text.contains("preset.yaml")
+            return (error as? any DiagnosedError)?.category == .missingInput && text.contains("'rian'") && text.contains("preset.yaml")
                 && text.contains("did you mean 'rain'") && text.contains("ocean")
         }
         #expect(FileManager.default.contents(atPath: out) == existing)

@@ -1,0 +1,53 @@
+import Foundation
+import MedrenderCore
+import MedrenderPresets
+
+/// The measured loudness of mixes already rendered (pass 1's result), so that rendering the same
+/// mix again (a repeat request to a server, the same session in another format) skips pass 1 and
+/// starts writing at once. The mix is known by everything it is made of: the session, the options
+/// that shape it (rate, channels, length, layers) and each sound's file, size and modification
+/// time. Safe to share between threads; it keeps at most `capacity` entries.
+public final class LoudnessCache: @unchecked Sendable {
+    struct Key: Hashable {
+        var session: Session
+        var options: RenderOptions
+        var sounds: [SoundIdentity]
+
+        struct SoundIdentity: Hashable {
+            var ref: SoundRef
+            var path: String
+            var size: Int64
+            var modified: Double
+        }
+
+        init(job: RenderJob) {
+            session = job.session
+            options = job.options
+            sounds = job.sounds.sounds.values.sorted { $0.ref.name < $1.ref.name }.map { sound in
+                let attributes = try? FileManager.default.attributesOfItem(atPath: sound.path)
+                return SoundIdentity(ref: sound.ref, path: sound.path,
+                                     size: (attributes?[.size] as? NSNumber)?.int64Value ?? -1,
+                                     modified: (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? -1)
+            }
+        }
+    }
+
+    private let lock = NSLock()
+    private var entries: [Key: Double] = [:]
+    private var order: [Key] = []
+    public let capacity: Int
+
+    public init(capacity: Int = 1024) { self.capacity = max(1, capacity) }
+
+    /// How many mixes it knows.
+    public var count: Int { lock.withLock { entries.count } }
+
+    func measured(_ key: Key) -> Double? { lock.withLock { entries[key] } }
+
+    func record(_ loudness: Double, for key: Key) {
+        lock.withLock {
+            if entries.updateValue(loudness, forKey: key) == nil { order.append(key) }
+            while order.count > capacity { entries[order.removeFirst()] = nil }
+        }
+    }
+}

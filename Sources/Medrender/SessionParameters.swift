@@ -1,0 +1,201 @@
+import Foundation
+import MedrenderCore
+import MedrenderIO
+import MedrenderPresets
+
+/// A session asked for by name and options, as the command line and the service take them: the
+/// preset, its length, the pattern and phase overrides, the rate, channels, layers, loudness,
+/// format and tags. `validate` gives the same one-line messages on both faces.
+public struct SessionParameters: Sendable, Hashable {
+    public var preset: String
+    public var minutes: Double?
+    public var cycles: Int?
+    public var rate = 48000
+    public var pattern: String?
+    public var inhale: Double?
+    public var holdIn: Double?
+    public var exhale: Double?
+    public var holdOut: Double?
+    public var channels = 2
+    /// `16`, `24` or `32f`, for WAV and FLAC.
+    public var bits: String?
+    /// −1…10, as oggenc.
+    public var quality = 4.0
+    /// `ogg`, `wav`, `flac`, `opus`, `mp3`.
+    public var format: String?
+    public var layers = "cues,voice,ambience,bells"
+    public var loudness: Double?
+    public var truePeak: Double?
+    public var title: String?
+    public var artist: String?
+    public var album: String?
+    public var stockFallback = false
+
+    public init(preset: String) { self.preset = preset }
+
+    /// The phase overrides given, in playing order.
+    var phaseOverrides: [(PhaseKind, String, Double)] {
+        [(PhaseKind.inhale, "--inhale", inhale), (.holdIn, "--hold-in", holdIn), (.exhale, "--exhale", exhale),
+         (.holdOut, "--hold-out", holdOut)].compactMap { kind, name, value in value.map { (kind, name, $0) } }
+    }
+
+    static func usage(_ message: String) -> RenderError { RenderError(message, category: .usage) }
+
+    /// Checks the session's options: length, rate, pattern and phases.
+    public func validateSession() throws(RenderError) {
+        if minutes != nil, cycles != nil { throw Self.usage("give --minutes or --cycles, not both") }
+        if let minutes, !(minutes.isFinite && minutes > 0 && minutes <= 1440) {
+            throw Self.usage("--minutes \(minutes) is out of range; give a number of minutes above 0 and up to 1440 (24 h)")
+        }
+        if let cycles, !(1...100_000).contains(cycles) {
+            throw Self.usage("--cycles \(cycles) is out of range; give 1 to 100000")
+        }
+        guard RenderOptions.rateRange.contains(rate) else {
+            throw Self.usage("--rate \(rate) is out of range; give 8000 to 192000 Hz")
+        }
+        _ = try parsedPattern()
+        for (_, name, value) in phaseOverrides where !(value.isFinite && PatternNotation.phaseRange.contains(value)) {
+            throw Self.usage("\(name) \(value) is out of range; give 0 to 60 seconds")
+        }
+    }
+
+    /// Checks how it is encoded: quality, channels, bits.
+    public func validateEncoding() throws(RenderError) {
+        guard quality.isFinite, (-1...10).contains(quality) else {
+            throw Self.usage("--quality \(quality) is out of range; use -1 to 10 (as oggenc)")
+        }
+        guard channels == 1 || channels == 2 else { throw Self.usage("--channels \(channels): use 1 or 2") }
+        _ = try sampleFormat()
+    }
+
+    /// Checks the mix's options: tags, loudness, ceiling, layers, and the format against the bits.
+    public func validateMix(output: String?) throws(RenderError) {
+        for (option, value) in [("--title", title), ("--artist", artist), ("--album", album)] {
+            if let value, value.utf8.count > 1024 {
+                throw Self.usage("\(option) is \(value.utf8.count) bytes of text; a tag takes at most 1024: shorten it")
+            }
+        }
+        if let loudness, !(loudness.isFinite && (-70...(-5)).contains(loudness)) {
+            throw Self.usage("--loudness \(loudness) is out of range; give -70 to -5 LUFS")
+        }
+        if let truePeak, !(truePeak.isFinite && (-20...0).contains(truePeak)) {
+            throw Self.usage("--true-peak \(truePeak) is out of range; give -20 to 0 dBTP")
+        }
+        _ = try parsedLayers()
+        let format = try outputFormat(output: output)
+        if case .flac(.float32) = format { throw Self.usage("--bits 32f is for WAV; FLAC takes 16 or 24") }
+        switch format {
+        case .ogg, .opus, .mp3:
+            if bits != nil { throw Self.usage("--bits is for WAV and FLAC; \(format.fileExtension) is compressed") }
+        default: break
+        }
+    }
+
+    /// Everything: what `validateSession`, `validateEncoding` and `validateMix` check.
+    public func validate(output: String?) throws(RenderError) {
+        try validateSession()
+        try validateEncoding()
+        try validateMix(output: output)
+    }
+
+    public func parsedPattern() throws(RenderError) -> BreathPattern? {
+        guard let pattern else { return nil }
+        do {
+            return try PatternNotation.parse(pattern)
+        } catch {
+            throw Self.usage("--pattern: \(error.description)")
+        }
+    }
+
+    /// The sample format `bits` names, or nil when not given.
+    public func sampleFormat() throws(RenderError) -> SampleFormat? {
+        guard let bits else { return nil }
+        guard let format = SampleFormat(rawValue: bits) else {
+            throw Self.usage("--bits \(bits) is not supported; use 16, 24 or 32f")
+        }
+        return format
+    }
+
+    public func parsedLayers() throws(RenderError) -> Set<Layer> {
+        var result = Set<Layer>()
+        for name in layers.split(separator: ",", omittingEmptySubsequences: false).map({ String($0).trimmingCharacters(in: .whitespaces) }) {
+            guard let layer = Layer(rawValue: name) else {
+                throw Self.usage("--layers: unknown layer '\(name)'; choose from cues, voice, ambience, bells")
+            }
+            result.insert(layer)
+        }
+        return result
+    }
+
+    /// The format from `format`, or from `output`'s extension (OGG for a stream, `output` nil or `-`).
+    public func outputFormat(output: String?) throws(RenderError) -> OutputFormat {
+        let bitsFormat = try sampleFormat()
+        if let format {
+            guard let f = OutputFormat.named(format, quality: quality, bits: bitsFormat) else {
+                throw Self.usage("--format \(format) is not one medrender writes; choose ogg, wav, flac, opus or mp3")
+            }
+            // A name that says another format would mislead every player that trusts it.
+            if let output, let named = OutputFormat.forPath(output, quality: quality, bits: bitsFormat),
+                named.fileExtension != f.fileExtension
+            {
+                throw Self.usage("-o \(output) ends in .\(named.fileExtension) but --format is \(format); "
+                    + "end the name in .\(f.fileExtension) or drop --format")
+            }
+            return f
+        }
+        guard let output, output != "-" else { return .ogg(quality: quality) }
+        guard let f = OutputFormat.forPath(output, quality: quality, bits: bitsFormat) else {
+            throw Self.usage("cannot tell the format of '\(output)'; end it in .ogg, .wav, .flac, .opus or .mp3, or give --format")
+        }
+        return f
+    }
+
+    /// The preset from `library`, with the pattern and phase overrides applied (checked against
+    /// its limits), and the length asked for.
+    public func loadSession(library: PresetLibrary) throws -> (session: Session, file: String, length: SessionLength) {
+        let file = try library.presetPath(preset)
+        var session = try PresetDecoder.load(path: file)
+        var changes: [String] = []
+        if let replacement = try parsedPattern() {
+            session.replacePattern(with: replacement)
+            changes.append("--pattern \(pattern!)")
+        }
+        for (kind, name, value) in phaseOverrides {
+            session.override(kind, with: SessionTime(seconds: value)!)
+            changes.append("\(name) \(value)")
+        }
+        if !changes.isEmpty, let violation = session.limitViolation {
+            throw RenderError("\(file): \(changes.joined(separator: " ")): \(violation)", category: .badData)
+        }
+        let length: SessionLength
+        if let minutes {
+            length = .duration(SessionTime(minutes: minutes)!)
+        } else if let cycles {
+            length = .cycles(cycles)
+        } else {
+            length = session.defaultLength
+        }
+        return (session, file, length)
+    }
+
+    /// The whole request: the session with the tags, loudness and ceiling applied, at the rate the
+    /// format takes (`rateNote` says when it differs from the one asked for).
+    public func request(library: PresetLibrary, output: String) throws -> (request: RenderRequest, rateNote: String?) {
+        try validate(output: output)
+        var (session, file, length) = try loadSession(library: library)
+        if let title { session.metadata.title = title }
+        if let artist { session.metadata.artist = artist }
+        if let album { session.metadata.album = album }
+        if let loudness { session.master.loudnessLUFS = loudness }
+        if let truePeak { session.master.truePeakDBTP = truePeak }
+        let format = try outputFormat(output: output)
+        let actualRate = format.rate(for: rate)
+        let note = actualRate == rate ? nil
+            : "\(format.fileExtension) takes \(format.allowedRates!.map(String.init).joined(separator: ", ")) Hz; rendering at \(actualRate) Hz"
+        let options = RenderOptions(rate: actualRate, channels: channels, length: length, layers: try parsedLayers())
+        var request = RenderRequest(session: session, presetFile: file, options: options, format: format,
+                                    outputPath: output, library: library)
+        request.stockFallback = stockFallback
+        return (request, note)
+    }
+}

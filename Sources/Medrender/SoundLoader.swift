@@ -1,0 +1,37 @@
+import Foundation
+import MedrenderCore
+import MedrenderIO
+import MedrenderPresets
+
+/// Decodes a resolved sound and resamples it once to the output rate, through a cache shared by
+/// the renders that use it.
+enum SoundLoader {
+    static func load(_ sound: ResolvedSound, rate: Int, cache: SoundCache) throws -> (asset: AudioAsset, loudness: Double?) {
+        let path = sound.path
+        return try cache.sound(at: path, rate: rate) {
+            let reader = try SoundFileReader(path: path)
+            var asset = try reader.readAll()
+            guard asset.frameCount > 0 else {
+                throw IOError(.badData, "holds no audio; the sound '\(sound.ref)' needs at least one frame", path: path)
+            }
+            // Resampled, it must fit in memory too (a long sound at 192000 Hz is 4 times larger).
+            let resampledSamples = Double(asset.samples.count) * Double(rate) / Double(reader.rate)
+            guard resampledSamples <= Double(SoundFileReader.maximumSamples) else {
+                let gib = resampledSamples * 4 / Double(1 << 30)
+                throw IOError(.badData, String(format: "would take %.1f GiB at %d Hz; medrender holds each sound in memory, up to 2 GiB: render at a lower --rate or use a shorter sound", gib, rate), path: path)
+            }
+            asset = try Resampler.resample(asset, from: reader.rate, to: rate)
+            return (asset, try loudness(of: asset, rate: rate))
+        }
+    }
+
+    /// The integrated loudness of a sound, measured as it will play (mono as dual mono).
+    static func loudness(of asset: AudioAsset, rate: Int) throws(IOError) -> Double? {
+        let meter = try LoudnessMeter(channels: asset.channels, rate: rate)
+        try asset.samples.withUnsafeBufferPointer { (p) throws(IOError) in
+            try meter.add(p.baseAddress!, frameCount: asset.frameCount)
+        }
+        let value = try meter.integratedLoudness()
+        return value.isFinite ? value : nil
+    }
+}
