@@ -2,11 +2,11 @@
 
 SWIFT      ?= swift
 LIB_PKGS   := pkg-config libsndfile1-dev libsamplerate0-dev libvorbis-dev libogg-dev libebur128-dev
-TEST_PKGS  := ffmpeg sox libsox-fmt-all
+TEST_PKGS  := ffmpeg sox libsox-fmt-all curl
 SOUND_PKGS := festival festvox-us-slt-hts sox ffmpeg python3-numpy
 DEMO       := --preset box-breath --minutes 15 -o out.ogg
 
-.PHONY: run test build release library deps test-deps sounds clean fuzz
+.PHONY: run test build release library deps test-deps sounds clean fuzz bench serve
 
 ## Render the demo session: 15 minutes of box breathing to out.ogg.
 run: deps release
@@ -22,6 +22,10 @@ build: deps
 
 release: deps
 	$(SWIFT) build -c release
+
+## Serve the library over HTTP on 127.0.0.1:8080 (release build).
+serve: release
+	.build/release/medrender serve
 
 ## Render the whole library (Presets/) into dist/, with cue sheets and dist/manifest.json; only what changed.
 library: release
@@ -52,4 +56,6 @@ fuzz: deps
 
 ## Whole-process benchmarks (release): the encoder floor, ffmpeg, memory; writes BENCHMARKS.md.
 bench: test-deps release
+	@./scripts/install-packages wrk
 	python3 scripts/bench.py
+	python3 scripts/bench-serve.py

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 let package = Package(
@@ -10,12 +10,15 @@ let package = Package(
         .library(name: "MedrenderPresets", targets: ["MedrenderPresets"]),
         .library(name: "MedrenderIO", targets: ["MedrenderIO"]),
         .library(name: "MedrenderBuild", targets: ["MedrenderBuild"]),
+        .library(name: "MedrenderServer", targets: ["MedrenderServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // C libraries, one system-library target each.
@@ -53,9 +56,18 @@ let package = Package(
                 "Medrender", "MedrenderCore", "MedrenderPresets", "MedrenderIO",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
+        // The HTTP service: presets, renders streamed as they encode, cue sheets.
+        .target(
+            name: "MedrenderServer",
+            dependencies: [
+                "Medrender", "MedrenderCore", "MedrenderPresets",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(
             name: "MedrenderCLI",
             dependencies: [
+                "MedrenderServer", .product(name: "Logging", package: "swift-log"),
                 "Medrender", "MedrenderBuild", "MedrenderCore", "MedrenderPresets", "MedrenderIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -85,6 +97,9 @@ let package = Package(
         .testTarget(
             name: "MedrenderCLITests",
             dependencies: ["MedrenderCLI", "MedrenderBuild", "MedrenderTestSupport", "MedrenderCore", "MedrenderIO"]),
+        .testTarget(
+            name: "MedrenderServerTests",
+            dependencies: ["MedrenderServer", "MedrenderTestSupport"]),
         .testTarget(
             name: "MedrenderBuildTests",
             dependencies: ["MedrenderBuild", "MedrenderTestSupport"]),

@@ -47,6 +47,11 @@ public final class Mixer {
         var releaseFrames: Int64
         var gainLeft: Float
         var gainRight: Float
+        /// 0 for the plan's fixed clips, 1 for cues and ticks: with the start, the order voices are
+        /// summed in, the same however the blocks fall (float sums depend on their order).
+        var source = 0
+
+        var order: (Int64, Int, Int) { (startFrame, source, asset) }
     }
 
     struct Bed {
@@ -218,11 +223,12 @@ public final class Mixer {
         }
         swell?.render(into: out, blockStart: blockStart, frameCount: frameCount, totalFrames: plan.totalFrames)
         while fixedCursor < fixed.count, fixed[fixedCursor].startFrame < blockEnd {
-            active.append(fixed[fixedCursor])
+            activate(fixed[fixedCursor])
             fixedCursor += 1
         }
-        while let cue = pendingCue, cue.startFrame < blockEnd {
-            active.append(cue)
+        while var cue = pendingCue, cue.startFrame < blockEnd {
+            cue.source = 1
+            activate(cue)
             pendingCue = nextCue()
         }
 
@@ -231,13 +237,20 @@ public final class Mixer {
             let voice = active[i]
             mixVoice(voice, into: out, blockStart: blockStart, blockEnd: blockEnd)
             if voice.startFrame + voice.frameCount <= blockEnd {
-                active.swapAt(i, active.count - 1)
-                active.removeLast()
+                active.remove(at: i)
             } else {
                 i += 1
             }
         }
         position = blockEnd
+    }
+
+    /// Adds a voice to those playing, in summing order (after any of the same order, so the order
+    /// is the same however the blocks fall).
+    private func activate(_ voice: Voice) {
+        let key = voice.order
+        let index = active.firstIndex { $0.order > key } ?? active.count
+        active.insert(voice, at: index)
     }
 
     private func mixVoice(_ voice: Voice, into out: UnsafeMutablePointer<Float>, blockStart: Int64, blockEnd: Int64) {
