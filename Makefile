@@ -14,7 +14,7 @@ run: deps release
 
 ## Build and run every test.
 test: test-deps
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests --explicit-target-dependency-import-check error
 	$(SWIFT) test --parallel
 
 build: deps

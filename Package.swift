@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // C libraries, one system-library target each.
@@ -63,6 +64,7 @@ let package = Package(
                 "Medrender", "MedrenderCore", "MedrenderPresets",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]),
         .target(
             name: "MedrenderCLI",
@@ -84,10 +86,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "MedrenderPresetsTests",
-            dependencies: ["MedrenderPresets", "MedrenderTestSupport"]),
+            dependencies: ["MedrenderPresets", "MedrenderCore", "MedrenderTestSupport"]),
         .testTarget(
             name: "MedrenderIOTests",
-            dependencies: ["MedrenderIO", "MedrenderTestSupport"]),
+            dependencies: ["MedrenderIO", "MedrenderCore", "MedrenderTestSupport"]),
         .testTarget(
             name: "MedrenderTests",
             dependencies: [
@@ -96,7 +98,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "MedrenderCLITests",
-            dependencies: ["MedrenderCLI", "MedrenderBuild", "MedrenderTestSupport", "MedrenderCore", "MedrenderIO"]),
+            dependencies: ["MedrenderCLI", "Medrender", "MedrenderBuild", "MedrenderTestSupport", "MedrenderCore", "MedrenderIO"]),
         .testTarget(
             name: "MedrenderServerTests",
             dependencies: ["MedrenderServer", "MedrenderTestSupport"]),
