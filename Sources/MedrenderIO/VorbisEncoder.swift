@@ -89,26 +89,44 @@ public final class VorbisEncoder {
     public func write(_ frames: UnsafePointer<Float>, frameCount: Int) throws(IOError) {
         var done = 0
         while done < frameCount {
+            // Whole blocks go straight from the caller's frames to libvorbis; only a block's
+            // beginning or end waits in `pending`. Either way libvorbis gets the same blocks.
+            if pendingFrames == 0, frameCount - done >= Self.blockFrames {
+                try hand(frames + done * channels, frameCount: Self.blockFrames)
+                done += Self.blockFrames
+                continue
+            }
             let n = min(Self.blockFrames - pendingFrames, frameCount - done)
-            for i in 0..<(n * channels) { pending[pendingFrames * channels + i] = frames[done * channels + i] }
+            let channels = self.channels, at = pendingFrames * channels
+            pending.withUnsafeMutableBufferPointer { p in
+                for i in 0..<(n * channels) { p[at + i] = frames[done * channels + i] }
+            }
             pendingFrames += n
             done += n
             if pendingFrames == Self.blockFrames { try flushPending() }
         }
     }
 
-    /// Hands the pending block to libvorbis. The corresponding C function is `vorbis_analysis_wrote`.
+    /// Hands the pending block to libvorbis.
     private func flushPending() throws(IOError) {
         let n = pendingFrames
         guard n > 0 else { return }
+        pendingFrames = 0
+        let copy = pending
+        try copy.withUnsafeBufferPointer { (p) throws(IOError) in try hand(p.baseAddress!, frameCount: n) }
+    }
+
+    /// Deinterleaves `frameCount` frames into libvorbis's buffers and encodes what is ready.
+    /// The corresponding C function is `vorbis_analysis_wrote`.
+    private func hand(_ frames: UnsafePointer<Float>, frameCount n: Int) throws(IOError) {
         guard let buffers = vorbis_analysis_buffer(dsp, Int32(n)) else {
             throw IOError(.library, "the Vorbis encoder had no buffer")
         }
+        let channels = self.channels
         for c in 0..<channels {
             let channel = buffers[c]!
-            for i in 0..<n { channel[i] = pending[i * channels + c] }
+            for i in 0..<n { channel[i] = frames[i * channels + c] }
         }
-        pendingFrames = 0
         guard vorbis_analysis_wrote(dsp, Int32(n)) == 0 else { throw IOError(.library, "the Vorbis encoder refused audio") }
         try drain()
     }
