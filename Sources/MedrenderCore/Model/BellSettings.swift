@@ -1,0 +1,21 @@
+/// Bells at the start and the end of the session.
+public struct BellSettings: Hashable, Sendable {
+    public var start: SoundRef?
+    public var end: SoundRef?
+    /// Gain in decibels, −60…12, default −6.
+    public var gainDecibels: Double
+    /// The sound of interval bells and bells at listed times (default: the start bell).
+    public var interval: SoundRef?
+    /// A bell every this long during the breathing section (from its start), when set.
+    public var every: SessionTime?
+    /// Bells at these times from the start of the file.
+    public var at: [SessionTime] = []
+    /// A soft tick on each of the last N seconds of the breathing section, 0…60, default 0 (off).
+    public var countdownSeconds: Int = 0
+
+    public init(start: SoundRef? = nil, end: SoundRef? = nil, gainDecibels: Double = -6) {
+        self.start = start
+        self.end = end
+        self.gainDecibels = gainDecibels
+    }
+}

@@ -1,0 +1,53 @@
+/// A voice clip at a set time.
+public struct TimedClip: Hashable, Sendable {
+    public var sound: SoundRef
+    /// When it starts, from the start of the file.
+    public var at: SessionTime
+    public init(sound: SoundRef, at: SessionTime) {
+        self.sound = sound
+        self.at = at
+    }
+}
+
+/// Guided voice: intro and outro, per-phase prompts, clips at set times, one long track, and the
+/// ducking of the ambience under all of them.
+public struct VoiceSettings: Hashable, Sendable {
+    public var intro: SoundRef?
+    /// When the intro starts, from the start of the file. Default 2 s.
+    public var introAt: SessionTime
+    public var outro: SoundRef?
+    /// When the outro starts, after the last breath. Default 1 s.
+    public var outroAfter: SessionTime
+    /// The loudness every voice clip plays at, in LUFS, −70…−10, default −20: each clip's gain
+    /// is set from its measured loudness.
+    public var levelLUFS: Double
+    /// A prompt for each phase kind, spoken on the phase's first frame for the first `promptCycles` cycles.
+    public var prompts: [PhaseKind: SoundRef] = [:]
+    /// How many cycles get prompts, 0…1000, default 3.
+    public var promptCycles: Int = 3
+    /// Clips at set times.
+    public var clips: [TimedClip] = []
+    /// One long guided track that plays for its own length.
+    public var track: SoundRef?
+    /// When the track starts, default 0.
+    public var trackAt: SessionTime = .zero
+    /// How far the ambience dips under any voice, in dB, −40…0, default −8.
+    public var duckDecibels: Double = -8
+    /// How long the dip takes to reach its depth, ending as the voice starts; default 0.3 s.
+    public var duckAttack: SessionTime = .init(milliseconds: 300)
+    /// How long the ambience takes to come back after the voice ends; default 0.8 s.
+    public var duckRelease: SessionTime = .init(milliseconds: 800)
+    /// The shape of the dip's attack and release, default half-cosine.
+    public var duckCurve: FadeCurve = .halfCosine
+
+    public init(
+        intro: SoundRef? = nil, introAt: SessionTime = .seconds(2), outro: SoundRef? = nil,
+        outroAfter: SessionTime = .seconds(1), levelLUFS: Double = -20
+    ) {
+        self.intro = intro
+        self.introAt = introAt
+        self.outro = outro
+        self.outroAfter = outroAfter
+        self.levelLUFS = levelLUFS
+    }
+}

@@ -1,0 +1,144 @@
+/// Places the fixed clips of a session on the clock: the voice (intro, track, timed clips,
+/// prompts, outro) and the bells (start, end after the outro, interval, listed minutes,
+/// countdown), each checked against the time it has when the sounds' lengths are known.
+struct ClipPlacer {
+    let session: Session
+    let options: RenderOptions
+    let sounds: [SoundRef: SoundFacts]?
+    let schedule: BreathSchedule
+    let total: SessionTime
+    let totalFrames: Int64
+    /// The clips of the layers mixed, in start order once `place()` is done.
+    private(set) var clips: [ClipEvent] = []
+    /// Voice clips are placed (and checked) even when the voice layer is off: the ambience ducks
+    /// under them all the same, so a stem of the ambience matches the ambience in the mix.
+    private(set) var voiceClips: [ClipEvent] = []
+
+    init(session: Session, options: RenderOptions, sounds: [SoundRef: SoundFacts]?, schedule: BreathSchedule, total: SessionTime) {
+        self.session = session
+        self.options = options
+        self.sounds = sounds
+        self.schedule = schedule
+        self.total = total
+        self.totalFrames = total.frame(atRate: options.rate)
+    }
+
+    private func frames(_ t: SessionTime) -> Int64 { t.frame(atRate: options.rate) }
+
+    /// A sound's length in frames at the output rate (0 when the lengths are not known).
+    func length(of ref: SoundRef) -> Int64 { sounds?[ref]?.frameCount ?? 0 }
+
+    /// A sound's length, rounded up to the millisecond.
+    private func duration(of ref: SoundRef) -> SessionTime {
+        let rate = Int64(options.rate)
+        return SessionTime(milliseconds: (length(of: ref) * 1000 + rate - 1) / rate)
+    }
+
+    private var known: Bool { sounds != nil }
+
+    private func voiceGain(_ ref: SoundRef) -> Double {
+        sounds?[ref]?.gainDecibels(toLevel: session.voice.levelLUFS) ?? 0
+    }
+
+    private mutating func clip(_ layer: Layer, _ sound: ClipEvent.Sound, at start: SessionTime, gainDecibels: Double,
+                               maximum: Int64? = nil) {
+        let startFrame = frames(start)
+        let event = ClipEvent(
+            layer: layer, sound: sound, startFrame: startFrame,
+            maximumFrames: min(maximum ?? .max, max(0, totalFrames - startFrame)),
+            gain: Float(decibelsToGain(gainDecibels)), pan: 0, releaseFrames: 0)
+        if layer == .voice { voiceClips.append(event) }
+        if options.layers.contains(layer) { clips.append(event) }
+    }
+
+    /// Places every clip, or says which does not fit.
+    mutating func place() throws(PlanError) {
+        let layers = options.layers
+        let voice = session.voice
+        let bells = session.bells
+        if layers.contains(.bells), let bell = bells.start {
+            clip(.bells, .file(bell), at: .zero, gainDecibels: bells.gainDecibels)
+        }
+        if let intro = voice.intro {
+            let available = session.settle - voice.introAt
+            if known, duration(of: intro) > available {
+                throw .clipDoesNotFit(role: "intro voice", sound: intro, clip: duration(of: intro), available: available, field: "settle")
+            }
+            clip(.voice, .file(intro), at: voice.introAt, gainDecibels: voiceGain(intro))
+        }
+        if let track = voice.track {
+            let available = total - voice.trackAt
+            if known, duration(of: track) > available {
+                throw .trackTooLong(sound: track, track: duration(of: track), available: available)
+            }
+            clip(.voice, .file(track), at: voice.trackAt, gainDecibels: voiceGain(track))
+        }
+        do {
+            for timed in voice.clips {
+                if known, timed.at + duration(of: timed.sound) > total {
+                    throw .clipAfterEnd(sound: timed.sound, clip: duration(of: timed.sound), at: timed.at, total: total)
+                }
+                clip(.voice, .file(timed.sound), at: timed.at, gainDecibels: voiceGain(timed.sound))
+            }
+        }
+        // Prompts: on the first frame of each phase of the first cycles; each must fit its phase.
+        if !voice.prompts.isEmpty, voice.promptCycles > 0 {
+            for phase in schedule {
+                guard phase.cycle <= voice.promptCycles else { break }
+                guard let prompt = voice.prompts[phase.kind] else { continue }
+                if known, duration(of: prompt) > phase.length {
+                    throw .promptLongerThanPhase(sound: prompt, prompt: duration(of: prompt), phase: phase.kind,
+                                                 length: phase.length, cycle: phase.cycle)
+                }
+                clip(.voice, .file(prompt), at: phase.start, gainDecibels: voiceGain(prompt),
+                     maximum: frames(phase.end) - frames(phase.start))
+            }
+        }
+        var closingCursor = schedule.end + voice.outroAfter
+        if let outro = voice.outro {
+            let available = total - closingCursor
+            if known, duration(of: outro) > available {
+                throw .clipDoesNotFit(role: "outro voice", sound: outro, clip: duration(of: outro), available: available, field: "closing")
+            }
+            clip(.voice, .file(outro), at: closingCursor, gainDecibels: voiceGain(outro))
+            closingCursor += duration(of: outro) + .seconds(1)
+        }
+        if layers.contains(.bells) {
+            if let bell = bells.end, closingCursor < total {
+                clip(.bells, .file(bell), at: closingCursor, gainDecibels: bells.gainDecibels)
+            }
+            if let bell = bells.interval ?? bells.start {
+                var times = bells.at.filter { $0 < total }
+                if let every = bells.every, every > .zero {
+                    var t = schedule.start + every
+                    while t < schedule.end {
+                        times.append(t)
+                        t += every
+                    }
+                }
+                for t in times { clip(.bells, .file(bell), at: t, gainDecibels: bells.gainDecibels) }
+            }
+            if bells.countdownSeconds > 0 {
+                for k in 1...bells.countdownSeconds {
+                    let t = schedule.end - SessionTime.seconds(Int64(k))
+                    if t >= schedule.start { clip(.bells, .countdown, at: t, gainDecibels: bells.gainDecibels - 12) }
+                }
+            }
+        }
+
+        clips.sort { $0.startFrame < $1.startFrame }
+    }
+
+    /// Ducking: the ambience dips under every voice clip, reaching its depth as the voice starts.
+    func ducking() -> DuckPlan {
+        let voice = session.voice
+        var voiced: [(Int64, Int64)] = []
+        for c in voiceClips {
+            guard case .file(let ref) = c.sound else { continue }
+            voiced.append((c.startFrame, c.startFrame + min(length(of: ref), c.maximumFrames)))
+        }
+        return DuckPlan(
+            gain: Float(decibelsToGain(voice.duckDecibels)), attackFrames: frames(voice.duckAttack),
+            releaseFrames: frames(voice.duckRelease), curve: voice.duckCurve, voiced: voiced)
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+extension RenderPlan {
+    /// The clock: settle, whole cycles (the breathing ends on the last whole cycle that fits),
+    /// closing; and the total length.
+    static func clock(session: Session, options: RenderOptions) throws(PlanError) -> (BreathSchedule, SessionTime) {
+        let schedule: BreathSchedule
+        let total: SessionTime
+        do {
+            switch options.length {
+            case .duration(let requested):
+                if requested > Self.longestSession {
+                    throw PlanError.tooLong(total: requested, limit: Self.longestSession)
+                }
+                let budget = requested - session.settle - session.closing
+                let firstCycle = session.segments.first?.pattern.cycleLength ?? .zero
+                if budget < firstCycle || budget <= .zero {
+                    throw PlanError.tooShort(
+                        total: requested, settle: session.settle, closing: session.closing, cycle: firstCycle)
+                }
+                schedule = try BreathSchedule(segments: session.segments, start: session.settle, length: .time(budget))
+                total = requested
+                // A chained segment that gets no time at all means the chain does not fit.
+                if let index = schedule.cycleCounts.firstIndex(of: 0) {
+                    let segment = session.segments[index]
+                    throw PlanError.segmentDoesNotFit(
+                        index: index, name: segment.name ?? segment.pattern.description,
+                        before: schedule.segmentStarts[index] - session.settle, available: budget)
+                }
+            case .cycles(let n):
+                schedule = try BreathSchedule(segments: session.segments, start: session.settle, length: .cycles(n))
+                total = schedule.end + session.closing
+                if total > Self.longestSession { throw PlanError.tooLong(total: total, limit: Self.longestSession) }
+            }
+        } catch let error as ScheduleError {
+            throw .schedule(error)
+        } catch let error as PlanError {
+            throw error
+        } catch {
+            preconditionFailure("unexpected error \(error)")
+        }
+        return (schedule, total)
+    }
+
+    /// The named points: settle, breathing, each chained segment that plays, closing.
+    static func sections(session: Session, schedule: BreathSchedule, rate: Int) -> [SessionSection] {
+        func frames(_ t: SessionTime) -> Int64 { t.frame(atRate: rate) }
+        var sections = [
+            SessionSection(name: "Settle", time: .zero, frame: 0),
+            SessionSection(name: "Breathing", time: schedule.start, frame: frames(schedule.start)),
+        ]
+        if session.segments.count > 1 {
+            for (index, start) in schedule.segmentStarts.enumerated() where schedule.cycleCounts[index] > 0 {
+                let segment = session.segments[index]
+                sections.append(SessionSection(
+                    name: segment.name ?? "Segment \(index + 1): \(segment.pattern)", time: start, frame: frames(start)))
+            }
+        }
+        sections.append(SessionSection(name: "Closing", time: schedule.end, frame: frames(schedule.end)))
+
+        return sections
+    }
+}

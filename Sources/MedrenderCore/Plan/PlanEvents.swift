@@ -1,0 +1,61 @@
+/// A named point in the session: settle, breathing, each chained segment, closing.
+public struct SessionSection: Hashable, Sendable {
+    public var name: String
+    public var time: SessionTime
+    public var frame: Int64
+}
+
+/// A clip placed on the clock: a voice clip, a bell, or a cue.
+public struct ClipEvent: Hashable, Sendable {
+    public enum Sound: Hashable, Sendable {
+        case file(SoundRef)
+        case cue(PhaseKind)
+        /// A soft synthesized tick for the countdown.
+        case countdown
+        /// A soft synthesized tick for the metronome.
+        case metronome
+    }
+    public var layer: Layer
+    public var sound: Sound
+    public var startFrame: Int64
+    /// The most frames it may play; a longer sound is cut here, ramped to zero over `releaseFrames`.
+    public var maximumFrames: Int64
+    /// Linear gain.
+    public var gain: Float
+    /// Stereo position, −1…1.
+    public var pan: Float
+    /// Length of the raised-cosine release applied when the sound is cut at `maximumFrames`.
+    public var releaseFrames: Int64
+}
+
+/// An ambience bed placed on the clock, with its own gain envelope.
+public struct BedEvent: Hashable, Sendable {
+    public var sound: SoundRef
+    public var seamFrames: Int64
+    /// Linear gain at full level.
+    public var gain: Float
+    public var startFrame: Int64
+    public var endFrame: Int64
+    /// Frames of fade in from `startFrame`, and of fade out ending at `endFrame`.
+    public var fadeInFrames: Int64
+    public var fadeOutFrames: Int64
+    public var fadeCurve: FadeCurve
+    /// A seeded value; the loop starts at `loopOffsetSeed % loopLength`.
+    public var loopOffsetSeed: UInt64
+}
+
+/// What sounds at a phase of one kind, at the output rate.
+public struct CuePlan: Hashable, Sendable {
+    public var kind: PhaseKind
+    public var sound: CueSound
+    public var lengthFrames: Int64
+}
+
+/// The master chain's settings in frames.
+public struct MasterPlan: Hashable, Sendable {
+    public var fadeInFrames: Int64
+    public var fadeOutFrames: Int64
+    public var fadeCurve: FadeCurve
+    public var loudnessLUFS: Double
+    public var truePeakDBTP: Double
+}
