@@ -166,7 +166,7 @@ public struct RenderJob: Sendable {
         let peak = producer.value.samplePeak
         let loudness = try outputMeter.integratedLoudness()
         let range = try outputMeter.loudnessRange()
-        var notes = sounds.warnings
+        var notes = sounds.warnings + plan.notes
         // The gain reaches the target unless the limiter or the gain's cap holds the mix down.
         let target = plan.master.loudnessLUFS
         if !loudness.isFinite {

@@ -75,4 +75,60 @@ import Testing
         #expect(peak < 1.0, "a sample reaches full scale (\(peak))")
         #expect(peak > 0, "the render is silent")
     }
+
+    /// Sounds decoded once for every plan below.
+    static let sounds = SoundCache()
+
+    /// Every preset plans, with its sounds' real lengths, at the lengths people use most: one- and
+    /// three-minute breaks, up to an hour, to the exact frame; a shorter session than the preset's
+    /// says how it was fitted.
+    @Test(arguments: names)
+    func presetPlansAtOneThreeFourTenAndSixtyMinutes(name: String) throws {
+        for minutes in [1.0, 3, 4, 10, 60] {
+            var request = try Self.request(name, length: .duration(SessionTime(minutes: minutes)!))
+            request.soundCache = Self.sounds
+            let plan = try Renderer.check(request)
+            #expect(plan.totalFrames == Int64(minutes * 60 * 8000), "\(name) at \(minutes) min")
+            #expect(plan.schedule.cycleCount >= 1, "\(name) at \(minutes) min has no whole cycle")
+            #expect(plan.schedule.end <= plan.total)
+            #expect(plan.schedule.start >= .zero)
+            // Settle and closing take at most a third of a fitted session; the breathing starts
+            // after the settle and ends on a whole cycle, the time left going to the closing.
+            let (_, session) = try Self.load(name)
+            let fit = ShortSessionFit(session: session, total: plan.total)
+            if minutes == 1 { #expect(fit.adapted == true, "\(name) at \(minutes) min was not fitted") }
+            if fit.adapted {
+                #expect((fit.session.settle + fit.session.closing).milliseconds * 3 <= plan.total.milliseconds + 2)
+                #expect(!plan.notes.isEmpty)
+            }
+            #expect(plan.schedule.start == fit.session.settle)
+            let closing = plan.total - plan.schedule.end
+            let longestCycle = fit.session.segments.map { max($0.pattern.cycleLength, $0.ramp?.target.cycleLength ?? .zero) }.max()!
+            #expect(closing >= fit.session.closing && closing < fit.session.closing + longestCycle,
+                    "\(name) at \(minutes) min: closing \(closing) for \(fit.session.closing)")
+        }
+    }
+
+    /// One-minute sessions render, every layer mixed, to the exact frame; the report says how the
+    /// preset was fitted.
+    @Test(arguments: ["box-breath", "wind-down", "sleep", "four-seven-eight"])
+    func oneMinuteSessionsRenderExactly(name: String) throws {
+        let dir = TemporaryDirectory("oneminute-\(name)")
+        let out = dir.file("\(name).wav")
+        var request = try Self.request(name, length: .duration(.seconds(60)), output: out)
+        request.soundCache = Self.sounds
+        let report = try Renderer.render(request)
+        #expect(report.frames == 60 * 8000)
+        #expect(report.warnings.contains { $0.contains("the settle is") }, "\(report.warnings)")
+        let (_, channels, samples) = try readSound(out)
+        #expect(samples.count / channels == 60 * 8000)
+    }
+
+    /// A session shorter than one cycle is still an error, one that says how long it must be.
+    @Test func aSessionShorterThanOneCycleIsAnError() throws {
+        let request = try Self.request("sleep", length: .duration(SessionTime(milliseconds: 15_000)))
+        #expect {
+            _ = try Renderer.schedulePlan(request)
+        } throws: { "\($0)".contains("too short") }
+    }
 }

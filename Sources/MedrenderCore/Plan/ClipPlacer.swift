@@ -13,9 +13,15 @@ struct ClipPlacer {
     /// Voice clips are placed (and checked) even when the voice layer is off: the ambience ducks
     /// under them all the same, so a stem of the ambience matches the ambience in the mix.
     private(set) var voiceClips: [ClipEvent] = []
+    /// Whether the session was fitted to a shorter length than its preset's (`ShortSessionFit`).
+    let fitted: Bool
+    /// What was left out, for the report.
+    private(set) var notes: [String] = []
 
-    init(session: Session, options: RenderOptions, sounds: [SoundRef: SoundFacts]?, schedule: BreathSchedule, total: SessionTime) {
+    init(session: Session, options: RenderOptions, sounds: [SoundRef: SoundFacts]?, schedule: BreathSchedule, total: SessionTime,
+         fitted: Bool = false) {
         self.session = session
+        self.fitted = fitted
         self.options = options
         self.sounds = sounds
         self.schedule = schedule
@@ -51,6 +57,13 @@ struct ClipPlacer {
         if options.layers.contains(layer) { clips.append(event) }
     }
 
+    /// In a session fitted to a shorter length, a clip that no longer fits is left out with a note;
+    /// in a session as its preset has it, it is an error.
+    private mutating func leaveOut(_ sound: SoundRef, _ what: String, because error: PlanError) throws(PlanError) {
+        guard fitted else { throw error }
+        notes.append("\(what) ('\(sound)', \(duration(of: sound).secondsText) s) does not fit the shorter session: left out")
+    }
+
     /// Places every clip, or says which does not fit.
     mutating func place() throws(PlanError) {
         let layers = options.layers
@@ -60,24 +73,32 @@ struct ClipPlacer {
             clip(.bells, .file(bell), at: .zero, gainDecibels: bells.gainDecibels)
         }
         if let intro = voice.intro {
-            let available = session.settle - voice.introAt
-            if known, duration(of: intro) > available {
-                throw .clipDoesNotFit(role: "intro voice", sound: intro, clip: duration(of: intro), available: available, field: "settle")
+            var introAt = voice.introAt
+            // In a fitted session the intro moves earlier, to the start if need be, to fit the settle.
+            if fitted, known, duration(of: intro) > session.settle - introAt {
+                introAt = max(.zero, min(introAt, session.settle - duration(of: intro)))
             }
-            clip(.voice, .file(intro), at: voice.introAt, gainDecibels: voiceGain(intro))
+            let available = session.settle - introAt
+            if known, duration(of: intro) > available {
+                let error = PlanError.clipDoesNotFit(role: "intro voice", sound: intro, clip: duration(of: intro), available: available, field: "settle")
+                try leaveOut(intro, "the intro voice", because: error)
+            } else {
+                clip(.voice, .file(intro), at: introAt, gainDecibels: voiceGain(intro))
+            }
         }
         if let track = voice.track {
             let available = total - voice.trackAt
             if known, duration(of: track) > available {
-                throw .trackTooLong(sound: track, track: duration(of: track), available: available)
+                try leaveOut(track, "the guided track", because: .trackTooLong(sound: track, track: duration(of: track), available: available))
+            } else {
+                clip(.voice, .file(track), at: voice.trackAt, gainDecibels: voiceGain(track))
             }
-            clip(.voice, .file(track), at: voice.trackAt, gainDecibels: voiceGain(track))
         }
-        do {
-            for timed in voice.clips {
-                if known, timed.at + duration(of: timed.sound) > total {
-                    throw .clipAfterEnd(sound: timed.sound, clip: duration(of: timed.sound), at: timed.at, total: total)
-                }
+        for timed in voice.clips {
+            if known, timed.at + duration(of: timed.sound) > total {
+                try leaveOut(timed.sound, "the voice clip at \(timed.at.secondsText) s",
+                             because: .clipAfterEnd(sound: timed.sound, clip: duration(of: timed.sound), at: timed.at, total: total))
+            } else {
                 clip(.voice, .file(timed.sound), at: timed.at, gainDecibels: voiceGain(timed.sound))
             }
         }
@@ -98,10 +119,12 @@ struct ClipPlacer {
         if let outro = voice.outro {
             let available = total - closingCursor
             if known, duration(of: outro) > available {
-                throw .clipDoesNotFit(role: "outro voice", sound: outro, clip: duration(of: outro), available: available, field: "closing")
+                let error = PlanError.clipDoesNotFit(role: "outro voice", sound: outro, clip: duration(of: outro), available: available, field: "closing")
+                try leaveOut(outro, "the outro voice", because: error)
+            } else {
+                clip(.voice, .file(outro), at: closingCursor, gainDecibels: voiceGain(outro))
+                closingCursor += duration(of: outro) + .seconds(1)
             }
-            clip(.voice, .file(outro), at: closingCursor, gainDecibels: voiceGain(outro))
-            closingCursor += duration(of: outro) + .seconds(1)
         }
         if layers.contains(.bells) {
             if let bell = bells.end, closingCursor < total {

@@ -27,6 +27,9 @@ public struct RenderPlan: Sendable {
     public let metronome: Metronome?
     /// The breath swell, when the cues layer has one.
     public let swell: BreathSwell?
+    /// How the session was fitted to a length shorter than its preset's, and what was left out:
+    /// warnings for the report.
+    public let notes: [String]
 
     /// The longest session medrender renders: 24 hours.
     public static let longestSession = SessionTime.seconds(24 * 3600)
@@ -52,8 +55,18 @@ public struct RenderPlan: Sendable {
     }
 
     /// Plans `session`; `sounds` gives each sound's length at the output rate and its loudness.
-    public init(session: Session, options: RenderOptions, sounds: [SoundRef: SoundFacts]?) throws(PlanError) {
+    public init(session original: Session, options: RenderOptions, sounds: [SoundRef: SoundFacts]?) throws(PlanError) {
         let rate = options.rate
+        // A session shorter than its preset was written for adapts (`ShortSessionFit`).
+        var session = original
+        var notes: [String] = []
+        var fitted = false
+        if case .duration(let requested) = options.length, requested <= Self.longestSession {
+            let fit = ShortSessionFit(session: original, total: requested)
+            session = fit.session
+            notes = fit.notes
+            fitted = fit.adapted
+        }
         func frames(_ t: SessionTime) -> Int64 { t.frame(atRate: rate) }
         let (schedule, total) = try Self.clock(session: session, options: options)
         let totalFrames = frames(total)
@@ -61,8 +74,9 @@ public struct RenderPlan: Sendable {
             throw .fadesLongerThanSession(fadeIn: session.master.fadeIn, fadeOut: session.master.fadeOut, total: total)
         }
         let sections = Self.sections(session: session, schedule: schedule, rate: rate)
-        var placer = ClipPlacer(session: session, options: options, sounds: sounds, schedule: schedule, total: total)
+        var placer = ClipPlacer(session: session, options: options, sounds: sounds, schedule: schedule, total: total, fitted: fitted)
         try placer.place()
+        self.notes = notes + placer.notes
         let clips = placer.clips, voiceClips = placer.voiceClips
         let ducking = placer.ducking()
         let beds = try Self.beds(session: session, options: options, sounds: sounds, total: total)
