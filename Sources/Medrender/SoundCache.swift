@@ -17,7 +17,7 @@ public final class SoundCache: @unchecked Sendable {
     }
 
     private let lock = NSLock()
-    private var entries: [Key: (asset: AudioAsset, loudness: Double?)] = [:]
+    private var entries: [Key: (asset: AudioAsset, loudness: SoundLoudness)] = [:]
     private var contentHashes: [String: String] = [:]
     private var loads = 0
 
@@ -39,7 +39,7 @@ public final class SoundCache: @unchecked Sendable {
     static func standardized(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
 
     /// The sound at `path` at `rate`, loaded by `load` the first time it is asked for.
-    func sound(at path: String, rate: Int, load: () throws -> (AudioAsset, Double?)) throws -> (asset: AudioAsset, loudness: Double?) {
+    func sound(at path: String, rate: Int, load: () throws -> (AudioAsset, SoundLoudness)) throws -> (asset: AudioAsset, loudness: SoundLoudness) {
         let standard = Self.standardized(path)
         // Held while loading, so two renders never decode the same sound twice.
         lock.lock()

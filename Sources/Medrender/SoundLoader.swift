@@ -3,10 +3,19 @@ import MedrenderCore
 import MedrenderIO
 import MedrenderPresets
 
+/// A sound's integrated loudness as it plays: in a stereo output, and folded into a mono one
+/// (a stereo sound loses loudness in the fold, more the less its channels agree).
+struct SoundLoudness: Sendable {
+    var stereo: Double?
+    var mono: Double?
+
+    func forOutput(channels: Int) -> Double? { channels == 1 ? mono : stereo }
+}
+
 /// Decodes a resolved sound and resamples it once to the output rate, through a cache shared by
 /// the renders that use it.
 enum SoundLoader {
-    static func load(_ sound: ResolvedSound, rate: Int, cache: SoundCache) throws -> (asset: AudioAsset, loudness: Double?) {
+    static func load(_ sound: ResolvedSound, rate: Int, cache: SoundCache) throws -> (asset: AudioAsset, loudness: SoundLoudness) {
         let path = sound.path
         return try cache.sound(at: path, rate: rate) {
             let reader = try SoundFileReader(path: path)
@@ -20,8 +29,10 @@ enum SoundLoader {
                 let gib = resampledSamples * 4 / Double(1 << 30)
                 throw IOError(.badData, String(format: "would take %.1f GiB at %d Hz; medrender holds each sound in memory, up to 2 GiB: render at a lower --rate or use a shorter sound", gib, rate), path: path)
             }
-            asset = try Resampler.resample(asset, from: reader.rate, to: rate)
-            return (asset, try loudness(of: asset, rate: rate))
+            asset = try Resampler.resample(asset.withoutDCOffset(), from: reader.rate, to: rate)
+            let asPlayed = try loudness(of: asset, rate: rate)
+            let folded = asset.channels == 2 ? try loudness(of: asset.foldedToMono(), rate: rate) : asPlayed
+            return (asset, SoundLoudness(stereo: asPlayed, mono: folded))
         }
     }
 

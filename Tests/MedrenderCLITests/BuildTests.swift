@@ -253,8 +253,8 @@ import Testing
         #expect(second.status == 66)
         #expect(second.rendered.isEmpty)
 
-        // A length too short for a preset fails that output only, with the plan's reason.
-        let short = try Self.build([presets + "/coherent.yaml", presets + "/box-breath.yaml", "-o", out, "--minutes", "0.9",
+        // A length shorter than one cycle fails that output only, with the plan's reason.
+        let short = try Self.build([presets + "/coherent.yaml", presets + "/box-breath.yaml", "-o", out, "--minutes", "0.15",
                                     "--rate", "8000"])
         #expect(short.status != 0)
         #expect(short.failed.count == 2)

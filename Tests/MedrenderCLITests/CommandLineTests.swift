@@ -58,7 +58,7 @@ import Testing
         (["--preset", "box-breath", "--minutes", "1140", "--rate", "8000", "--bits", "32f", "-o", "x.wav"], 73, "more than WAV's 4 GiB"),
         (["--preset", "box-breath", "--title", String(repeating: "t", count: 1100), "-o", "x.ogg"], 64, "--title is 1100 bytes of text"),
         (["--preset", "box-breth", "-o", "x.ogg"], 66, "did you mean 'box-breath'"),
-        (["--preset", "box-breath", "--minutes", "0.5", "-o", "x.ogg"], 65, "too short"),
+        (["--preset", "box-breath", "--minutes", "0.2", "-o", "x.ogg"], 65, "too short"),
     ] as [([String], Int32, String)])
     func badCommandLinesGetAClearErrorAndSysexitCode(arguments: [String], code: Int32, message: String) throws {
         let dir = TemporaryDirectory("usage")
@@ -291,7 +291,7 @@ func helpListsTheExitCodes(command: [String]) throws {
         (["--preset", "box-breath", "--pattern", "0.2-0-0.3-0"], 65, "a cycle must last at least 1 s"),
         (["--preset", "box-breath", "--minutes", "1441"], 64, "up to 1440"),
         (["--preset", "box-breath", "--cycles", "10000"], 65, "24 h"),
-        (["--preset", "wind-down", "--minutes", "5"], 65, "segment 3 (Relax) gets no time"),
+        (["--preset", "wind-down", "--minutes", "0.1"], 65, "too short"),
     ] as [([String], Int32, String)])
     func overridesAreCheckedAgainstThePresetAndGlobalLimits(arguments: [String], code: Int32, message: String) throws {
         let dir = TemporaryDirectory("override")

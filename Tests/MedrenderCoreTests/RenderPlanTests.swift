@@ -54,16 +54,25 @@ func cueSession(_ pattern: BreathPattern, settle: SessionTime = SessionTime(mill
         #expect(last.frame == (20_000 + 976 * 11_000 + 5_500) * 441 / 10)
     }
 
-    @Test func tooShortSessionSaysWhatItNeeds() {
+    /// Only a session shorter than one cycle is too short: settle and closing give way first.
+    @Test func tooShortSessionSaysWhatItNeeds() throws {
         let session = cueSession(BreathPattern(milliseconds: 4000, 4000, 4000, 4000), settle: .seconds(20), closing: .seconds(30))
         #expect(throws: PlanError.self) {
-            try RenderPlan(session: session, options: RenderOptions(length: .duration(.seconds(60))))
+            try RenderPlan(session: session, options: RenderOptions(length: .duration(.seconds(15))))
         }
         do {
-            _ = try RenderPlan(session: session, options: RenderOptions(length: .duration(.seconds(60))))
+            _ = try RenderPlan(session: session, options: RenderOptions(length: .duration(.seconds(15))))
         } catch {
-            #expect(error.description.contains("at least 66 s"))
+            #expect(error.description.contains("at least 16 s"), "\(error.description)")
         }
+        // One minute: settle and closing take a third, in proportion (8 s and 12 s), two cycles play.
+        let plan = try RenderPlan(session: session, options: RenderOptions(length: .duration(.seconds(60))))
+        #expect(plan.schedule.start == .seconds(8))
+        #expect(plan.schedule.cycleCount == 2)
+        #expect(plan.totalFrames == 60 * 48000)
+        // Sixteen seconds: one cycle and nothing else.
+        let least = try RenderPlan(session: session, options: RenderOptions(length: .duration(.seconds(16))))
+        #expect(least.schedule.start == .zero && least.schedule.cycleCount == 1)
     }
 
     @Test func introLongerThanSettleIsAnErrorNamingTheField() {
@@ -206,9 +215,11 @@ func cueSession(_ pattern: BreathPattern, settle: SessionTime = SessionTime(mill
                                   sounds: [SoundRef("bed"): SoundFacts(frameCount: 8000 * 3)])
         let bed = AudioAsset(channels: 1, samples: [Float](repeating: 0.5, count: 8000 * 3))
         let audio = mix(plan, assets: MixAssets(sounds: [SoundRef("bed"): bed]))
-        // Constant material with no seam: the loop is constant 0.5 × −3 dB pan law in the middle, faded at the ends.
+        // Constant material with no seam: the loop is a constant 0.5 in the middle (a mono sound
+        // at the centre plays at its level on both sides), faded at the ends.
         let middle = audio[(30 * 8000 * 2)]
-        #expect(abs(middle - 0.5 * Float(0.5.squareRoot())) < 1e-6)
+        #expect(abs(middle - 0.5) < 1e-6)
+        #expect(audio[30 * 8000 * 2 + 1] == middle)
         #expect(abs(audio[0]) < middle * 0.01)
         #expect(audio.count == 60 * 8000 * 2)
     }

@@ -99,7 +99,6 @@ import Testing
             if minutes == 1 { #expect(fit.adapted == true, "\(name) at \(minutes) min was not fitted") }
             if fit.adapted {
                 #expect((fit.session.settle + fit.session.closing).milliseconds * 3 <= plan.total.milliseconds + 2)
-                #expect(!plan.notes.isEmpty)
             }
             #expect(plan.schedule.start == fit.session.settle)
             let closing = plan.total - plan.schedule.end
@@ -109,8 +108,8 @@ import Testing
         }
     }
 
-    /// One-minute sessions render, every layer mixed, to the exact frame; the report says how the
-    /// preset was fitted.
+    /// One-minute sessions render, every layer mixed, to the exact frame; the report says what had
+    /// to be left out.
     @Test(arguments: ["box-breath", "wind-down", "sleep", "four-seven-eight"])
     func oneMinuteSessionsRenderExactly(name: String) throws {
         let dir = TemporaryDirectory("oneminute-\(name)")
@@ -119,7 +118,9 @@ import Testing
         request.soundCache = Self.sounds
         let report = try Renderer.render(request)
         #expect(report.frames == 60 * 8000)
-        #expect(report.warnings.contains { $0.contains("the settle is") }, "\(report.warnings)")
+        // Wind-down has no room for its last segment, nor any preset for its 7-s intro after a
+        // 2-s wait in an 8-s settle: said, and left out.
+        if name == "wind-down" { #expect(report.warnings.contains { $0.contains("Relax: left out") }, "\(report.warnings)") }
         let (_, channels, samples) = try readSound(out)
         #expect(samples.count / channels == 60 * 8000)
     }

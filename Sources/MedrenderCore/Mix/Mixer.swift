@@ -162,13 +162,15 @@ public final class Mixer {
     static let tickLength = SessionTime(milliseconds: 80)
     static let tickRelease = SessionTime(milliseconds: 5)
 
-    /// Gains for the left and right output channels; −3 dB pan law for mono sources.
+    /// Gains for the left and right output channels: constant power for mono sources, 1 and 1 at the centre.
     static func panGains(_ pan: Float, assetChannels: Int, outputChannels: Int) -> (Float, Float) {
         let p = max(-1, min(1, pan))
         if outputChannels == 1 { return (1, 1) }
         if assetChannels == 1 {
+            // Constant power, 1 on each side at the centre: a mono sound levelled as it plays on
+            // two speakers (dual mono) keeps its level in a stereo output, at any position.
             let angle = Double(p + 1) * .pi / 4
-            return (Float(cos(angle)), Float(sin(angle)))
+            return (Float(2.0.squareRoot() * cos(angle)), Float(2.0.squareRoot() * sin(angle)))
         }
         return (min(1, 1 - p), min(1, 1 + p))
     }

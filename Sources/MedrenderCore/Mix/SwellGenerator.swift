@@ -94,7 +94,7 @@ final class SwellGenerator {
                 value = noise(at: frame)
             }
             let v = value * gain * Float(level)
-            for c in 0..<channels { out[f * channels + c] += v * (channels == 2 ? 0.7071 : 1) }
+            for c in 0..<channels { out[f * channels + c] += v }
         }
     }
 }

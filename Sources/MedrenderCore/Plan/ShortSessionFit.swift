@@ -17,7 +17,8 @@ public struct ShortSessionFit: Sendable {
     public var session: Session
     /// Whether anything was changed.
     public var adapted: Bool
-    /// What was changed, for the report.
+    /// What had to be left out, as warnings for the report (the rest of the fitting is as the
+    /// README describes, and says nothing).
     public var notes: [String]
 
     /// The least settle and closing a fitted session keeps, when there is room for them.
@@ -53,7 +54,6 @@ public struct ShortSessionFit: Sendable {
                     session.closing = .zero
                 }
             }
-            notes.append("the session is \(total.clockString) long, so the settle is \(session.settle.secondsText) s (the preset's \(settle.secondsText) s) and the closing \(session.closing.secondsText) s (\(closing.secondsText) s)")
         }
 
         // Chained segments in proportion to the breathing time there is.
@@ -94,7 +94,6 @@ public struct ShortSessionFit: Sendable {
             }
             if original.segments.count > 1 {
                 adapted = true
-                notes.append(String(format: "the chained segments are %.0f %% of their length in the preset, to fit the session", k * 100))
                 // Segments left with no room at all are left out; the last one kept takes the rest.
                 var used = SessionTime.zero
                 var kept = 0
@@ -112,7 +111,7 @@ public struct ShortSessionFit: Sendable {
                 if kept < session.segments.count {
                     let dropped = session.segments[kept...].map { $0.name ?? $0.pattern.description }
                     session.segments = Array(session.segments[..<kept])
-                    notes.append("no time is left for \(dropped.joined(separator: ", ")): left out")
+                    notes.append("the session is too short for the segment\(dropped.count == 1 ? "" : "s") \(dropped.joined(separator: ", ")): left out")
                 }
                 session.segments[session.segments.count - 1].span = nil
             }
