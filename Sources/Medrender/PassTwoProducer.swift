@@ -22,7 +22,7 @@ final class PassTwoProducer {
 
     init(plan: RenderPlan, assets: MixAssets, gain: Float, limiter: TruePeakLimiter) throws(IOError) {
         self.meter = try LoudnessMeter(channels: plan.channels, rate: plan.rate, withRange: true)
-        self.truePeak = TruePeakMeter(channels: plan.channels)
+        self.truePeak = TruePeakMeter(channels: plan.channels, rate: plan.rate)
         self.plan = plan
         self.mixer = Mixer(plan: plan, assets: assets)
         self.fades = MasterFades(plan: plan)

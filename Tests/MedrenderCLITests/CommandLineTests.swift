@@ -267,6 +267,23 @@ func helpListsTheExitCodes(command: [String]) throws {
         #expect((report["gainDecibels"] as? NSNumber)?.doubleValue == 0)
     }
 
+    /// At low rates the peaks between samples lie further from them: the limiter and the meter
+    /// oversample to the same spacing as ffmpeg's meter (which upsamples to 192 kHz), so the
+    /// ceiling holds as ffmpeg reads it, and the report agrees with it.
+    @Test(arguments: [8000, 16000, 22050])
+    func ceilingHoldsAtLowRates(rate: Int) throws {
+        let dir = TemporaryDirectory("lowrate")
+        let out = dir.file("s.wav")
+        let result = try runMedrender(["--preset", "box-breath", "--minutes", "1", "--loudness", "-10", "--rate", String(rate),
+                                       "--bits", "24", "-o", out, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let (_, truePeak) = try Self.ffmpegLoudness(out)
+        #expect(truePeak <= -1.0, "true peak \(truePeak) dBTP at \(rate) Hz")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let reported = try #require((report["truePeakDBTP"] as? NSNumber)?.doubleValue)
+        #expect(abs(reported - truePeak) <= 0.1, "the report says \(reported) dBTP, ffmpeg \(truePeak)")
+    }
+
     @Test func lowerCeilingIsKept() throws {
         let dir = TemporaryDirectory("ceiling")
         let out = dir.file("s.flac")

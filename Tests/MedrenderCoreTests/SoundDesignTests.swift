@@ -191,7 +191,7 @@ func simpleSession(_ pattern: BreathPattern = BreathPattern(milliseconds: 4000, 
     @Test func findsThePeakBetweenSamples() {
         // A quarter-rate sine at 45° phase: its samples are at ±0.707 of its true peak.
         let samples = (0..<4000).map { Float(0.9 * sin(Double.pi / 2 * Double($0) + .pi / 4)) }
-        let meter = TruePeakMeter(channels: 1)
+        let meter = TruePeakMeter(channels: 1, rate: 48000)
         samples.withUnsafeBufferPointer { meter.add($0.baseAddress!, frameCount: samples.count) }
         let samplePeak = samples.map { abs($0) }.max()!
         #expect(samplePeak < 0.65)

@@ -6,8 +6,9 @@ import Foundation
 /// reaches, by each peak, the reduction that peak needs: the needed gains are held as a minimum
 /// over the lookahead window and then averaged over the same window, which gives a smooth attack
 /// that is always at or under the need. The gain then recovers with an exponential release.
-/// Peaks between samples are estimated by 4× oversampling with a windowed-sinc interpolator, but
-/// only near the ceiling, where they matter. Non-finite input becomes 0.
+/// Peaks between samples are estimated by oversampling (4× at 48 kHz, more at lower rates, to a
+/// spacing of 1/192000 s) with a windowed-sinc interpolator, but only near the ceiling, where they
+/// matter. Non-finite input becomes 0.
 public final class TruePeakLimiter {
     public let channels: Int
     /// Frames between a frame going in and the same frame coming out.
@@ -19,8 +20,9 @@ public final class TruePeakLimiter {
     private let releaseCoefficient: Float
     private let detectorDelay = TruePeakLimiter.taps / 2
     private static let taps = InterSampleFilter.taps
-    private static let phases = InterSampleFilter.phases
-    /// `phases − 1` interpolation filters of `taps` each, for the positions k/4, k = 1…3.
+    /// The oversampling factor, from the rate (`InterSampleFilter.phases(rate:)`).
+    private let phases: Int
+    /// `phases − 1` interpolation filters of `taps` each, for the positions k/phases.
     private let interpolators: [Float]
     private let detectThreshold: Float
 
@@ -65,7 +67,8 @@ public final class TruePeakLimiter {
         self.minimumValues = [Float](repeating: 1, count: lookahead + 1)
         self.held = [Float](repeating: 1, count: lookahead)
         self.heldSum = Double(lookahead)
-        self.interpolators = InterSampleFilter.coefficients
+        self.phases = InterSampleFilter.phases(rate: rate)
+        self.interpolators = InterSampleFilter.coefficients(phases: phases)
     }
 
     /// How many of the latest input frames were all under the detection threshold.
@@ -206,7 +209,7 @@ public final class TruePeakLimiter {
         guard near else { return peak }
         let first = m - (Self.taps / 2 - 1)
         for c in 0..<channels {
-            for phase in 0..<(Self.phases - 1) {
+            for phase in 0..<(phases - 1) {
                 var acc: Float = 0
                 for tap in 0..<Self.taps {
                     let index = first + tap
@@ -223,10 +226,17 @@ public final class TruePeakLimiter {
 /// The 4× windowed-sinc interpolator that estimates peaks between samples.
 enum InterSampleFilter {
     static let taps = 16
-    static let phases = 4
-    /// `phases − 1` filters of `taps` each, for the positions k/4 (k = 1…3) after the 8th tap's
-    /// sample; each sums to 1.
-    static let coefficients: [Float] = {
+
+    /// The oversampling factor for `rate`: the peaks between samples are looked for at a spacing
+    /// of at most 1/192000 s, as meters that upsample to 192 kHz look (4× at 48 kHz, 5× at 44.1 kHz,
+    /// 24× at 8 kHz).
+    static func phases(rate: Int) -> Int {
+        max(4, min(32, Int((192_000 / Double(max(1, rate))).rounded(.up))))
+    }
+
+    /// `phases − 1` filters of `taps` each, for the positions k/phases (k = 1…phases − 1) after
+    /// the 8th tap's sample; each sums to 1.
+    static func coefficients(phases: Int) -> [Float] {
         var filters: [Float] = []
         for phase in 1..<phases {
             let fraction = Double(phase) / Double(phases)
@@ -241,21 +251,26 @@ enum InterSampleFilter {
             filters += row.map { Float($0 / sum) }
         }
         return filters
-    }()
+    }
 }
 
-/// Measures the true peak of a stream cheaply: the sample peak everywhere, and the 4×-interpolated
-/// peak only around samples within 6 dB of the highest peak so far.
+/// Measures the true peak of a stream cheaply: the sample peak everywhere, and the interpolated
+/// peak (oversampled as the limiter does, for the rate) only around samples within 6 dB of the
+/// highest peak so far.
 public final class TruePeakMeter {
     public let channels: Int
+    private let phases: Int
+    private let coefficients: [Float]
     private var history: [Float]
     private let historyFrames = 32
     private var written = 0
     /// The highest absolute value found, linear.
     public private(set) var peak: Float = 0
 
-    public init(channels: Int) {
+    public init(channels: Int, rate: Int) {
         self.channels = channels
+        phases = InterSampleFilter.phases(rate: rate)
+        coefficients = InterSampleFilter.coefficients(phases: phases)
         history = [Float](repeating: 0, count: 32 * channels)
     }
 
@@ -282,7 +297,6 @@ public final class TruePeakMeter {
         }
         quietRun = lastLoud < 0 ? quietRun + frameCount : frameCount - 1 - lastLoud
         let taps = InterSampleFilter.taps
-        let coefficients = InterSampleFilter.coefficients
         for f in 0..<frameCount {
             let slot = (written % historyFrames) * channels
             var loudest: Float = 0
@@ -304,7 +318,7 @@ public final class TruePeakMeter {
             guard near else { continue }
             let first = m - (taps / 2 - 1)
             for c in 0..<channels {
-                for phase in 0..<(InterSampleFilter.phases - 1) {
+                for phase in 0..<(phases - 1) {
                     var acc: Float = 0
                     for tap in 0..<taps where first + tap >= 0 {
                         acc += history[((first + tap) % historyFrames) * channels + c] * coefficients[phase * taps + tap]
