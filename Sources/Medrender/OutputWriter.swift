@@ -136,6 +136,10 @@ final class OutputWriter {
         try encoder.write(frames, frameCount: frameCount)
     }
 
+    /// The file being written, before it is put in place (or copied to a stream): nil for a
+    /// stream written as it goes.
+    var temporaryPath: String? { file?.temporaryPath }
+
     /// Ends the stream: the file is complete, and waits for `commit()` to be put in place.
     func finish() throws(IOError) {
         try encoder.finish()

@@ -116,18 +116,20 @@ public struct RenderJob: Sendable {
         let (plan, assets) = try prepare(writing: outputPaths(to: destination, layers: Set(Layer.allCases)))
         let tags = outputTags(plan: plan)
         // Every output is created first, so a folder that cannot take one fails before any mixing.
-        let writer: OutputWriter
-        switch destination {
-        case .file(let path):
-            writer = try OutputWriter(format: format, path: path, plan: plan, tags: tags, seed: session.seed, blockFrames: Renderer.blockFrames)
-        case .standardOutput:
-            writer = try OutputWriter(format: format, path: OutputWriter.standardOutput, plan: plan, tags: tags, seed: session.seed,
-                                      blockFrames: Renderer.blockFrames)
-        case .sink(let sink):
-            writer = try OutputWriter(format: format, path: NSTemporaryDirectory() + "/medrender-stream.\(format.fileExtension)",
-                                      stream: RenderSinkAdapter(sink), plan: plan, tags: tags, seed: session.seed,
-                                      blockFrames: Renderer.blockFrames)
+        func makeWriter() throws -> OutputWriter {
+            switch destination {
+            case .file(let path):
+                return try OutputWriter(format: format, path: path, plan: plan, tags: tags, seed: session.seed, blockFrames: Renderer.blockFrames)
+            case .standardOutput:
+                return try OutputWriter(format: format, path: OutputWriter.standardOutput, plan: plan, tags: tags, seed: session.seed,
+                                        blockFrames: Renderer.blockFrames)
+            case .sink(let sink):
+                return try OutputWriter(format: format, path: NSTemporaryDirectory() + "/medrender-stream.\(format.fileExtension)",
+                                        stream: RenderSinkAdapter(sink), plan: plan, tags: tags, seed: session.seed,
+                                        blockFrames: Renderer.blockFrames)
+            }
         }
+        let firstWriter = try makeWriter()
         var cueSheets: [AtomicOutputFile] = []
         for path in cueSheetPaths { cueSheets.append(try CueSheetWriter.prepare(plan, to: path)) }
         let stems = stemsDirectory == nil ? [] : try openStems(to: destination, plan: plan, sounds: assets.facts, tags: tags)
@@ -149,23 +151,47 @@ public struct RenderJob: Sendable {
         let gain = Float(decibelsToGain(gainDecibels))
 
         // Pass 2: mixing, the gain and the limiter on one thread; measuring and encoding on this one
-        // (or all of it on this one).
-        let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: plan.master.truePeakDBTP)
-        let producer = Handoff(try PassTwoProducer(plan: plan, assets: assets, gain: gain, limiter: limiter))
-        let pipeline = BlockPipeline(depth: parallel ? 8 : 1, samplesPerBlock: Renderer.blockFrames * channels)
-        var written: Int64 = 0
-        try pipeline.run(onOwnThread: parallel, produce: { block in producer.value.next(into: &block) }) { block in
-            let start = block.samples + block.offset * channels
-            try writer.write(start, frameCount: block.frames)
-            written += Int64(block.frames)
-            progress?(RenderProgress(pass: 2, framesDone: written, totalFrames: total))
+        // (or all of it on this one). A lossy format keeps a codec headroom under the ceiling; a
+        // lossy file is decoded back and, when it breaks the ceiling or misses the target, written
+        // again with what was measured taken into account.
+        let lossy = DecodedCheck.headroomDecibels(format, rate: plan.rate) > 0
+        var headroom = DecodedCheck.headroomDecibels(format, rate: plan.rate)
+        var correction = 0.0
+        var writer = firstWriter
+        var attempt = 0
+        var producer: Handoff<PassTwoProducer>
+        var decoded: (loudness: Double, range: Double, truePeak: Double, samplePeak: Float)?
+        while true {
+            let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: plan.master.truePeakDBTP - headroom)
+            producer = Handoff(try PassTwoProducer(plan: plan, assets: assets, gain: gain * Float(decibelsToGain(correction)), limiter: limiter))
+            let pipeline = BlockPipeline(depth: parallel ? 8 : 1, samplesPerBlock: Renderer.blockFrames * channels)
+            var written: Int64 = 0
+            let pass = producer
+            try pipeline.run(onOwnThread: parallel, produce: { block in pass.value.next(into: &block) }) { block in
+                let start = block.samples + block.offset * channels
+                try writer.write(start, frameCount: block.frames)
+                written += Int64(block.frames)
+                progress?(RenderProgress(pass: 2, framesDone: written, totalFrames: total))
+            }
+            try writer.finish()
+            if let error = producer.value.failure { throw error }
+            guard lossy, let file = writer.temporaryPath else { break }
+            let measured = try DecodedCheck.measure(fileAt: file)
+            decoded = measured
+            let over = measured.truePeak - plan.master.truePeakDBTP
+            let off = plan.master.loudnessLUFS - measured.loudness
+            let loudnessMissed = measured.loudness.isFinite && abs(off) > DecodedCheck.loudnessTolerance
+            guard attempt < DecodedCheck.maximumRetries, over > 0 || loudnessMissed else { break }
+            attempt += 1
+            if over > 0 { headroom += over + 0.3 }
+            if loudnessMissed { correction += min(off, Self.maximumGainDecibels - gainDecibels - correction) }
+            writer = try makeWriter()
         }
-        try writer.finish()
-        if let error = producer.value.failure { throw error }
         let outputMeter = producer.value.meter, truePeak = producer.value.truePeak
-        let peak = producer.value.samplePeak
-        let loudness = try outputMeter.integratedLoudness()
-        let range = try outputMeter.loudnessRange()
+        let peak = decoded?.samplePeak ?? producer.value.samplePeak
+        let loudness = try decoded?.loudness ?? outputMeter.integratedLoudness()
+        let range = try decoded?.range ?? outputMeter.loudnessRange()
+        let truePeakDecibels = decoded?.truePeak ?? (truePeak.peak > 0 ? truePeak.peakDecibels : -.infinity)
         var notes = sounds.warnings + plan.notes
         // The gain reaches the target unless the limiter or the gain's cap holds the mix down.
         let target = plan.master.loudnessLUFS
@@ -179,7 +205,7 @@ public struct RenderJob: Sendable {
             notes.append(String(format: "the output is %.1f LUFS, %.1f LU under the target %.1f LUFS: ", loudness, target - loudness, target)
                 + cause)
         }
-        try writeStems(stems, assets: assets, gain: gain)
+        try writeStems(stems, assets: assets, gain: gain * Float(decibelsToGain(correction)))
 
         // All done: into place, the audio first, holding the folders' locks so that another render
         // into the same places puts its set in place before or after this one, never between.
@@ -194,10 +220,10 @@ public struct RenderJob: Sendable {
         return RenderReport(
             output: destination.name, rate: plan.rate, channels: channels, frames: total,
             durationSeconds: Double(total) / Double(plan.rate), cycles: plan.schedule.cycleCount,
-            measuredLoudnessLUFS: measured.isFinite ? measured : nil, gainDecibels: gainDecibels,
+            measuredLoudnessLUFS: measured.isFinite ? measured : nil, gainDecibels: gainDecibels + correction,
             loudnessLUFS: loudness.isFinite ? loudness : nil,
             loudnessRangeLU: range.isFinite ? range : nil,
-            truePeakDBTP: truePeak.peak > 0 ? truePeak.peakDecibels : nil, stems: stems.map(\.writer.path), warnings: notes,
+            truePeakDBTP: truePeakDecibels.isFinite ? truePeakDecibels : nil, stems: stems.map(\.writer.path), warnings: notes,
             samplePeakDBFS: peak > 0 ? gainToDecibels(Double(peak)) : nil,
             limiterReductionDecibels: -gainToDecibels(Double(producer.value.limiter.deepestGain)))
     }

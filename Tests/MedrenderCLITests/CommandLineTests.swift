@@ -284,6 +284,40 @@ func helpListsTheExitCodes(command: [String]) throws {
         #expect(abs(reported - truePeak) <= 0.1, "the report says \(reported) dBTP, ffmpeg \(truePeak)")
     }
 
+    /// A lossy file holds the ceiling and the target as it decodes (ffmpeg decodes it), and the
+    /// report gives the figures of the file as written.
+    @Test(arguments: ["ogg", "mp3", "opus"], [8000, 16000, 48000])
+    func lossyFilesHoldAsTheyDecode(format: String, rate: Int) throws {
+        let dir = TemporaryDirectory("lossy")
+        let out = dir.file("s.\(format)")
+        let result = try runMedrender(["--preset", "box-breath", "--minutes", "1", "--loudness", "-12", "--rate", String(rate),
+                                       "-o", out, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let (integrated, truePeak) = try Self.ffmpegLoudness(out)
+        #expect(truePeak <= -1.0, "\(format) at \(rate) Hz decodes to a true peak of \(truePeak) dBTP")
+        #expect(abs(integrated - -12) <= 0.5, "\(format) at \(rate) Hz decodes to \(integrated) LUFS")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let reportedPeak = try #require((report["truePeakDBTP"] as? NSNumber)?.doubleValue)
+        let reportedLoudness = try #require((report["loudnessLUFS"] as? NSNumber)?.doubleValue)
+        #expect(abs(reportedPeak - truePeak) <= 0.2, "the report says \(reportedPeak) dBTP, ffmpeg \(truePeak)")
+        #expect(abs(reportedLoudness - integrated) <= 0.3, "the report says \(reportedLoudness) LUFS, ffmpeg \(integrated)")
+    }
+
+    /// Near 0 dBTP a 16-bit decode of an MP3 clips no sample.
+    @Test func aHotMP3DecodesWithoutClipping() throws {
+        let dir = TemporaryDirectory("hotmp3")
+        let out = dir.file("x.mp3")
+        let result = try runMedrender(["--preset", "box-breath", "--minutes", "2", "--loudness", "-14", "--true-peak", "-0.1", "-o", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        let pcm = dir.file("x.raw")
+        let ffmpeg = try #require(which("ffmpeg"))
+        #expect(try runProcess(ffmpeg, ["-v", "error", "-i", out, "-f", "s16le", pcm]).status == 0)
+        let data = try #require(FileManager.default.contents(atPath: pcm))
+        let clipped = data.withUnsafeBytes { raw in raw.bindMemory(to: Int16.self).filter { $0 == .max || $0 == .min }.count }
+        #expect(data.count > 100_000)
+        #expect(clipped == 0, "\(clipped) samples clip")
+    }
+
     @Test func lowerCeilingIsKept() throws {
         let dir = TemporaryDirectory("ceiling")
         let out = dir.file("s.flac")
