@@ -74,7 +74,8 @@ public struct RenderJob: Sendable {
             }
             let loaded = try SoundLoader.load(sound, rate: options.rate, cache: soundCache ?? SoundCache())
             assets[ref] = loaded.asset
-            facts[ref] = SoundFacts(frameCount: Int64(loaded.asset.frameCount), loudnessLUFS: loaded.loudness.forOutput(channels: options.channels))
+            facts[ref] = SoundFacts(frameCount: Int64(loaded.asset.frameCount), loudnessLUFS: loaded.loudness.forOutput(channels: options.channels),
+                                    loopsNaturally: sound.loopsNaturally)
         }
         do {
             let plan = try RenderPlan(session: session, options: options, sounds: facts)

@@ -129,6 +129,18 @@ public struct PresetLibrary: Sendable {
         case unknown(String)
     }
 
+    /// Whether `Sounds/CREDITS.yaml` says the sound already loops at its own length
+    /// (`loop: natural`), so a bed plays it whole, without a crossfaded seam.
+    public func loopsNaturally(soundAt path: String) -> Bool {
+        let folder = URL(fileURLWithPath: soundsFolder).standardizedFileURL.path
+        let file = URL(fileURLWithPath: path).standardizedFileURL
+        guard file.deletingLastPathComponent().path == folder,
+            let text = try? String(contentsOfFile: soundsFolder + "/CREDITS.yaml", encoding: .utf8),
+            let root = try? Yams.compose(yaml: text), let entry = root[file.lastPathComponent]
+        else { return false }
+        return entry["loop"]?.string == "natural"
+    }
+
     /// Who made a sound and under what license, from `Sounds/CREDITS.yaml`.
     public func credit(forSoundAt path: String) -> Credit {
         let folder = URL(fileURLWithPath: soundsFolder).standardizedFileURL.path

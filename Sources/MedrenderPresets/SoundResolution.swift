@@ -9,6 +9,15 @@ public struct ResolvedSound: Sendable, Hashable {
     public var path: String
     /// Its credit as the output's tags carry it: `rain.ogg: Author, License`.
     public var credit: String
+    /// Whether the recording already loops at its own length (`loop: natural` in `CREDITS.yaml`).
+    public var loopsNaturally: Bool = false
+
+    public init(ref: SoundRef, path: String, credit: String, loopsNaturally: Bool = false) {
+        self.ref = ref
+        self.path = path
+        self.credit = credit
+        self.loopsNaturally = loopsNaturally
+    }
 }
 
 /// Every sound a render needs, each found and credited, with what had to be worked around. A
@@ -81,7 +90,7 @@ extension PresetLibrary {
                 credit = "\(name): credits not known"
                 resolved.warnings.append("\(why); the output's tags say 'credits not known' for it: add its author and license there")
             }
-            resolved.sounds[ref] = ResolvedSound(ref: ref, path: path, credit: credit)
+            resolved.sounds[ref] = ResolvedSound(ref: ref, path: path, credit: credit, loopsNaturally: loopsNaturally(soundAt: path))
         }
         guard missing.isEmpty else {
             throw MissingSoundsError(preset: presetFile, missing: missing, offers: soundNames())

@@ -7,6 +7,59 @@ import MedrenderTestSupport
 import Testing
 
 @Suite struct SoundDesignRenderTests {
+    /// The times of the swells of `samples` (mono): peaks of the 0.5-s RMS envelope that are the
+    /// loudest within 4 s either side.
+    static func swellPeaks(_ samples: [Float], rate: Int) -> [Double] {
+        var cumulative = [Double](repeating: 0, count: samples.count + 1)
+        for (i, x) in samples.enumerated() { cumulative[i + 1] = cumulative[i] + Double(x) * Double(x) }
+        let window = rate / 2, hop = rate / 10
+        var envelope: [Double] = []
+        var start = 0
+        while start + window <= samples.count {
+            envelope.append(((cumulative[start + window] - cumulative[start]) / Double(window)).squareRoot())
+            start += hop
+        }
+        let smooth = envelope.indices.map { i in
+            let r = max(0, i - 4)...min(envelope.count - 1, i + 4)
+            return r.reduce(0.0) { $0 + envelope[$1] } / Double(r.count)
+        }
+        return smooth.indices.filter { i in
+            i > 0 && i < smooth.count - 1 && smooth[i] == smooth[max(0, i - 40)...min(smooth.count - 1, i + 40)].max()!
+        }.map { (Double($0 * hop) + Double(window) / 2) / Double(rate) }
+    }
+
+    @Test func theOceanKeepsItsSwellRhythmAcrossItsLoop() throws {
+        // ocean.ogg loops at its own length (CREDITS.yaml: loop: natural); a baked 3-s seam would
+        // cut 3 s out of a swell, so every 31 s one swell would come after about 5.7 s.
+        let dir = TemporaryDirectory("ocean")
+        let yaml = """
+            pattern: 4-0-4-0
+            settle: 2
+            closing: 3
+            ambience: { beds: [ { sound: ocean, level: -26 } ], fade-in: 0, fade-out: 0 }
+            master: { fade-in: 0, fade-out: 0 }
+            """
+        let req = try request(yaml, minutes: 1.75, rate: 8000, layers: [.ambience], format: .wav(.float32), output: dir.file("sea.wav"), dir: dir)
+        _ = try Renderer.render(req)
+        let plan = try Renderer.check(req)
+        #expect(plan.beds.map(\.seamFrames) == [0])
+        let (rate, channels, samples) = try readSound(dir.file("sea.wav"))
+        let mono = stride(from: 0, to: samples.count, by: channels).map { samples[$0] + samples[$0 + 1] }
+        let peaks = Self.swellPeaks(mono, rate: rate)
+        let intervals = zip(peaks.dropFirst(), peaks).map { $0 - $1 }
+        #expect(intervals.count >= 10)
+        #expect(intervals.allSatisfy { $0 > 7 && $0 < 10 }, "swell intervals \(intervals)")
+        // The same measure finds the short swell in the recording looped with a baked seam.
+        let raw = try SoundFileReader(path: "\(PackagePaths.root)/Sounds/ocean.ogg").readAll()
+        let seamed = LoopedBed.bake(raw, seamFrames: 3 * 48000)
+        let seamedMono = (0..<(seamed.frameCount * 3)).map { f -> Float in
+            let k = f % seamed.frameCount
+            return seamed.samples[k * 2] + seamed.samples[k * 2 + 1]
+        }
+        let seamedPeaks = Self.swellPeaks(seamedMono, rate: 48000)
+        #expect(zip(seamedPeaks.dropFirst(), seamedPeaks).contains { $0 - $1 < 6.5 })
+    }
+
     @Test(arguments: ["rain", "ocean"])
     func shippedBedLoopsWithoutALevelStepOrAJumpAtItsSeam(name: String) throws {
         let reader = try SoundFileReader(path: "\(PackagePaths.root)/Sounds/\(name).ogg")

@@ -9,7 +9,8 @@ extension RenderPlan {
         if layers.contains(.ambience), !session.ambience.isEmpty {
             var generator = SeededGenerator(seed: session.seed)
             let count = session.ambience.count
-            let half = SessionTime(milliseconds: session.ambienceCrossfade.milliseconds / 2)
+            let crossfade = max(session.ambienceCrossfade, AmbienceBed.shortestCrossfade)
+            let half = SessionTime(milliseconds: crossfade.milliseconds / 2)
             var joins: [SessionTime] = []
             for (index, bed) in session.ambience.enumerated().dropFirst() {
                 let join: SessionTime
@@ -29,7 +30,8 @@ extension RenderPlan {
                 let start = isFirst ? .zero : joins[index - 1] - half
                 let end = isLast ? total : joins[index] + half
                 beds.append(BedEvent(
-                    sound: bed.sound, seamFrames: frames(bed.seam),
+                    sound: bed.sound,
+                    seamFrames: frames(bed.seam ?? (sounds?[bed.sound]?.loopsNaturally == true ? .zero : AmbienceBed.defaultSeam)),
                     gain: Float(decibelsToGain(sounds?[bed.sound]?.gainDecibels(toLevel: bed.levelLUFS) ?? 0)),
                     startFrame: frames(start), endFrame: frames(end),
                     fadeInFrames: frames(isFirst ? session.ambienceFadeIn : half * 2),

@@ -4,10 +4,13 @@ public struct SoundFacts: Hashable, Sendable {
     public var frameCount: Int64
     /// Integrated loudness in LUFS; nil when the sound is too short or too quiet to measure.
     public var loudnessLUFS: Double?
+    /// Whether the recording already loops at its own length (its end runs on into its start).
+    public var loopsNaturally: Bool
 
-    public init(frameCount: Int64, loudnessLUFS: Double? = nil) {
+    public init(frameCount: Int64, loudnessLUFS: Double? = nil, loopsNaturally: Bool = false) {
         self.frameCount = frameCount
         self.loudnessLUFS = loudnessLUFS
+        self.loopsNaturally = loopsNaturally
     }
 
     /// The gain in decibels that makes this sound play at `level` LUFS (0 when unmeasured).
