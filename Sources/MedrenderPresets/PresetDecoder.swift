@@ -328,7 +328,7 @@ public enum PresetDecoder {
     static func decodeVoice(_ node: PresetNode) throws(PresetError) -> VoiceSettings {
         let fields = try node.mapping(allowed: [
             "intro", "intro-at", "outro", "outro-after", "level", "prompts", "prompt-cycles", "clips", "track",
-            "track-at", "duck", "duck-attack", "duck-release", "duck-curve",
+            "track-at", "duck", "duck-attack", "duck-release", "duck-curve", "duck-hold", "cue-under-prompt",
         ])
         var voice = VoiceSettings()
         if let n = fields["intro"] { voice.intro = try n.sound() }
@@ -363,6 +363,8 @@ public enum PresetDecoder {
         if let n = fields["duck-attack"] { voice.duckAttack = try n.seconds(in: 0...10) }
         if let n = fields["duck-release"] { voice.duckRelease = try n.seconds(in: 0...10) }
         if let n = fields["duck-curve"] { voice.duckCurve = try n.choice(FadeCurve.self, what: "duck curve") }
+        if let n = fields["duck-hold"] { voice.duckHold = try n.seconds(in: 0...30) }
+        if let n = fields["cue-under-prompt"] { voice.cueUnderPromptDecibels = try n.number(in: -40...0, unit: "dB") }
         return voice
     }
 

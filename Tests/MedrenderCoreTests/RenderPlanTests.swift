@@ -9,6 +9,17 @@ func cueSession(_ pattern: BreathPattern, settle: SessionTime = SessionTime(mill
             master: MasterSettings(fadeIn: .zero, fadeOut: .seconds(1)))
 }
 
+/// `session` with a pure tone on every phase: tones that stop at the end of their phase, so every
+/// cue starts on silence. (A bell or bowl rings on into the next phase; its onset is placed the
+/// same way, by the phase's frame.)
+func withCutCues(_ session: Session) -> Session {
+    var session = session
+    for kind in PhaseKind.allCases {
+        session.cues[kind] = CueSound(source: .synth(.pure), pitchHertz: 440 + 50 * Double(PhaseKind.allCases.firstIndex(of: kind)!))
+    }
+    return session
+}
+
 @Suite struct RenderPlanTests {
     @Test(arguments: [8000, 22050, 44100, 48000, 96000])
     func totalIsExactlyRoundedMinutesTimesRate(rate: Int) throws {
@@ -118,7 +129,7 @@ func cueSession(_ pattern: BreathPattern, settle: SessionTime = SessionTime(mill
     @Test(arguments: [8000, 22050, 44100, 48000, 96000], 0..<patterns.count)
     func everyCueStartsOnItsFrame(rate: Int, patternIndex: Int) throws {
         let (pattern, ramp) = Self.patterns[patternIndex]
-        let session = cueSession(pattern, ramp: ramp)
+        let session = withCutCues(cueSession(pattern, ramp: ramp))
         let plan = try RenderPlan(
             session: session, options: RenderOptions(rate: rate, length: .duration(.seconds(75)), layers: [.cues]))
         // An odd block size puts block edges all over the cues.
@@ -195,9 +206,10 @@ func cueSession(_ pattern: BreathPattern, settle: SessionTime = SessionTime(mill
         #expect(tail.contains { $0 != 0 })
     }
 
-    @Test func cueNeverRingsIntoTheNextPhase() throws {
+    @Test func aPureCueNeverSoundsIntoTheNextPhase() throws {
         // Phases of 50 ms with a 600 ms cue: each cue is cut and ends on exact zero inside its phase.
         var session = cueSession(BreathPattern(milliseconds: 50, 0, 950, 0))
+        session.cues[.inhale] = CueSound(source: .synth(.pure), pitchHertz: 660)
         session.cues[.exhale] = nil
         let plan = try RenderPlan(session: session, options: RenderOptions(rate: 48000, length: .duration(.seconds(10)), layers: [.cues]))
         let audio = mix(plan)
@@ -205,6 +217,34 @@ func cueSession(_ pattern: BreathPattern, settle: SessionTime = SessionTime(mill
             let end = Int((mark.time + mark.length).frame(atRate: 48000))
             #expect(audio[(end - 1) * 2] == 0)
             #expect(audio[(end * 2)..<((end + 1000) * 2)].allSatisfy { $0 == 0 })
+        }
+    }
+
+    @Test(arguments: [CueTimbre.bell, .bowl])
+    func aStruckCueRingsOutIntoTheNextPhaseAndEndsOnZero(timbre: CueTimbre) throws {
+        // A 100-ms inhale whose bell or bowl rings on through the silent exhale after it.
+        var session = cueSession(BreathPattern(milliseconds: 100, 0, 5900, 0))
+        session.cues[.inhale] = CueSound(source: .synth(timbre), pitchHertz: 440)
+        session.cues[.exhale] = nil
+        let rate = 48000
+        let plan = try RenderPlan(session: session, options: RenderOptions(rate: rate, length: .duration(.seconds(30)), layers: [.cues]))
+        let audio = mix(plan, block: 1001)
+        let ring = Int(timbre.ringOut!.frame(atRate: rate))
+        let marks = plan.cueMarks.filter { $0.kind == .inhale }
+        #expect(marks.count >= 3)
+        for mark in marks {
+            let start = Int(mark.frame)
+            let phaseEnd = Int((mark.time + mark.length).frame(atRate: rate))
+            func peak(_ range: Range<Int>) -> Float { range.map { abs(audio[$0 * 2]) }.max() ?? 0 }
+            let loudest = peak(start..<(start + rate / 10))
+            // Still sounding well after its phase ended...
+            #expect(peak(phaseEnd..<(phaseEnd + rate / 10)) > loudest * 0.3)
+            // ...until it has fallen by 55 dB, then exact zero from its last frame on.
+            #expect(peak((start + ring - rate / 20)..<(start + ring)) < loudest * Float(decibelsToGain(-55)))
+            #expect(audio[((start + ring) * 2)..<((start + ring + 1000) * 2)].allSatisfy { $0 == 0 })
+            // No click anywhere: no step between neighbours larger than the tone itself makes.
+            let steps = (start + 1..<(start + ring)).map { abs(audio[$0 * 2] - audio[($0 - 1) * 2]) }
+            #expect(steps.max()! < loudest * 0.2)
         }
     }
 

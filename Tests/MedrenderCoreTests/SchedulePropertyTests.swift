@@ -99,9 +99,9 @@ import Testing
             input: Gen.int(in: 8000...192_000), Gen.int(in: 0...4_000).array(of: 5), Gen.int(in: 0...3_000)
         ) { rate, phases, settleMs in
             let pattern = Self.pattern(phases)
-            let session = Session(
+            let session = withCutCues(Session(
                 name: "p", segments: [PatternSegment(pattern: pattern)], settle: SessionTime(milliseconds: Int64(settleMs)),
-                closing: .seconds(2), master: MasterSettings(fadeOut: .seconds(1)))
+                closing: .seconds(2), master: MasterSettings(fadeOut: .seconds(1))))
             let total = session.settle + pattern.cycleLength * 2 + .seconds(2)
             let plan = try RenderPlan(
                 session: session, options: RenderOptions(rate: rate, channels: 1, length: .duration(total), layers: [.cues]))

@@ -8,6 +8,17 @@ public enum CueTimbre: String, CaseIterable, Hashable, Sendable {
     case bowl
     /// A soft woodblock tick.
     case tick
+
+    /// How long a struck timbre rings before it has fallen by 60 dB: a bell or a bowl rings out
+    /// for this long (at least), into the next phase if need be; nil for the timbres that are
+    /// shaped to their length and cut at the end of their phase.
+    public var ringOut: SessionTime? {
+        switch self {
+        case .bell: .init(milliseconds: 1600)
+        case .bowl: .seconds(4)
+        case .pure, .tick: nil
+        }
+    }
 }
 
 /// What sounds at the start of one kind of phase.
@@ -21,7 +32,9 @@ public struct CueSound: Hashable, Sendable {
     public var pitchHertz: Double
     /// Gain in decibels, −60…0.
     public var gainDecibels: Double
-    /// The cue's length; a cue is always cut, ramped to zero, at the end of its phase.
+    /// The cue's length. A bell or bowl rings for its natural decay when that is longer
+    /// (`CueTimbre.ringOut`), into the next phase if need be; any other cue is cut, ramped to
+    /// zero, at its length or at the end of its phase.
     public var length: SessionTime
     /// Stereo position, −1 (left) … 1 (right), default 0.
     public var pan: Double
@@ -35,6 +48,18 @@ public struct CueSound: Hashable, Sendable {
         self.gainDecibels = gainDecibels
         self.length = length
         self.pan = pan
+    }
+
+    /// How long the cue sounds: its length, or a bell's or bowl's natural ring when longer.
+    public var soundingLength: SessionTime {
+        if case .synth(let timbre) = source, let ring = timbre.ringOut { return max(length, ring) }
+        return length
+    }
+
+    /// Whether the cue rings on past the end of its phase.
+    public var ringsOut: Bool {
+        if case .synth(let timbre) = source { return timbre.ringOut != nil }
+        return false
     }
 
     /// The default cue for each phase kind: a distinct pitch per kind, so the ear knows the phase.

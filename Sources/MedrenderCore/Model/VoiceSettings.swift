@@ -39,6 +39,13 @@ public struct VoiceSettings: Hashable, Sendable {
     public var duckRelease: SessionTime = .init(milliseconds: 800)
     /// The shape of the dip's attack and release, default half-cosine.
     public var duckCurve: FadeCurve = .halfCosine
+    /// How long the ambience stays down between two voice clips before it comes back, 0…30 s,
+    /// default 2 s: dips closer than attack + release + this merge into one, so prompts a few
+    /// seconds apart do not pump the bed.
+    public var duckHold: SessionTime = .seconds(2)
+    /// How far a phase's cue drops while that phase's prompt speaks, in dB, −40…0, default −10:
+    /// the prompt is heard over the cue, and the cue still marks the phase.
+    public var cueUnderPromptDecibels: Double = -10
 
     public init(
         intro: SoundRef? = nil, introAt: SessionTime = .seconds(2), outro: SoundRef? = nil,

@@ -152,8 +152,9 @@ struct ClipPlacer {
         clips.sort { $0.startFrame < $1.startFrame }
     }
 
-    /// Ducking: the ambience dips under every voice clip, reaching its depth as the voice starts.
-    func ducking() -> DuckPlan {
+    /// Ducking: the ambience dips under every voice clip, reaching its depth as the voice starts;
+    /// `fadeIn` is the first bed's fade-in, which a dip never cuts into.
+    func ducking(fadeIn: Range<Int64>? = nil) -> DuckPlan {
         let voice = session.voice
         var voiced: [(Int64, Int64)] = []
         for c in voiceClips {
@@ -162,6 +163,7 @@ struct ClipPlacer {
         }
         return DuckPlan(
             gain: Float(decibelsToGain(voice.duckDecibels)), attackFrames: frames(voice.duckAttack),
-            releaseFrames: frames(voice.duckRelease), curve: voice.duckCurve, voiced: voiced)
+            releaseFrames: frames(voice.duckRelease), holdFrames: frames(voice.duckHold), curve: voice.duckCurve,
+            voiced: voiced, fadeIn: fadeIn)
     }
 }

@@ -2,12 +2,17 @@
 ///
 /// Each voiced stretch is reached at full depth on the voice's first frame (the attack ends there,
 /// so the dip starts before the word) and held to its last frame; the release follows it. Stretches
-/// whose ramps would meet are merged, so the envelope never climbs between close clips.
+/// closer than attack + release + `holdFrames` are merged, so the bed stays down between close
+/// clips instead of pumping. A stretch whose attack would begin while the ambience is still fading
+/// in is at full depth from the fade-in's start: the bed rises to its ducked level and never dips
+/// in the middle of its own fade-in.
 public struct DuckPlan: Hashable, Sendable {
     /// The linear gain at full depth.
     public let gain: Float
     public let attackFrames: Int64
     public let releaseFrames: Int64
+    /// The longest gap between two dips' ramps that is held down rather than released.
+    public let holdFrames: Int64
     public let curve: FadeCurve
     /// Voiced stretches `[start, end)`, sorted and merged.
     public let stretches: [Stretch]
@@ -17,14 +22,23 @@ public struct DuckPlan: Hashable, Sendable {
         public var end: Int64
     }
 
-    public init(gain: Float, attackFrames: Int64, releaseFrames: Int64, curve: FadeCurve = .halfCosine, voiced: [(Int64, Int64)]) {
+    /// - Parameters:
+    ///   - holdFrames: gaps between ramps up to this many frames are held at depth, default 0.
+    ///   - fadeIn: the ambience's first fade-in, `[start, end)` in frames, when it has one.
+    public init(gain: Float, attackFrames: Int64, releaseFrames: Int64, holdFrames: Int64 = 0, curve: FadeCurve = .halfCosine,
+                voiced: [(Int64, Int64)], fadeIn: Range<Int64>? = nil) {
         self.gain = gain
         self.curve = curve
         self.attackFrames = attackFrames
         self.releaseFrames = releaseFrames
+        self.holdFrames = holdFrames
         var merged: [Stretch] = []
         for (start, end) in voiced.sorted(by: { $0.0 < $1.0 }) where end > start {
-            if let last = merged.last, start - attackFrames <= last.end + releaseFrames {
+            var start = start
+            if let fadeIn, start - attackFrames < fadeIn.upperBound, end > fadeIn.lowerBound {
+                start = min(start, fadeIn.lowerBound)
+            }
+            if let last = merged.last, start - attackFrames <= last.end + releaseFrames + holdFrames {
                 merged[merged.count - 1].end = max(last.end, end)
             } else {
                 merged.append(Stretch(start: start, end: end))

@@ -20,6 +20,12 @@ public struct RenderPlan: Sendable {
     public let seed: UInt64
     /// How the ambience dips under the voice.
     public let ducking: DuckPlan
+    /// The phase kinds that have a voice prompt, and for how many cycles: their cues play
+    /// `cueUnderPromptGain` lower, so the prompt is heard over them.
+    public let promptedKinds: Set<PhaseKind>
+    public let promptedCycles: Int
+    /// Linear gain of a cue while its phase's prompt speaks.
+    public let cueUnderPromptGain: Float
     /// Voice sounds the plan does not play but whose lengths shape the other layers (the ducking,
     /// the end bell after the outro).
     let unmixedSoundsNeeded: [SoundRef]
@@ -78,8 +84,8 @@ public struct RenderPlan: Sendable {
         try placer.place()
         self.notes = notes + placer.notes
         let clips = placer.clips, voiceClips = placer.voiceClips
-        let ducking = placer.ducking()
         let beds = try Self.beds(session: session, options: options, sounds: sounds, total: total)
+        let ducking = placer.ducking(fadeIn: beds.first.map { $0.startFrame..<($0.startFrame + $0.fadeInFrames) })
         let layers = options.layers
         let voice = session.voice, bells = session.bells
 
@@ -87,7 +93,7 @@ public struct RenderPlan: Sendable {
         if layers.contains(.cues) {
             for kind in PhaseKind.allCases {
                 if let sound = session.cues[kind] {
-                    cues.append(CuePlan(kind: kind, sound: sound, lengthFrames: frames(sound.length)))
+                    cues.append(CuePlan(kind: kind, sound: sound, lengthFrames: frames(sound.soundingLength)))
                 }
             }
         }
@@ -103,6 +109,11 @@ public struct RenderPlan: Sendable {
         self.beds = beds
         self.cues = cues
         self.ducking = ducking
+        // The cue drops under a prompt whether or not the voice is mixed, so the cues sound the
+        // same alone as in the full mix.
+        self.promptedKinds = voice.promptCycles > 0 ? Set(voice.prompts.keys) : []
+        self.promptedCycles = voice.promptCycles
+        self.cueUnderPromptGain = Float(decibelsToGain(voice.cueUnderPromptDecibels))
         // Voice left out of the mix still shapes it: the ambience ducks under it, and the end bell
         // waits for the outro. Those sounds are loaded (for their lengths) though not mixed, so a
         // layer sounds the same alone as in the full mix.
@@ -121,15 +132,19 @@ public struct RenderPlan: Sendable {
         self.seed = session.seed
     }
 
-    /// The cue event for a phase, or nil when its kind has no cue.
+    /// The cue event for a phase, or nil when its kind has no cue. A bell or bowl rings out for
+    /// its whole sound; any other cue is cut, ramped to zero, at the end of its phase. On a phase
+    /// with a voice prompt the cue plays under it.
     public func cueEvent(for phase: ScheduledPhase) -> ClipEvent? {
         guard let cue = cues.first(where: { $0.kind == phase.kind }) else { return nil }
         let start = phase.start.frame(atRate: rate)
         let end = phase.end.frame(atRate: rate)
-        let available = end - start
+        let available = cue.sound.ringsOut ? cue.lengthFrames : end - start
         let release = min(Self.cueRelease.frame(atRate: rate), available / 2)
+        var gain = Float(decibelsToGain(cue.sound.gainDecibels))
+        if phase.cycle <= promptedCycles, promptedKinds.contains(phase.kind) { gain *= cueUnderPromptGain }
         return ClipEvent(
             layer: .cues, sound: .cue(phase.kind), startFrame: start, maximumFrames: min(cue.lengthFrames, available),
-            gain: Float(decibelsToGain(cue.sound.gainDecibels)), pan: Float(cue.sound.pan), releaseFrames: release)
+            gain: gain, pan: Float(cue.sound.pan), releaseFrames: release)
     }
 }

@@ -1,0 +1,103 @@
+import Foundation
+import MedrenderCore
+import Testing
+
+/// Voice prompts and the cues and ambience around them: the cue plays under its prompt, close
+/// dips merge into one, and the first dip never cuts into the ambience's fade-in.
+@Suite struct PromptAndDuckTests {
+    let rate = 8000
+
+    /// Prompts on every phase of the first cycles, with a constant bed under them.
+    func promptedSession(_ pattern: BreathPattern) -> Session {
+        var session = simpleSession(pattern)
+        session.voice.prompts = [.inhale: SoundRef("in"), .holdIn: SoundRef("hold"), .exhale: SoundRef("out"), .holdOut: SoundRef("hold")]
+        session.voice.promptCycles = 3
+        session.ambience = [AmbienceBed(sound: SoundRef("bed"), seam: .zero)]
+        return session
+    }
+
+    var sounds: [SoundRef: AudioAsset] {
+        let word = AudioAsset(channels: 1, samples: [Float](repeating: 0, count: rate * 6 / 10))
+        return [SoundRef("in"): word, SoundRef("hold"): word, SoundRef("out"): word,
+                SoundRef("bed"): AudioAsset(channels: 1, samples: [Float](repeating: 0.5, count: rate * 4))]
+    }
+
+    func plan(_ session: Session, seconds: Int64 = 60, layers: Set<Layer> = [.ambience, .voice, .cues]) throws -> RenderPlan {
+        try RenderPlan(session: session, options: RenderOptions(rate: rate, channels: 1, length: .duration(.seconds(seconds)), layers: layers),
+                       sounds: sounds.mapValues { SoundFacts(frameCount: Int64($0.frameCount)) })
+    }
+
+    @Test func theCueOfAPromptedPhasePlaysUnderThePrompt() throws {
+        var session = promptedSession(BreathPattern(milliseconds: 4000, 4000, 4000, 4000))
+        session.voice.cueUnderPromptDecibels = -10
+        let plan = try plan(session)
+        for phase in plan.schedule {
+            let event = try #require(plan.cueEvent(for: phase))
+            let full = Float(decibelsToGain(session.cues[phase.kind]!.gainDecibels))
+            let expected = phase.cycle <= 3 ? full * Float(decibelsToGain(-10)) : full
+            #expect(abs(event.gain - expected) < 1e-6, "cycle \(phase.cycle) \(phase.kind)")
+        }
+        // The same with the voice left out: the cues sound alone as in the whole mix.
+        let cuesAlone = try self.plan(session, layers: [.cues])
+        #expect(cuesAlone.schedule.map { cuesAlone.cueEvent(for: $0)?.gain } == plan.schedule.map { plan.cueEvent(for: $0)?.gain })
+        // 0 dB keeps the cue as it is.
+        session.voice.cueUnderPromptDecibels = 0
+        let kept = try self.plan(session)
+        let first = try #require(kept.schedule.first { _ in true })
+        #expect(kept.cueEvent(for: first)?.gain == Float(decibelsToGain(session.cues[.inhale]!.gainDecibels)))
+    }
+
+    @Test func promptsAFewSecondsApartShareOneDip() throws {
+        // Box breathing at 3.45-s phases, a prompt on each: the bed stays down through all the
+        // prompted cycles instead of coming up 12 times.
+        let session = promptedSession(BreathPattern(milliseconds: 3450, 3450, 3450, 3450))
+        let plan = try plan(session, layers: [.ambience, .voice])
+        #expect(plan.ducking.stretches.count == 1)
+        let mix = renderMix(plan, sounds: sounds)
+        let settle = Int(session.settle.frame(atRate: rate))
+        let lastPromptEnd = settle + 12 * 3450 * rate / 1000 - 3450 * rate / 1000 + 6 * rate / 10
+        // From the first prompt to the last one's end, never back up: one dip.
+        let depth = Float(decibelsToGain(session.voice.duckDecibels)) * 0.5
+        var climbs = 0
+        for f in settle..<lastPromptEnd where mix[f] > mix[f - 1] { climbs += 1 }
+        #expect(climbs == 0)
+        #expect(mix[settle..<lastPromptEnd].allSatisfy { abs($0 - depth) < 1e-6 })
+        // With no hold they would pump: attack + release alone do not bridge 2.85 s.
+        var unheld = session
+        unheld.voice.duckHold = .zero
+        #expect(try self.plan(unheld).ducking.stretches.count == 12)
+    }
+
+    @Test func promptsFarApartStillDipEachTime() throws {
+        // A 4-7-8 pattern: 7 s between the hold prompt's end and the exhale's is more than
+        // attack + release + hold, so the bed comes back up between them.
+        let session = promptedSession(BreathPattern(milliseconds: 4000, 7000, 8000, 0))
+        let plan = try plan(session)
+        #expect(plan.ducking.stretches.count > 3)
+    }
+
+    @Test func theIntroDipNeverCutsIntoTheAmbienceFadeIn() throws {
+        var session = simpleSession()
+        session.settle = .seconds(12)
+        session.ambienceFadeIn = .seconds(8)
+        session.voice.intro = SoundRef("in")
+        session.voice.introAt = .seconds(2)
+        session.ambience = [AmbienceBed(sound: SoundRef("bed"), seam: .zero)]
+        let plan = try plan(session, layers: [.ambience])
+        let mix = renderMix(plan, sounds: sounds)
+        // The bed rises, never falls, from its first frame to the end of the fade-in...
+        let fadeEnd = 8 * rate
+        for f in 1..<fadeEnd { #expect(mix[f] >= mix[f - 1], "the bed falls at \(Double(f) / Double(rate)) s") }
+        // ...under the intro it is at its ducked level...
+        let depth = Float(decibelsToGain(session.voice.duckDecibels)) * 0.5
+        #expect(mix[2 * rate + rate / 2] < depth)
+        // ...and it reaches full level once the fade and the release are over.
+        #expect(mix[11 * rate] == 0.5)
+        // An intro after the fade-in ducks as any clip does: full level, then the attack.
+        session.voice.introAt = .seconds(10)
+        session.settle = .seconds(20)
+        let later = renderMix(try self.plan(session, layers: [.ambience]), sounds: sounds)
+        #expect(later[9 * rate] == 0.5)
+        #expect(later[10 * rate] == depth)
+    }
+}
