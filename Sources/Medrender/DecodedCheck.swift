@@ -26,26 +26,68 @@ enum DecodedCheck {
     /// How many times pass 2 may run again.
     static let maximumRetries = 3
 
+    /// The rate a player decodes a format at, when it is not the file's own: Opus always decodes
+    /// at 48 kHz (libsndfile gives the rate it was encoded from).
+    static func playbackRate(_ format: OutputFormat) -> Int? {
+        if case .opus = format { return 48000 }
+        return nil
+    }
+
     /// The integrated loudness, loudness range, true peak and sample peak of an encoded file, as
-    /// it decodes, read a block at a time (memory does not grow with its length).
-    static func measure(fileAt path: String) throws -> (loudness: Double, range: Double, truePeak: Double, samplePeak: Float) {
+    /// it decodes, read a block at a time (memory does not grow with its length); at
+    /// `playbackRate` when a player decodes it at that rate.
+    static func measure(fileAt path: String, playbackRate: Int? = nil) throws -> DecodedFigures {
         let reader = try SoundFileReader(path: path)
-        let meter = try LoudnessMeter(channels: reader.channels, rate: reader.rate, withRange: true)
-        let peak = TruePeakMeter(channels: reader.channels, rate: reader.rate)
-        var sample: Float = 0
+        let rate = playbackRate ?? reader.rate
+        let measure = try DecodedMeasure(channels: reader.channels, rate: rate)
+        let resampler = rate == reader.rate ? nil : try Resampler(channels: reader.channels)
+        let ratio = Double(rate) / Double(reader.rate)
         var buffer = [Float](repeating: 0, count: Renderer.blockFrames * reader.channels)
         while true {
-            let n = try buffer.withUnsafeMutableBufferPointer { (p) throws(IOError) -> Int in
+            let n = try buffer.withUnsafeMutableBufferPointer { (p) throws -> Int in
                 let n = try reader.read(into: p.baseAddress!, frameCount: Renderer.blockFrames)
-                if n > 0 {
-                    try meter.add(p.baseAddress!, frameCount: n)
-                    peak.add(p.baseAddress!, frameCount: n)
-                    for i in 0..<(n * reader.channels) { sample = max(sample, abs(p[i])) }
+                if let resampler {
+                    try resampler.process(p.baseAddress!, frameCount: n, ratio: ratio, endOfInput: n == 0) { try measure.add($0, frameCount: $1) }
+                } else if n > 0 {
+                    try measure.add(p.baseAddress!, frameCount: n)
                 }
                 return n
             }
             if n == 0 { break }
         }
-        return (try meter.integratedLoudness(), try meter.loudnessRange(), peak.peakDecibels, sample)
+        return try measure.figures()
+    }
+}
+
+/// What a file decodes to: integrated loudness and loudness range, true peak, sample peak.
+struct DecodedFigures: Sendable {
+    var loudness: Double
+    var range: Double
+    var truePeak: Double
+    var samplePeak: Float
+}
+
+/// Measures decoded audio a block at a time.
+final class DecodedMeasure {
+    private let meter: LoudnessMeter
+    private let peak: TruePeakMeter
+    private let channels: Int
+    private var sample: Float = 0
+
+    init(channels: Int, rate: Int) throws {
+        self.channels = channels
+        meter = try LoudnessMeter(channels: channels, rate: rate, withRange: true)
+        peak = TruePeakMeter(channels: channels, rate: rate)
+    }
+
+    func add(_ frames: UnsafePointer<Float>, frameCount: Int) throws {
+        try meter.add(frames, frameCount: frameCount)
+        peak.add(frames, frameCount: frameCount)
+        for i in 0..<(frameCount * channels) { sample = max(sample, abs(frames[i])) }
+    }
+
+    func figures() throws -> DecodedFigures {
+        DecodedFigures(loudness: try meter.integratedLoudness(), range: try meter.loudnessRange(), truePeak: peak.peakDecibels,
+                       samplePeak: sample)
     }
 }

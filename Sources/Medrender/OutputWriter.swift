@@ -136,6 +136,9 @@ final class OutputWriter {
         try encoder.write(frames, frameCount: frameCount)
     }
 
+    /// The Vorbis encoder, when the format is OGG.
+    var vorbisEncoder: VorbisEncoder? { encoder as? VorbisEncoder }
+
     /// The file being written, before it is put in place (or copied to a stream): nil for a
     /// stream written as it goes.
     var temporaryPath: String? { file?.temporaryPath }

@@ -161,8 +161,12 @@ public struct RenderJob: Sendable {
         var writer = firstWriter
         var attempt = 0
         var producer: Handoff<PassTwoProducer>
-        var decoded: (loudness: Double, range: Double, truePeak: Double, samplePeak: Float)?
+        var decoded: DecodedFigures?
         while true {
+            // An OGG file is decoded as it is written, on its own thread; other lossy files are
+            // read back once written.
+            let live = lossy && writer.temporaryPath != nil ? try writer.vorbisEncoder.map { try LiveVorbisCheck(encoder: $0, totalFrames: total) } : nil
+            defer { live?.stop() }
             let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: plan.master.truePeakDBTP - headroom)
             producer = Handoff(try PassTwoProducer(plan: plan, assets: assets, gain: gain * Float(decibelsToGain(correction)), limiter: limiter))
             let pipeline = BlockPipeline(depth: parallel ? 8 : 1, samplesPerBlock: Renderer.blockFrames * channels)
@@ -177,7 +181,7 @@ public struct RenderJob: Sendable {
             try writer.finish()
             if let error = producer.value.failure { throw error }
             guard lossy, let file = writer.temporaryPath else { break }
-            let measured = try DecodedCheck.measure(fileAt: file)
+            let measured = try live?.finish() ?? DecodedCheck.measure(fileAt: file, playbackRate: DecodedCheck.playbackRate(format))
             decoded = measured
             let over = measured.truePeak - plan.master.truePeakDBTP
             let off = plan.master.loudnessLUFS - measured.loudness

@@ -39,6 +39,37 @@ public final class Resampler {
                                      targetFrames: targetLength(frameCount: asset.frameCount, from: from, to: to))
     }
 
+    /// Resamples one block of a stream by `ratio` (output rate over input rate) and hands what it
+    /// makes to `output`, in one or more calls; `endOfInput` on the last block drains the
+    /// converter. The corresponding C function is `src_process`.
+    public func process(_ input: UnsafePointer<Float>, frameCount: Int, ratio: Double, endOfInput: Bool,
+                        output: (UnsafePointer<Float>, Int) throws -> Void) throws {
+        let c = channels
+        let capacity = Int(Double(max(frameCount, 256)) * ratio) + 64
+        if streamBuffer.count < capacity * c { streamBuffer = [Float](repeating: 0, count: capacity * c) }
+        var consumed = 0
+        while true {
+            var data = SRC_DATA()
+            data.data_in = input + consumed * c
+            data.input_frames = frameCount - consumed
+            data.end_of_input = endOfInput ? 1 : 0
+            data.src_ratio = ratio
+            data.output_frames = capacity
+            let handle = self.handle
+            let code = streamBuffer.withUnsafeMutableBufferPointer { out -> Int32 in
+                data.data_out = out.baseAddress
+                return src_process(handle, &data)
+            }
+            if code != 0 { throw IOError(.library, "resampling failed", cause: String(cString: src_strerror(code))) }
+            consumed += Int(data.input_frames_used)
+            let produced = Int(data.output_frames_gen)
+            if produced > 0 { try streamBuffer.withUnsafeBufferPointer { try output($0.baseAddress!, produced) } }
+            if consumed >= frameCount && (!endOfInput || produced == 0) { break }
+        }
+    }
+
+    private var streamBuffer: [Float] = []
+
     /// The corresponding C function is `src_process`.
     func process(_ asset: AudioAsset, ratio: Double, targetFrames: Int) throws(IOError) -> AudioAsset {
         let c = channels

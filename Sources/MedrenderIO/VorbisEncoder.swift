@@ -28,6 +28,11 @@ public final class VorbisEncoder {
     /// same audio, however the caller splits it (and so the same bytes).
     private var pending: [Float]
     private var pendingFrames = 0
+    /// The stream's three header packets, for a decoder of its packets.
+    public private(set) var headerPackets: [VorbisPacket] = []
+    /// Called with every audio packet as it is made, before it goes on a page: a decoder can
+    /// measure the stream while it is written.
+    public var packetObserver: ((VorbisPacket) throws -> Void)?
 
     /// Starts a stream and writes its headers.
     ///
@@ -60,6 +65,7 @@ public final class VorbisEncoder {
         guard vorbis_analysis_headerout(dsp, comment, &header, &headerComment, &headerCode) == 0 else {
             throw IOError(.library, "the Vorbis encoder could not write its headers")
         }
+        headerPackets = [VorbisPacket(header), VorbisPacket(headerComment), VorbisPacket(headerCode)]
         ogg_stream_packetin(stream, &header)
         ogg_stream_packetin(stream, &headerComment)
         ogg_stream_packetin(stream, &headerCode)
@@ -132,6 +138,7 @@ public final class VorbisEncoder {
     }
 
     private func drain() throws(IOError) {
+        let observer = packetObserver
         var packet = ogg_packet()
         var page = ogg_page()
         while vorbis_analysis_blockout(dsp, block) == 1 {
@@ -139,6 +146,11 @@ public final class VorbisEncoder {
                 throw IOError(.library, "the Vorbis encoder failed on a block")
             }
             while vorbis_bitrate_flushpacket(dsp, &packet) == 1 {
+                if let observer {
+                    do { try observer(VorbisPacket(packet)) } catch let error as IOError { throw error } catch {
+                        throw IOError(.library, "the stream's check stopped", cause: "\(error)")
+                    }
+                }
                 ogg_stream_packetin(stream, &packet)
                 while ogg_stream_pageout(stream, &page) != 0 { try write(page) }
             }

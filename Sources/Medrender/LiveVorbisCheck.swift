@@ -1,0 +1,110 @@
+import Foundation
+import MedrenderCore
+import MedrenderIO
+
+/// Decodes an OGG's packets on a thread of its own while the encoder writes them, and measures
+/// what they decode to: the file is checked as it is written instead of read again after, and the
+/// check runs on the core the mixer leaves idle.
+///
+/// At most `queueLimit` packets wait; the encoder waits when the decoder falls that far behind,
+/// so memory does not grow with the session's length.
+final class LiveVorbisCheck: @unchecked Sendable {
+    static let queueLimit = 2048
+
+    private let condition = NSCondition()
+    private var queue: [VorbisPacket] = []
+    private var ended = false
+    private var stopped = false
+    private var failure: (any Error)?
+    private var figures: DecodedFigures?
+    private var finished = false
+
+    /// Starts decoding the stream of `encoder` (from its headers on), keeping its first
+    /// `totalFrames` frames: the stream's last packet decodes past the end, which a reader trims.
+    init(encoder: VorbisEncoder, totalFrames: Int64) throws {
+        let decoder = try VorbisPacketDecoder(headers: encoder.headerPackets)
+        let measure = try DecodedMeasure(channels: decoder.channels, rate: decoder.rate)
+        let box = Unchecked((decoder, measure))
+        let thread = Thread { [self] in self.run(decoder: box.value.0, measure: box.value.1, totalFrames: totalFrames) }
+        thread.name = "medrender.decode-check"
+        thread.start()
+        encoder.packetObserver = { [self] packet in try self.submit(packet) }
+    }
+
+    private struct Unchecked<T>: @unchecked Sendable { let value: T; init(_ value: T) { self.value = value } }
+
+    /// Hands a packet to the decoder, waiting while the queue is full.
+    func submit(_ packet: VorbisPacket) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.count >= Self.queueLimit, failure == nil, !finished { condition.wait() }
+        if let failure { throw failure }
+        queue.append(packet)
+        condition.broadcast()
+    }
+
+    /// Waits for the decoder to take every packet, and gives what the stream decodes to.
+    func finish() throws -> DecodedFigures {
+        condition.lock()
+        defer { condition.unlock() }
+        ended = true
+        condition.broadcast()
+        while !finished { condition.wait() }
+        if let failure { throw failure }
+        return figures!
+    }
+
+    /// Stops the decoder without waiting for its figures (the render failed or was stopped).
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        while !finished { condition.wait() }
+        condition.unlock()
+    }
+
+    private func run(decoder: VorbisPacketDecoder, measure: DecodedMeasure, totalFrames: Int64) {
+        let channels = decoder.channels
+        var interleaved = [Float](repeating: 0, count: 4096 * channels)
+        var decoded: Int64 = 0
+        var batch: [VorbisPacket] = []
+        do {
+            while true {
+                condition.lock()
+                while queue.isEmpty, !ended, !stopped { condition.wait() }
+                if stopped || queue.isEmpty {
+                    condition.unlock()
+                    break
+                }
+                swap(&batch, &queue)
+                condition.broadcast()
+                condition.unlock()
+                for packet in batch {
+                    try decoder.decode(packet) { pcm, frames in
+                        let keep = Int(min(Int64(frames), max(0, totalFrames - decoded)))
+                        decoded += Int64(frames)
+                        guard keep > 0 else { return }
+                        if interleaved.count < keep * channels { interleaved = [Float](repeating: 0, count: keep * channels) }
+                        try interleaved.withUnsafeMutableBufferPointer { out in
+                            for c in 0..<channels {
+                                let channel = pcm[c]!
+                                for i in 0..<keep { out[i * channels + c] = channel[i] }
+                            }
+                            try measure.add(out.baseAddress!, frameCount: keep)
+                        }
+                    }
+                }
+                batch.removeAll(keepingCapacity: true)
+            }
+            let result = try measure.figures()
+            condition.lock()
+            figures = result
+        } catch {
+            condition.lock()
+            failure = error
+        }
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}

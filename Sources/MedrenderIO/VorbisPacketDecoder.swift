@@ -1,0 +1,96 @@
+import CVorbis
+import MedrenderCore
+
+/// One Vorbis packet as the encoder made it: its bytes, and the flags and position the Ogg
+/// stream carries for it.
+public struct VorbisPacket: Sendable {
+    public var bytes: [UInt8]
+    public var granulePosition: Int64
+    public var packetNumber: Int64
+    public var beginsStream: Bool
+    public var endsStream: Bool
+
+    init(_ packet: ogg_packet) {
+        bytes = packet.bytes > 0 ? Array(UnsafeBufferPointer(start: packet.packet, count: packet.bytes)) : []
+        granulePosition = packet.granulepos
+        packetNumber = packet.packetno
+        beginsStream = packet.b_o_s != 0
+        endsStream = packet.e_o_s != 0
+    }
+}
+
+/// Decodes the packets of a Vorbis stream as its encoder makes them, with libvorbis's synthesis,
+/// so an encoded stream can be measured as it decodes while it is still being written.
+///
+/// libvorbis keeps pointers between its own structs, so they are allocated here and freed in
+/// `deinit`. Not `Sendable`: one decoder belongs to one thread.
+public final class VorbisPacketDecoder {
+    private let info = UnsafeMutablePointer<vorbis_info>.allocate(capacity: 1)
+    private let comment = UnsafeMutablePointer<vorbis_comment>.allocate(capacity: 1)
+    private let dsp = UnsafeMutablePointer<vorbis_dsp_state>.allocate(capacity: 1)
+    private let block = UnsafeMutablePointer<vorbis_block>.allocate(capacity: 1)
+    private var stage = 0  // how many of the structs above are initialized, for deinit
+    public let channels: Int
+    public let rate: Int
+
+    /// Starts a decoder from the stream's three header packets.
+    /// The corresponding C function is `vorbis_synthesis_headerin`.
+    public init(headers: [VorbisPacket]) throws(IOError) {
+        vorbis_info_init(info)
+        vorbis_comment_init(comment)
+        stage = 1
+        guard headers.count == 3 else {
+            throw IOError(.library, "a Vorbis stream starts with 3 header packets, not \(headers.count)")
+        }
+        let info = self.info, comment = self.comment
+        for header in headers {
+            let code = Self.withPacket(header) { vorbis_synthesis_headerin(info, comment, $0) }
+            guard code == 0 else { throw IOError(.library, "the Vorbis decoder refused a header", cause: "libvorbis error \(code)") }
+        }
+        channels = Int(info.pointee.channels)
+        rate = Int(info.pointee.rate)
+        guard vorbis_synthesis_init(dsp, info) == 0 else { throw IOError(.library, "the Vorbis decoder would not start") }
+        stage = 2
+        guard vorbis_block_init(dsp, block) == 0 else { throw IOError(.library, "the Vorbis decoder would not start") }
+        stage = 3
+    }
+
+    deinit {
+        if stage >= 3 { vorbis_block_clear(block) }
+        if stage >= 2 { vorbis_dsp_clear(dsp) }
+        if stage >= 1 {
+            vorbis_comment_clear(comment)
+            vorbis_info_clear(info)
+        }
+        info.deallocate()
+        comment.deallocate()
+        dsp.deallocate()
+        block.deallocate()
+    }
+
+    private static func withPacket<R>(_ packet: VorbisPacket, _ body: (UnsafeMutablePointer<ogg_packet>) -> R) -> R {
+        var bytes = packet.bytes
+        return bytes.withUnsafeMutableBufferPointer { p in
+            var op = ogg_packet(packet: p.baseAddress, bytes: p.count, b_o_s: packet.beginsStream ? 1 : 0, e_o_s: packet.endsStream ? 1 : 0,
+                                granulepos: packet.granulePosition, packetno: packet.packetNumber)
+            return body(&op)
+        }
+    }
+
+    /// Decodes one audio packet and hands what it completes to `output`, one channel per buffer,
+    /// possibly in several calls. The corresponding C function is `vorbis_synthesis`.
+    public func decode(_ packet: VorbisPacket,
+                       output: (_ channels: UnsafePointer<UnsafeMutablePointer<Float>?>, _ frameCount: Int) throws -> Void) throws {
+        let block = self.block
+        let code = Self.withPacket(packet) { vorbis_synthesis(block, $0) }
+        guard code == 0 else { throw IOError(.library, "the Vorbis decoder refused a packet", cause: "libvorbis error \(code)") }
+        guard vorbis_synthesis_blockin(dsp, block) == 0 else { throw IOError(.library, "the Vorbis decoder refused a block") }
+        var pcm: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>?
+        while true {
+            let n = vorbis_synthesis_pcmout(dsp, &pcm)
+            guard n > 0, let pcm else { break }
+            try output(pcm, Int(n))
+            vorbis_synthesis_read(dsp, n)
+        }
+    }
+}
