@@ -126,15 +126,15 @@ public struct LibraryBuildSchedulerShard: Hashable, Sendable, CustomStringConver
         case .awsBatch:
             let index = try number("AWS_BATCH_JOB_ARRAY_INDEX", minimum: 0)!
             let size = try number("AWS_BATCH_JOB_ARRAY_SIZE", minimum: 1)
-            guard let n = try size.map({ try agreeing($0, "AWS_BATCH_JOB_ARRAY_SIZE", "set AWS_BATCH_JOB_ARRAY_SIZE to the array's size") })
+            guard let n = try size.map({ try agreeing($0, "AWS_BATCH_JOB_ARRAY_SIZE", "submit an array of that size") })
                 ?? shards
             else {
-                throw usage("AWS_BATCH_JOB_ARRAY_INDEX=\(index) is set but not the array's size; set AWS_BATCH_JOB_ARRAY_SIZE "
-                            + "to the job's arrayProperties size in its environment, or give --shards N")
+                throw usage("AWS_BATCH_JOB_ARRAY_INDEX=\(index) is set but not AWS_BATCH_JOB_ARRAY_SIZE (AWS Batch sets both for "
+                            + "an array child); give --shards N with N the array's size")
             }
             guard index < n else {
                 throw usage("AWS_BATCH_JOB_ARRAY_INDEX=\(index) is outside an array of \(n) (indices 0 to \(n - 1)); "
-                            + "set AWS_BATCH_JOB_ARRAY_SIZE (or --shards) to the job's arrayProperties size")
+                            + "give --shards equal to the job's arrayProperties size")
             }
             index0 = index
             count = n

@@ -99,7 +99,8 @@ import Testing
         #expect(try Self.shard(["AWS_BATCH_JOB_ARRAY_INDEX": "0", "AWS_BATCH_JOB_ARRAY_SIZE": "3"], shards: 3) == "1/3")
         #expect(try Resolved.resolve(["AWS_BATCH_JOB_ARRAY_INDEX": "0", "AWS_BATCH_JOB_ARRAY_SIZE": "3"]).scheduler == .awsBatch)
 
-        #expect(Self.error(["AWS_BATCH_JOB_ARRAY_INDEX": "0"]).contains("set AWS_BATCH_JOB_ARRAY_SIZE"))
+        #expect(Self.error(["AWS_BATCH_JOB_ARRAY_INDEX": "0"]).contains("not AWS_BATCH_JOB_ARRAY_SIZE"))
+        #expect(Self.error(["AWS_BATCH_JOB_ARRAY_INDEX": "2"], shards: 2).contains("AWS_BATCH_JOB_ARRAY_INDEX=2 is outside an array of 2"))
         #expect(Self.error(["AWS_BATCH_JOB_ARRAY_INDEX": "3", "AWS_BATCH_JOB_ARRAY_SIZE": "3"])
             .contains("AWS_BATCH_JOB_ARRAY_INDEX=3 is outside an array of 3"))
         #expect(Self.error(["AWS_BATCH_JOB_ARRAY_INDEX": "0", "AWS_BATCH_JOB_ARRAY_SIZE": "3"], shards: 2)
