@@ -17,7 +17,7 @@ run: deps release
 test: test-deps
 	$(SWIFT) build --build-tests --explicit-target-dependency-import-check error
 	$(SWIFT) test --parallel
-	python3 scripts/check-deploy
+	python3 scripts/check-deploy .build/debug/medrender
 
 ## Build the library on a one-node Slurm cluster started here, as root (installs slurm-wlm and munge):
 ## the array job and merge in deploy/slurm/, checked against a local build.
