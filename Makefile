@@ -2,11 +2,12 @@
 
 SWIFT      ?= swift
 LIB_PKGS   := pkg-config libsndfile1-dev libsamplerate0-dev libvorbis-dev libogg-dev libebur128-dev
-TEST_PKGS  := ffmpeg sox libsox-fmt-all curl
+TEST_PKGS  := ffmpeg sox libsox-fmt-all curl python3-yaml
+SLURM_PKGS := slurm-wlm munge
 SOUND_PKGS := festival festvox-us-slt-hts sox ffmpeg python3-numpy
 DEMO       := --preset box-breath --minutes 15 -o out.ogg
 
-.PHONY: run test build release library deps test-deps sounds clean fuzz bench serve
+.PHONY: run test test-slurm build release library deps test-deps sounds clean fuzz bench serve
 
 ## Render the demo session: 15 minutes of box breathing to out.ogg.
 run: deps release
@@ -16,6 +17,13 @@ run: deps release
 test: test-deps
 	$(SWIFT) build --build-tests --explicit-target-dependency-import-check error
 	$(SWIFT) test --parallel
+	python3 scripts/check-deploy .build/debug/medrender
+
+## Build the library on a one-node Slurm cluster started here, as root (installs slurm-wlm and munge):
+## the array job and merge in deploy/slurm/, checked against a local build.
+test-slurm: release
+	@./scripts/install-packages $(SLURM_PKGS)
+	./scripts/test-slurm
 
 build: deps
 	$(SWIFT) build
@@ -31,7 +39,7 @@ serve: release
 library: release
 	.build/release/medrender build -o dist
 
-## Install what is missing (Debian): the libraries; for tests also ffmpeg and sox.
+## Install what is missing (Debian): the libraries; for tests also ffmpeg, sox and PyYAML.
 deps:
 	@./scripts/install-packages $(LIB_PKGS)
 

@@ -104,7 +104,7 @@ let package = Package(
             dependencies: ["MedrenderServer", "MedrenderTestSupport"]),
         .testTarget(
             name: "MedrenderBuildTests",
-            dependencies: ["MedrenderBuild", "MedrenderTestSupport"]),
+            dependencies: ["MedrenderBuild", "Medrender", "MedrenderTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

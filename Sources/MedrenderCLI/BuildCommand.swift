@@ -17,7 +17,8 @@ struct BuildCommand: ParsableCommand {
             default is in cycles), with its cue sheets (.json, .vtt) beside it, listed in OUTDIR/manifest.json. \
             An output is rendered again only when its inputs changed: the preset's bytes, its sounds' bytes, the \
             options, or the renderer's version. --shard K/N renders the K-th of N parts and writes \
-            OUTDIR/manifest-K-of-N.json; 'build --merge DIR…' joins shard manifests into one manifest.json \
+            OUTDIR/manifest-K-of-N.json; --shard auto takes K and N from SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_MIN/MAX/COUNT, \
+            JOB_COMPLETION_INDEX with --shards N, or AWS_BATCH_JOB_ARRAY_INDEX with AWS_BATCH_JOB_ARRAY_SIZE. 'build --merge DIR…' joins shard manifests into one manifest.json \
             (in -o, or the first DIR). A failed preset does not stop the others.
 
             Exit codes: 0 all built, 65 a preset was bad, else the first failure's (64 usage, 66 missing input, \
@@ -47,8 +48,11 @@ struct BuildCommand: ParsableCommand {
     @Option(name: .customShort("j"), help: "Cores to keep busy, one render on each (default: every core).")
     var jobs: Int?
 
-    @Option(name: .long, help: "Render only the K-th of N shards, such as 1/2; writes manifest-K-of-N.json.")
+    @Option(name: .long, help: "Render only the K-th of N shards, such as 1/2; writes manifest-K-of-N.json. 'auto': the shard a Slurm array, a Kubernetes Indexed Job or an AWS Batch array job gives in the environment.")
     var shard: String?
+
+    @Option(name: .long, help: "With --shard auto: the number of shards (a Kubernetes Indexed Job's completions; checked against the scheduler's count elsewhere).")
+    var shards: Int?
 
     @Flag(name: .long, help: "Join the shard manifests in the given folders into one manifest.json.")
     var merge = false
@@ -116,8 +120,12 @@ struct BuildCommand: ParsableCommand {
         guard RenderOptions.rateRange.contains(rate) else { throw ValidationError("--rate \(rate) is out of range; give 8000 to 192000 Hz") }
         if try encoding.sampleFormat() == .float32, names.contains("flac") { throw ValidationError("--bits 32f is for WAV; FLAC takes 16 or 24") }
         if let jobs, !(1...1024).contains(jobs) { throw ValidationError("-j \(jobs): give 1 to 1024 renders at once") }
-        if let shard, LibraryBuildShard(parsing: shard) == nil {
-            throw ValidationError("--shard \(shard) is not a shard; give K/N, two whole numbers with 1 ≤ K ≤ N, such as 1/2")
+        if let shard, shard != "auto", LibraryBuildShard(parsing: shard) == nil {
+            throw ValidationError("--shard \(shard) is not a shard; give K/N, two whole numbers with 1 ≤ K ≤ N, such as 1/2, or auto")
+        }
+        if let shards {
+            guard shard == "auto" else { throw ValidationError("--shards \(shards) is for --shard auto; with --shard K/N, N is the number of shards") }
+            guard shards >= 1 else { throw ValidationError("--shards \(shards) is not a number of shards; give a whole number of 1 or more") }
         }
     }
 
@@ -176,11 +184,16 @@ struct BuildCommand: ParsableCommand {
             }
             let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
             var folder = output!
+            // From the scheduler's environment, said before anything is built so a task's log tells which part it is.
+            let scheduled = try shard == "auto"
+                ? LibraryBuildSchedulerShard.resolve(ProcessInfo.processInfo.environment, shards: shards) : nil
+            if let scheduled { Console.error("\(scheduled)\n") }
+            let chosen = scheduled?.shard ?? shard.flatMap(LibraryBuildShard.init(parsing:))
             while folder.count > 1, folder.hasSuffix("/") { folder.removeLast() }
             let settings = LibraryBuildSettings(
                 presetFiles: try presetFiles(library), outputDirectory: folder, lengths: try lengths(), formats: try formats(),
                 rate: rate, channels: encoding.channels, quality: encoding.quality, bits: try encoding.sampleFormat(),
-                jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, shard: shard.flatMap(LibraryBuildShard.init(parsing:)),
+                jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, shard: chosen,
                 verify: verify, library: library)
             let display = BuildProgress(live: isatty(STDERR_FILENO) == 1)
             let summary = LibraryBuild.run(settings) { display.handle($0) }
@@ -192,7 +205,7 @@ struct BuildCommand: ParsableCommand {
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                try Console.output(String(decoding: try encoder.encode(BuildSummaryJSON(summary)), as: UTF8.self) + "\n")
+                try Console.output(String(decoding: try encoder.encode(BuildSummaryJSON(summary, shard: chosen, scheduled: scheduled)), as: UTF8.self) + "\n")
             }
             if let category = summary.category { throw ExitCode(SysExit(category).rawValue) }
         } catch let error as ValidationError {

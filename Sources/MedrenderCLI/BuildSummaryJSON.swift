@@ -17,8 +17,24 @@ struct BuildSummaryJSON: Encodable {
     var seconds: Double
     var manifest: String
     var exitCode: Int32
+    /// The shard built, when one was: `K/N`, and where it came from with `--shard auto`.
+    var shard: Shard?
 
-    init(_ summary: LibraryBuildSummary) {
+    struct Shard: Encodable {
+        var shard: String
+        var index: Int
+        var count: Int
+        /// slurm, kubernetes or aws-batch; absent for `--shard K/N`.
+        var scheduler: String?
+        /// The environment variables read, as set.
+        var variables: [String: String]?
+    }
+
+    init(_ summary: LibraryBuildSummary, shard: LibraryBuildShard? = nil, scheduled: LibraryBuildSchedulerShard? = nil) {
+        self.shard = shard.map {
+            Shard(shard: $0.description, index: $0.index, count: $0.count, scheduler: scheduled?.scheduler.rawValue,
+                  variables: scheduled?.variables)
+        }
         rendered = summary.rendered
         skipped = summary.skipped
         failed = summary.failed.map {

@@ -200,6 +200,68 @@ import Testing
         #expect(Self.hiddenFiles(joined).isEmpty)
     }
 
+    /// `--shard auto` as a Slurm array task (`--array=1-4`) builds the shard `--shard K/4` builds, says
+    /// so on stderr and in the JSON; as a Kubernetes pod it needs `--shards`; with no scheduler it is
+    /// a one-line usage error.
+    @Test func shardAutoTakesTheSchedulersIndex() throws {
+        let dir = TemporaryDirectory("auto")
+        let (presets, out) = try Self.library(dir)
+        let lengths = ["--minutes", "1.2,1.3", "--rate", "8000"]
+        func auto(_ environment: [String: String], _ extra: [String] = [], into folder: String) throws -> (ProcessResult, [String: Any]) {
+            let result = try runProcess(PackagePaths.executable, ["build", "--json", presets, "-o", folder, "--shard", "auto"] + extra + lengths,
+                                        in: PackagePaths.root, environment: environment)
+            let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            return (result, try #require(object, "no JSON summary: \(result.stderr)"))
+        }
+        var all: [String] = []
+        for id in 1...4 {
+            let environment = ["SLURM_ARRAY_TASK_ID": "\(id)", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_MAX": "4",
+                               "SLURM_ARRAY_TASK_COUNT": "4"]
+            let (result, summary) = try auto(environment, into: out)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.hasPrefix("shard \(id)/4 from Slurm (SLURM_ARRAY_TASK_COUNT=4, SLURM_ARRAY_TASK_ID=\(id), "))
+            let shard = try #require(summary["shard"] as? [String: Any])
+            #expect(shard["shard"] as? String == "\(id)/4" && shard["index"] as? Int == id && shard["count"] as? Int == 4)
+            #expect(shard["scheduler"] as? String == "slurm")
+            #expect((shard["variables"] as? [String: String])?["SLURM_ARRAY_TASK_ID"] == "\(id)")
+            let rendered = summary["rendered"] as? [String] ?? []
+            #expect(try Self.manifest(out + "/manifest-\(id)-of-4.json").map { $0["file"] as! String }.sorted() == rendered.sorted())
+            // The same outputs as --shard K/N, in a folder of its own.
+            let explicit = try Self.build([presets, "-o", dir.file("explicit\(id)"), "--shard", "\(id)/4"] + lengths)
+            #expect(explicit.rendered.sorted() == rendered.sorted())
+            all += rendered
+        }
+        #expect(all.sorted() == Self.presets.flatMap { ["\($0)-1.2min.ogg", "\($0)-1.3min.ogg"] }.sorted())
+        let merge = try runMedrender(["build", "--merge", out])
+        #expect(merge.status == 0, "\(merge.stderr)")
+
+        // A Kubernetes pod: the index from JOB_COMPLETION_INDEX, the count from --shards.
+        let (pod, podSummary) = try auto(["JOB_COMPLETION_INDEX": "1"], ["--shards", "4"], into: dir.file("pod"))
+        #expect(pod.status == 0, "\(pod.stderr)")
+        #expect(pod.stderr.hasPrefix("shard 2/4 from Kubernetes (JOB_COMPLETION_INDEX=1, --shards 4)"))
+        #expect((podSummary["shard"] as? [String: Any])?["scheduler"] as? String == "kubernetes")
+        // An explicit shard is in the JSON too, without a scheduler.
+        let explicit = try runMedrender(["build", "--json", presets, "-o", dir.file("explicit1"), "--shard", "1/4"] + lengths)
+        #expect(explicit.stdout.contains("\"shard\" : \"1/4\"") && !explicit.stdout.contains("scheduler"))
+
+        for (environment, extra, message) in [
+            ([:], [], "--shard auto: no scheduler's task index is set (SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX, AWS_BATCH_JOB_ARRAY_INDEX)"),
+            (["JOB_COMPLETION_INDEX": "1"], [], "give --shards N with N the Job's completions"),
+            (["SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "6", "SLURM_ARRAY_TASK_COUNT": "4"], [],
+             "the array has a step or is a list"),
+        ] as [([String: String], [String], String)] {
+            let result = try runProcess(PackagePaths.executable, ["build", presets, "-o", dir.file("refused"), "--shard", "auto"] + extra + lengths,
+                                        in: PackagePaths.root, environment: environment)
+            #expect(result.status == 64, "\(environment): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("medrender: error: --shard auto: ") && result.stderr.contains(message), "\(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.file("refused")))
+        let shardsWithoutAuto = try runMedrender(["build", presets, "-o", dir.file("refused"), "--shard", "1/2", "--shards", "2"])
+        #expect(shardsWithoutAuto.status == 64)
+        #expect(shardsWithoutAuto.stderr.contains("--shards 2 is for --shard auto"))
+    }
+
     /// A hand-edited shard manifest cannot make a merge read or write outside its folders, and a
     /// refused merge creates nothing.
     @Test(arguments: [
