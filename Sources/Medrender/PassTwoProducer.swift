@@ -19,8 +19,11 @@ final class PassTwoProducer {
     private var toSkip: Int64
     private var fed: Int64 = 0
     private var emitted: Int64 = 0
+    /// Whether what is written is measured here; not when the file is measured as it decodes.
+    let measuresOutput: Bool
 
-    init(plan: RenderPlan, assets: MixAssets, gain: Float, limiter: TruePeakLimiter) throws(IOError) {
+    init(plan: RenderPlan, assets: MixAssets, gain: Float, limiter: TruePeakLimiter, measuresOutput: Bool = true) throws(IOError) {
+        self.measuresOutput = measuresOutput
         self.meter = try LoudnessMeter(channels: plan.channels, rate: plan.rate, withRange: true)
         self.truePeak = TruePeakMeter(channels: plan.channels, rate: plan.rate)
         self.plan = plan
@@ -52,6 +55,7 @@ final class PassTwoProducer {
                 block.frames = emit
                 emitted += Int64(emit)
                 let start = block.samples + skip * channels
+                guard measuresOutput else { return true }
                 for i in 0..<(emit * channels) { samplePeak = max(samplePeak, abs(start[i])) }
                 truePeak.add(start, frameCount: emit)
                 do {

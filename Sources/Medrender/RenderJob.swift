@@ -163,12 +163,15 @@ public struct RenderJob: Sendable {
         var producer: Handoff<PassTwoProducer>
         var decoded: DecodedFigures?
         while true {
+            // A lossy file is measured as it decodes, so what goes into the encoder need not be.
             // An OGG file is decoded as it is written, on its own thread; other lossy files are
             // read back once written.
-            let live = lossy && writer.temporaryPath != nil ? try writer.vorbisEncoder.map { try LiveVorbisCheck(encoder: $0, totalFrames: total) } : nil
+            let checked = lossy && writer.temporaryPath != nil
+            let live = checked ? try writer.vorbisEncoder.map { try LiveVorbisCheck(encoder: $0, totalFrames: total) } : nil
             defer { live?.stop() }
             let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: plan.master.truePeakDBTP - headroom)
-            producer = Handoff(try PassTwoProducer(plan: plan, assets: assets, gain: gain * Float(decibelsToGain(correction)), limiter: limiter))
+            producer = Handoff(try PassTwoProducer(plan: plan, assets: assets, gain: gain * Float(decibelsToGain(correction)), limiter: limiter,
+                                                   measuresOutput: !checked))
             let pipeline = BlockPipeline(depth: parallel ? 8 : 1, samplesPerBlock: Renderer.blockFrames * channels)
             var written: Int64 = 0
             let pass = producer
