@@ -135,8 +135,26 @@ public final class TruePeakLimiter {
         minimumValues[0] = 1
     }
 
+    /// Detects and limits every frame. The state lives in locals and buffer pointers for the loop
+    /// (the class's own stored arrays would be checked for exclusive access at every frame).
     private func limitEachFrame(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, frameCount: Int) {
+        let channels = self.channels, historyFrames = self.historyFrames, detectorDelay = self.detectorDelay
+        let ceiling = self.ceiling, lookahead = self.lookahead, latency = self.latency
+        let releaseCoefficient = self.releaseCoefficient
+        var written = self.written, previousPeak = self.previousPeak
+        var dequeHead = self.dequeHead, dequeCount = self.dequeCount
+        var heldSum = self.heldSum, gain = self.gain, deepestGain = self.deepestGain
+        var history = self.history, minimumIndices = self.minimumIndices, minimumValues = self.minimumValues, held = self.held
+        // Taken out of the instance for the loop, so each is uniquely referenced and written in place.
+        self.history = []
+        self.minimumIndices = []
+        self.minimumValues = []
+        self.held = []
         history.withUnsafeMutableBufferPointer { hist in
+        minimumIndices.withUnsafeMutableBufferPointer { minimumIndices in
+        minimumValues.withUnsafeMutableBufferPointer { minimumValues in
+        held.withUnsafeMutableBufferPointer { held in
+            let capacity = minimumValues.count
             for f in 0..<frameCount {
                 // 1. Take the frame in, made finite.
                 let n = written
@@ -151,22 +169,22 @@ public final class TruePeakLimiter {
                 let m = n - detectorDelay
                 var peak: Float = 0
                 if m >= 0 {
-                    peak = framePeak(m, hist)
+                    peak = framePeak(m, UnsafeBufferPointer(hist))
                 }
                 let need = min(1, ceiling / max(max(peak, previousPeak), 1e-30))
                 previousPeak = peak
 
                 // 3. Hold the minimum need over the lookahead window (monotonic deque).
                 while dequeCount > 0 {
-                    let last = (dequeHead + dequeCount - 1) % minimumValues.count
+                    let last = (dequeHead + dequeCount - 1) % capacity
                     if minimumValues[last] >= need { dequeCount -= 1 } else { break }
                 }
-                let tail = (dequeHead + dequeCount) % minimumValues.count
+                let tail = (dequeHead + dequeCount) % capacity
                 minimumIndices[tail] = n
                 minimumValues[tail] = need
                 dequeCount += 1
                 while minimumIndices[dequeHead] <= n - lookahead {
-                    dequeHead = (dequeHead + 1) % minimumValues.count
+                    dequeHead = (dequeHead + 1) % capacity
                     dequeCount -= 1
                 }
                 let heldMinimum = minimumValues[dequeHead]
@@ -193,11 +211,25 @@ public final class TruePeakLimiter {
                 }
             }
         }
+        }
+        }
+        }
+        self.history = history
+        self.minimumIndices = minimumIndices
+        self.minimumValues = minimumValues
+        self.held = held
+        self.written = written
+        self.previousPeak = previousPeak
+        self.dequeHead = dequeHead
+        self.dequeCount = dequeCount
+        self.heldSum = heldSum
+        self.gain = gain
+        self.deepestGain = deepestGain
     }
 
     /// The largest absolute value of frame `m` and of the interpolated points up to frame m + 1.
     @inline(__always)
-    private func framePeak(_ m: Int, _ hist: UnsafeMutableBufferPointer<Float>) -> Float {
+    private func framePeak(_ m: Int, _ hist: UnsafeBufferPointer<Float>) -> Float {
         var peak: Float = 0
         var near = false
         for c in 0..<channels {
