@@ -177,14 +177,19 @@ struct BuildCommand: ParsableCommand {
             let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
             var folder = output!
             while folder.count > 1, folder.hasSuffix("/") { folder.removeLast() }
+            let files = try presetFiles(library)
             let settings = LibraryBuildSettings(
-                presetFiles: try presetFiles(library), outputDirectory: folder, lengths: try lengths(), formats: try formats(),
+                presetFiles: files, outputDirectory: folder, lengths: try lengths(), formats: try formats(),
                 rate: rate, channels: encoding.channels, quality: encoding.quality, bits: try encoding.sampleFormat(),
                 jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, shard: shard.flatMap(LibraryBuildShard.init(parsing:)),
                 verify: verify, library: library)
             let display = BuildProgress(live: isatty(STDERR_FILENO) == 1)
             let summary = LibraryBuild.run(settings) { display.handle($0) }
             display.finish()
+            // The index and the preview pages: a page that cannot be made is left out of the index, not an error.
+            var names: [String: String] = [:]
+            for file in files { names[URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent] = file }
+            try BuildIndex.write(folder: folder, manifestPath: settings.manifestPath, presetFiles: names, library: library)
             var line = "built \(folder): \(summary.rendered.count) rendered, \(summary.skipped.count) up to date"
             if !summary.failed.isEmpty { line += ", \(summary.failed.count) failed" }
             line += String(format: " (%.1f s)\n", summary.seconds)

@@ -36,11 +36,11 @@ enum PreviewWriter {
     }
 
     /// A line under the page's title: the preset, its pattern, the length and what was measured.
-    static func subtitle(session: Session, plan: RenderPlan, report: RenderReport?) -> String {
+    static func subtitle(session: Session, plan: RenderPlan, loudnessLUFS: Double?, truePeakDBTP: Double?) -> String {
         var parts = [session.name, session.segments.map { $0.pattern.description }.joined(separator: " → "),
                      "\(plan.schedule.cycleCount) cycles"]
-        if let loudness = report?.loudnessLUFS { parts.append(String(format: "%.1f LUFS", loudness)) }
-        if let peak = report?.truePeakDBTP { parts.append(String(format: "true peak %.1f dBTP", peak)) }
+        if let loudnessLUFS { parts.append(String(format: "%.1f LUFS", loudnessLUFS)) }
+        if let truePeakDBTP { parts.append(String(format: "true peak %.1f dBTP", truePeakDBTP)) }
         return parts.joined(separator: " · ")
     }
 
@@ -59,6 +59,12 @@ enum PreviewWriter {
     /// `embed` is false and it lies in the page's folder, else embedded.
     static func writePage(_ page: String, plan: RenderPlan, session: Session, report: RenderReport?,
                           audioPath: String, format: OutputFormat, embed: Bool) throws {
+        try writePage(page, plan: plan, session: session, loudnessLUFS: report?.loudnessLUFS, truePeakDBTP: report?.truePeakDBTP,
+                      audioPath: audioPath, format: format, embed: embed)
+    }
+
+    static func writePage(_ page: String, plan: RenderPlan, session: Session, loudnessLUFS: Double?, truePeakDBTP: Double?,
+                          audioPath: String, format: OutputFormat, embed: Bool) throws {
         let envelope = try envelope(of: audioPath)
         let timeline = SessionTimeline(plan: plan, title: session.name, envelope: envelope)
         let audio: PreviewPage.Audio
@@ -70,7 +76,7 @@ enum PreviewWriter {
             }
             audio = .embedded(bytes: Array(bytes), mimeType: PreviewPage.mimeType(forExtension: format.fileExtension))
         }
-        let html = PreviewPage(timeline: timeline, audio: audio, subtitle: subtitle(session: session, plan: plan, report: report)).html
+        let html = PreviewPage(timeline: timeline, audio: audio, subtitle: subtitle(session: session, plan: plan, loudnessLUFS: loudnessLUFS, truePeakDBTP: truePeakDBTP)).html
         try writeText(html, to: page)
     }
 
