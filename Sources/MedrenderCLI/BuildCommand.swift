@@ -186,10 +186,15 @@ struct BuildCommand: ParsableCommand {
             let display = BuildProgress(live: isatty(STDERR_FILENO) == 1)
             let summary = LibraryBuild.run(settings) { display.handle($0) }
             display.finish()
-            // The index and the preview pages: a page that cannot be made is left out of the index, not an error.
+            // The index and the preview pages help to browse the build; they never fail it (a page
+            // that cannot be made is left out of the index, an index that cannot be written is a warning).
             var names: [String: String] = [:]
             for file in files { names[URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent] = file }
-            try BuildIndex.write(folder: folder, manifestPath: settings.manifestPath, presetFiles: names, library: library)
+            do {
+                try BuildIndex.write(folder: folder, manifestPath: settings.manifestPath, presetFiles: names, library: library)
+            } catch {
+                Console.error("medrender: warning: \(folder)/index.html was not written: \((error as? any DiagnosedError)?.description ?? "\(error)")\n")
+            }
             var line = "built \(folder): \(summary.rendered.count) rendered, \(summary.skipped.count) up to date"
             if !summary.failed.isEmpty { line += ", \(summary.failed.count) failed" }
             line += String(format: " (%.1f s)\n", summary.seconds)

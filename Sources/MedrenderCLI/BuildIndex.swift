@@ -15,7 +15,9 @@ enum BuildIndex {
     /// `index.html`. `presetFiles` maps preset names to their files. Returns the pages written.
     @discardableResult
     static func write(folder: String, manifestPath: String, presetFiles: [String: String], library: PresetLibrary) throws -> Int {
-        guard FileManager.default.fileExists(atPath: manifestPath) else { return 0 }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: manifestPath, isDirectory: &isFolder), !isFolder.boolValue,
+              FileManager.default.fileExists(atPath: folder) else { return 0 }
         let manifest = try LibraryBuildManifest.read(manifestPath)
         var entries: [LibraryIndexPage.Entry] = []
         var written = 0

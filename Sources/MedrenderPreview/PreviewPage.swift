@@ -247,7 +247,14 @@ public struct PreviewPage: Sendable {
             render(pinned !== null && audio.paused ? pinned : audio.currentTime);
             window.requestAnimationFrame(tick);
           }
+          // Once the audio has taken a seek (ours or its own controls'), its clock is the one shown.
           audio.addEventListener('play', function () { pinned = null; });
+          audio.addEventListener('seeked', function () { pinned = null; });
+          audio.addEventListener('loadedmetadata', function () {
+            if (pinned !== null && Math.abs(audio.currentTime - pinned) > 0.001) {
+              try { audio.currentTime = pinned; } catch (e) { /* shown all the same */ }
+            }
+          });
           svg.addEventListener('click', function (event) {
             var box = svg.getBoundingClientRect();
             var unit = svg.viewBox.baseVal.width / box.width;
