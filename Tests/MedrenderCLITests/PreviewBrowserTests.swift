@@ -105,6 +105,51 @@ let chromium = which("chromium") ?? which("chromium-browser")
         #expect(desktop.console.isEmpty, "console: \(desktop.console)")
     }
 
+    /// A click on the timeline seeks: the page, in a frame of a page of the test's own, is clicked
+    /// a quarter and three quarters of the way along the plot, as a user would.
+    @Test(.enabled(if: chromium != nil, "headless Chromium is not installed: `make test-deps` installs it (Debian package chromium)"))
+    func aClickOnTheTimelineSeeks() throws {
+        let dir = TemporaryDirectory("preview-click")
+        let page = dir.file("session.html")
+        let made = try runMedrender(["preview", "--preset", "box-breath", "--minutes", "1", "--rate", "16000", "-o", page])
+        #expect(made.status == 0, "\(made.stderr)")
+        let harness = dir.write("harness.html", """
+            <!DOCTYPE html><html><body>
+            <script>
+            function clickAt(fraction) {
+              var w = document.getElementById('f').contentWindow, d = w.document;
+              var svg = d.querySelector('svg.session-plot'), box = svg.getBoundingClientRect();
+              var unit = box.width / svg.viewBox.baseVal.width;
+              var x = box.left + (parseFloat(svg.getAttribute('data-plot-left')) + parseFloat(svg.getAttribute('data-plot-width')) * fraction) * unit;
+              svg.dispatchEvent(new w.MouseEvent('click', { clientX: x, clientY: box.top + box.height / 2, bubbles: true }));
+              var stage = d.getElementById('stage');
+              return stage.getAttribute('data-t') + ' ' + stage.getAttribute('data-label') + ' ' + d.getElementById('playhead').getAttribute('x1');
+            }
+            function run() {
+              document.body.setAttribute('data-quarter', clickAt(0.25));
+              document.body.setAttribute('data-three-quarters', clickAt(0.75));
+            }
+            </script>
+            <iframe id="f" src="session.html" style="width:1280px;height:900px" onload="run()"></iframe>
+            </body></html>
+            """)
+        let browser = try #require(chromium)
+        let dump = try runProcess(browser, ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--allow-file-access-from-files",
+                                            "--user-data-dir=\(dir.file("chromium-profile"))", "--window-size=1400,1000",
+                                            "--enable-logging=stderr", "--v=0", "--dump-dom", "file://\(harness)"])
+        #expect(dump.status == 0, "\(dump.stderr)")
+        func result(_ name: String) throws -> [String] {
+            let match = try #require(dump.stdout.range(of: "\(name)=\"[^\"]*\"", options: .regularExpression), "no \(name): \(dump.stdout.prefix(300))")
+            return dump.stdout[match].split(separator: "\"")[1].split(separator: " ").map(String.init)
+        }
+        let quarter = try result("data-quarter"), late = try result("data-three-quarters")
+        // A minute: a quarter is 15 s, three quarters 45 s (to the width of a pixel of the plot).
+        #expect(abs(Double(quarter[0])! - 15) < 0.2, "\(quarter)")
+        #expect(abs(Double(late[0])! - 45) < 0.2, "\(late)")
+        #expect(Double(late.last!)! > Double(quarter.last!)!, "the playhead moves with the seek")
+        #expect(!dump.stderr.contains(":CONSOLE"), "\(dump.stderr)")
+    }
+
     @Test func thePlotIsAnSVGOfTheSession() throws {
         let dir = TemporaryDirectory("plot")
         let svg = dir.file("session.svg")
