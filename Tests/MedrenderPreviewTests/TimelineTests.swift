@@ -69,3 +69,46 @@ func previewPlan(_ session: Session, cycles: Int = 3, rate: Int = 48000) throws 
         #expect(timeline.sections[2].startSeconds == 2 + 16)
     }
 }
+
+@Suite struct TimelineLayerTests {
+    /// Voice, two beds crossfading, ducking and bells, with the sounds' lengths known.
+    @Test func clipsBedsDipsAndBellsAreWhereThePlanPutsThem() throws {
+        let intro = SoundRef("voice-intro"), outro = SoundRef("voice-outro"), bell = SoundRef("bell")
+        let rain = SoundRef("rain"), ocean = SoundRef("ocean")
+        var session = Session(
+            name: "layers", segments: [PatternSegment(pattern: BreathPattern(milliseconds: 4000, 0, 6000, 0))],
+            settle: .seconds(20), closing: .seconds(30),
+            voice: VoiceSettings(intro: intro, introAt: .seconds(2), outro: outro),
+            ambience: [AmbienceBed(sound: rain), AmbienceBed(sound: ocean)],
+            bells: BellSettings(start: bell, end: bell))
+        session.ambienceCrossfade = .seconds(10)
+        let rate = 8000
+        let sounds: [SoundRef: SoundFacts] = [
+            intro: SoundFacts(frameCount: 5 * 8000), outro: SoundFacts(frameCount: 4 * 8000), bell: SoundFacts(frameCount: 6 * 8000),
+            rain: SoundFacts(frameCount: 30 * 8000), ocean: SoundFacts(frameCount: 30 * 8000),
+        ]
+        let plan = try RenderPlan(session: session, options: RenderOptions(rate: rate, length: .duration(.seconds(300))), sounds: sounds)
+        let timeline = SessionTimeline(plan: plan, title: "layers")
+
+        let voice = timeline.clips.filter { $0.kind == .voice }
+        #expect(voice.map(\.name) == ["voice-intro", "voice-outro"])
+        #expect(voice[0].startSeconds == 2 && voice[0].endSeconds == 7, "the intro at 2 s, as long as its sound")
+        #expect(voice[1].endSeconds - voice[1].startSeconds == 4)
+        let bells = timeline.clips.filter { $0.kind == .bell }
+        #expect(bells.count == 2 && bells[0].startSeconds == 0)
+        // The beds share the session and overlap by the crossfade, centred on 150 s.
+        #expect(timeline.beds.map(\.name) == ["rain", "ocean"])
+        #expect(timeline.beds[0].endSeconds == 155 && timeline.beds[1].startSeconds == 145)
+        #expect(timeline.beds[1].fadeInSeconds == 10)
+        // The ambience dips under each voice clip, as deep as the preset says.
+        #expect(timeline.dips.count == 2)
+        #expect(timeline.dips[0].startSeconds == 2 && timeline.dips[0].endSeconds == 7)
+        #expect(abs(timeline.duckDecibels - -8) < 1e-4)
+
+        let svg = SessionPlot(timeline: timeline).svg
+        #expect(svg.contains("<title>voice-intro 0:02</title>"))
+        #expect(svg.contains("<title>rain 0:00–2:35</title>") && svg.contains("<title>ocean 2:25–5:00</title>"))
+        #expect(svg.contains("ducking -8 dB under the voice"))
+        #expect(svg.components(separatedBy: "<circle ").count - 1 == 2)
+    }
+}
