@@ -2,6 +2,7 @@ import Foundation
 import Medrender
 import MedrenderBuild
 import MedrenderCore
+import MedrenderIO
 import MedrenderPresets
 import MedrenderPreview
 
@@ -55,7 +56,7 @@ enum BuildIndex {
         parameters.format = output.format
         let (request, _) = try parameters.request(library: library, output: audioPath)
         let plan = try Renderer.check(request)
-        try PreviewWriter.writePage(pagePath, plan: plan, session: request.session, loudnessLUFS: output.loudnessLUFS,
+        try PreviewWriter.writePage(try AtomicOutputFile(path: pagePath), plan: plan, session: request.session, loudnessLUFS: output.loudnessLUFS,
                                     truePeakDBTP: output.truePeakDBTP, audioPath: audioPath, format: request.format, embed: false)
     }
 }

@@ -60,9 +60,10 @@ struct PreviewCommand: ParsableCommand {
             let (request, rateNote) = try parameters(output: audioPath).request(library: library, output: audioPath)
             if let rateNote { Console.error("medrender: \(rateNote)\n") }
             let plan = try Renderer.check(request)
+            let page = try AtomicOutputFile(path: output)
             let report = try Renderer.render(request)
             for warning in report.warnings { Console.error("medrender: warning: \(warning)\n") }
-            try PreviewWriter.writePage(output, plan: plan, session: request.session, report: report, audioPath: audioPath,
+            try PreviewWriter.writePage(page, plan: plan, session: request.session, report: report, audioPath: audioPath,
                                         format: request.format, embed: audio == nil)
             Console.error("wrote \(output): \(SessionTime(milliseconds: report.frames * 1000 / Int64(report.rate)).clockString), \(report.cycles) cycles\n")
         } catch let error as ValidationError {

@@ -57,14 +57,16 @@ enum PreviewWriter {
 
     /// Writes the preview page of `plan` to `page`: the audio at `audioPath` named beside it when
     /// `embed` is false and it lies in the page's folder, else embedded.
-    static func writePage(_ page: String, plan: RenderPlan, session: Session, report: RenderReport?,
+    /// (The page's file is created before the render, so a page that cannot be written fails first.)
+    static func writePage(_ file: AtomicOutputFile, plan: RenderPlan, session: Session, report: RenderReport?,
                           audioPath: String, format: OutputFormat, embed: Bool) throws {
-        try writePage(page, plan: plan, session: session, loudnessLUFS: report?.loudnessLUFS, truePeakDBTP: report?.truePeakDBTP,
+        try writePage(file, plan: plan, session: session, loudnessLUFS: report?.loudnessLUFS, truePeakDBTP: report?.truePeakDBTP,
                       audioPath: audioPath, format: format, embed: embed)
     }
 
-    static func writePage(_ page: String, plan: RenderPlan, session: Session, loudnessLUFS: Double?, truePeakDBTP: Double?,
+    static func writePage(_ file: AtomicOutputFile, plan: RenderPlan, session: Session, loudnessLUFS: Double?, truePeakDBTP: Double?,
                           audioPath: String, format: OutputFormat, embed: Bool) throws {
+        let page = file.path
         let envelope = try envelope(of: audioPath)
         let timeline = SessionTimeline(plan: plan, title: session.name, envelope: envelope)
         let audio: PreviewPage.Audio
@@ -77,7 +79,8 @@ enum PreviewWriter {
             audio = .embedded(bytes: Array(bytes), mimeType: PreviewPage.mimeType(forExtension: format.fileExtension))
         }
         let html = PreviewPage(timeline: timeline, audio: audio, subtitle: subtitle(session: session, plan: plan, loudnessLUFS: loudnessLUFS, truePeakDBTP: truePeakDBTP)).html
-        try writeText(html, to: page)
+        try file.write(Array(html.utf8))
+        try file.commit()
     }
 
     /// Writes `text` to `path` atomically.

@@ -111,10 +111,11 @@ struct RenderCommand: ParsableCommand {
             request.cueSheetPaths = cues.map { [$0] } ?? []
             let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1 && !json)
             let plan = preview == nil ? nil : try Renderer.check(request)
+            let page = try preview.map { try AtomicOutputFile(path: $0) }
             let report = try Renderer.render(request) { bar.update($0) }
             bar.finish()
-            if let preview, let plan {
-                try PreviewWriter.writePage(preview, plan: plan, session: request.session, report: report, audioPath: output,
+            if let page, let plan {
+                try PreviewWriter.writePage(page, plan: plan, session: request.session, report: report, audioPath: output,
                                             format: request.format, embed: false)
             }
             for warning in report.warnings {

@@ -176,6 +176,9 @@ let chromium = which("chromium") ?? which("chromium-browser")
         (["plot", "--preset", "box-breath", "-o", "plot.png"], 64, "end it in .svg"),
         (["preview", "--preset", "no-such-preset", "-o", "page.html"], 66, "no-such-preset"),
         (["--preset", "box-breath", "-o", "-", "--preview", "page.html"], 64, "--preview needs the audio in a file"),
+        // A page that cannot be written fails before the render, which leaves no audio either.
+        (["--preset", "box-breath", "--minutes", "1", "-o", "a.ogg", "--preview", "no-folder/a.html"], 73, "no-folder"),
+        (["preview", "--preset", "box-breath", "--minutes", "1", "-o", "no-folder/a.html"], 73, "no-folder"),
     ])
     func badInputIsOneLineWithItsExitCode(arguments: [String], code: Int32, words: String) throws {
         let dir = TemporaryDirectory("preview-bad")
