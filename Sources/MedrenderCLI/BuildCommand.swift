@@ -186,15 +186,9 @@ struct BuildCommand: ParsableCommand {
             let display = BuildProgress(live: isatty(STDERR_FILENO) == 1)
             let summary = LibraryBuild.run(settings) { display.handle($0) }
             display.finish()
-            // The index and the preview pages help to browse the build; they never fail it (a page
-            // that cannot be made is left out of the index, an index that cannot be written is a warning).
             var names: [String: String] = [:]
             for file in files { names[URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent] = file }
-            do {
-                try BuildIndex.write(folder: folder, manifestPath: settings.manifestPath, presetFiles: names, library: library)
-            } catch {
-                Console.error("medrender: warning: \(folder)/index.html was not written: \((error as? any DiagnosedError)?.description ?? "\(error)")\n")
-            }
+            BuildIndex.writeOrWarn(folder: folder, manifestPath: settings.manifestPath, presetFiles: names, library: library)
             var line = "built \(folder): \(summary.rendered.count) rendered, \(summary.skipped.count) up to date"
             if !summary.failed.isEmpty { line += ", \(summary.failed.count) failed" }
             line += String(format: " (%.1f s)\n", summary.seconds)
@@ -219,6 +213,8 @@ struct BuildCommand: ParsableCommand {
         folders = folders.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
         let target = output ?? folders[0]
         let summary = try LibraryBuild.merge(folders, into: target)
+        let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
+        BuildIndex.writeOrWarn(folder: target, manifestPath: summary.manifest, presetFiles: [:], library: library)
         Console.error("merged \(summary.manifests.count) manifests, \(summary.outputs) outputs, into \(summary.manifest)\(summary.copied.isEmpty ? "" : " (copied \(summary.copied.count) files)")\n")
         if json {
             let encoder = JSONEncoder()

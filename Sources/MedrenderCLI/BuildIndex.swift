@@ -41,6 +41,16 @@ enum BuildIndex {
         return written
     }
 
+    /// Writes the index and the pages, which help to browse a build but never fail it: a page that
+    /// cannot be made is left out of the index, an index that cannot be written is a warning.
+    static func writeOrWarn(folder: String, manifestPath: String, presetFiles: [String: String], library: PresetLibrary) {
+        do {
+            try write(folder: folder, manifestPath: manifestPath, presetFiles: presetFiles, library: library)
+        } catch {
+            Console.error("medrender: warning: \(folder)/index.html was not written: \((error as? any DiagnosedError)?.description ?? "\(error)")\n")
+        }
+    }
+
     static func modified(_ path: String) -> Date {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date) ?? .distantPast
     }

@@ -145,7 +145,7 @@ public struct SessionPlot: Sendable {
         for (index, section) in timeline.sections.enumerated() {
             let x0 = x(section.startSeconds), x1 = x(section.endSeconds)
             out += "<rect x=\"\(n(x0))\" y=\"\(n(top))\" width=\"\(n(max(0.5, x1 - x0)))\" height=\"\(n(Lane.sections.height))\" fill=\"\(palette[index % 2])\"><title>\(Markup.escape(section.name)) \(Markup.clock(section.startSeconds))–\(Markup.clock(section.endSeconds))</title></rect>\n"
-            if x1 - x0 > 36 {
+            if x1 - x0 > 24 {
                 out += "<text x=\"\(n(x0 + 4))\" y=\"\(n(top + 14))\" fill=\"#3f4f5f\">\(Markup.escape(clipped(section.name, width: x1 - x0 - 8)))</text>\n"
             }
             if index > 0 {
@@ -269,6 +269,12 @@ public struct SessionPlot: Sendable {
             let anchor = tick == 0 ? "start" : (px > Self.left + plotWidth - 20 ? "end" : "middle")
             out += "<text x=\"\(n(px))\" y=\"\(n(top + 16))\" text-anchor=\"\(anchor)\" fill=\"#5b6b7b\">\(Markup.clock(tick))</text>\n"
             tick += step
+        }
+        // The end, when the last tick is far enough from it to leave room for both labels.
+        if duration - (tick - step) >= step * 0.4 {
+            let px = x(duration)
+            out += "<line x1=\"\(n(px))\" x2=\"\(n(px))\" y1=\"\(n(top))\" y2=\"\(n(top + 4))\" stroke=\"#9aa9b8\"/>"
+            out += "<text x=\"\(n(px))\" y=\"\(n(top + 16))\" text-anchor=\"end\" fill=\"#5b6b7b\">\(Markup.clock(duration))</text>\n"
         }
         return out
     }

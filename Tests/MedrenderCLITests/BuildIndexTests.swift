@@ -27,4 +27,21 @@ import Testing
         #expect(try BuildTests.modified(out + "/coherent-1.2min.ogg.html") == before)
         #expect(FileManager.default.fileExists(atPath: out + "/index.html"))
     }
+
+    @Test func mergedShardsGetOneIndexOfEveryOutput() throws {
+        let dir = TemporaryDirectory("buildindex-merge")
+        let (presets, _) = try BuildTests.library(dir, ["box-breath", "coherent", "calming"])
+        for k in 1...2 {
+            let shard = try BuildTests.build([presets, "-o", dir.file("part\(k)"), "--shard", "\(k)/2", "--cycles", "1", "--rate", "8000"])
+            #expect(shard.status == 0, "\(shard.stderr)")
+        }
+        let merged = try runMedrender(["build", "--merge", dir.file("part1"), dir.file("part2"), "-o", dir.file("all")])
+        #expect(merged.status == 0, "\(merged.stderr)")
+        let index = try String(contentsOfFile: dir.file("all/index.html"), encoding: .utf8)
+        #expect(index.contains("3 outputs"))
+        for name in ["box-breath", "coherent", "calming"] {
+            #expect(index.contains("<a href=\"\(name)-1cycles.ogg.html\">preview</a>"), "\(name)")
+            #expect(FileManager.default.fileExists(atPath: dir.file("all/\(name)-1cycles.ogg.html")))
+        }
+    }
 }

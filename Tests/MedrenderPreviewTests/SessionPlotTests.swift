@@ -33,8 +33,9 @@ import Testing
         let svg = SessionPlot(timeline: try timeline()).svg
         #expect(!svg.contains(">waveform<"))
         #expect(svg.contains(">breath<"))
-        #expect(svg.contains(">0:44<") == false)  // ticks every 5 s: 0:40 is the last
-        #expect(svg.contains(">0:40<"))
+        // Ticks every 5 s to 0:40, and the end (4 s after, far enough for its own label).
+        #expect(svg.contains(">0:40<") && svg.contains(">0:44<"))
+        #expect(!svg.contains(">0:45<"))
     }
 
     @Test func thePageHoldsTheAudioThePlotAndTheScript() throws {
