@@ -5,6 +5,16 @@ import Testing
 /// Headless Chromium, as `make test-deps` installs it (`chromium`).
 let chromium = which("chromium") ?? which("chromium-browser")
 
+/// How the tests run Chromium: headless, with a profile of the test's own, no sandbox (tests may run
+/// as root), shared memory in files (a container's /dev/shm is small).
+func chromiumFlags(profile: String) -> [String] {
+    ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--hide-scrollbars",
+     "--user-data-dir=\(profile)"]
+}
+
+/// A browser that hangs is stopped after this many seconds (a safety net, not a timing check).
+let chromiumLimitSeconds = 180.0
+
 /// The preview page in a real browser: opened at chosen times of a known pattern, its label and
 /// circle are checked against the phase progress the cue sheet gives, with a screenshot of each
 /// kept under `.build/preview-artifacts/`.
@@ -28,14 +38,13 @@ let chromium = which("chromium") ?? which("chromium-browser")
     static func open(_ page: String, at seconds: Double, size: String, dir: TemporaryDirectory, shot: String? = nil) throws -> PageState {
         let browser = try #require(chromium)
         let url = "file://\(page)#t=\(seconds)"
-        let common = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
-                      "--user-data-dir=\(dir.file("chromium-profile"))", "--window-size=\(size)"]
-        let dump = try runProcess(browser, common + ["--enable-logging=stderr", "--v=0", "--dump-dom", url])
+        let common = chromiumFlags(profile: dir.file("chromium-profile")) + ["--window-size=\(size)"]
+        let dump = try runProcess(browser, common + ["--enable-logging=stderr", "--v=0", "--dump-dom", url], killAfter: chromiumLimitSeconds)
         #expect(dump.status == 0, "\(dump.stderr)")
         if let shot {
             let path = "\(artifacts)/\(shot).png"
             try? FileManager.default.removeItem(atPath: path)
-            let result = try runProcess(browser, common + ["--screenshot=\(path)", url])
+            let result = try runProcess(browser, common + ["--screenshot=\(path)", url], killAfter: chromiumLimitSeconds)
             #expect(result.status == 0 && FileManager.default.fileExists(atPath: path), "no screenshot: \(result.stderr)")
         }
         guard let stageStart = dump.stdout.range(of: "<div class=\"stage\" id=\"stage\""),
@@ -134,9 +143,9 @@ let chromium = which("chromium") ?? which("chromium-browser")
             </body></html>
             """)
         let browser = try #require(chromium)
-        let dump = try runProcess(browser, ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--allow-file-access-from-files",
-                                            "--user-data-dir=\(dir.file("chromium-profile"))", "--window-size=1400,1000",
-                                            "--enable-logging=stderr", "--v=0", "--dump-dom", "file://\(harness)"])
+        let dump = try runProcess(browser, chromiumFlags(profile: dir.file("chromium-profile")) + [
+            "--allow-file-access-from-files", "--window-size=1400,1000", "--enable-logging=stderr", "--v=0", "--dump-dom", "file://\(harness)",
+        ], killAfter: chromiumLimitSeconds)
         #expect(dump.status == 0, "\(dump.stderr)")
         func result(_ name: String) throws -> [String] {
             let match = try #require(dump.stdout.range(of: "\(name)=\"[^\"]*\"", options: .regularExpression), "no \(name): \(dump.stdout.prefix(300))")

@@ -24,9 +24,9 @@ import Testing
 
         // In a browser, served: the page draws itself at a time, with no error.
         if let browser = which("chromium") ?? which("chromium-browser") {
-            let dump = try runProcess(browser, ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+            let dump = try runProcess(browser, ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                                                 "--user-data-dir=\(server.dir.file("chromium-profile"))", "--enable-logging=stderr", "--v=0",
-                                                "--dump-dom", "http://127.0.0.1:\(server.port)/preview?\(query)#t=1"])
+                                                "--dump-dom", "http://127.0.0.1:\(server.port)/preview?\(query)#t=1"], killAfter: 180)
             #expect(dump.status == 0)
             #expect(dump.stdout.contains("data-label=\"Settle in\""), "\(dump.stdout.prefix(300))")
             #expect(!dump.stdout.contains("data-errors="))
