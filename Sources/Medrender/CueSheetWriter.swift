@@ -145,12 +145,16 @@ public enum CueSheetWriter {
         return text
     }
 
-    /// The Audacity label track: sections as point labels, phases as region labels.
+    /// The Audacity label track: sections as point labels, voice clips, bells and phases as region
+    /// labels.
     public static func audacityLabels(_ plan: RenderPlan) -> String {
         var text = ""
         let rate = plan.rate
         for section in plan.sections {
             text += "\(seconds(section.frame, rate))\t\(seconds(section.frame, rate))\t\(section.name)\n"
+        }
+        for event in CueSheetEvent.events(of: plan) where event.kind != .section {
+            text += "\(seconds(event.frame, rate))\t\(seconds(event.endFrame, rate))\t\(event.caption)\n"
         }
         for mark in plan.cueMarks {
             let end = (mark.time + mark.length).frame(atRate: rate)

@@ -44,4 +44,20 @@ import Testing
         #expect(starts.count > 10)
         #expect(starts == starts.sorted())
     }
+
+    @Test func audacityLabelsMarkTheVoiceAndBells() throws {
+        let dir = TemporaryDirectory("events-txt")
+        for ext in ["txt", "json"] {
+            let result = try runMedrender(["cues", "--preset", "box-breath", "--minutes", "2", "--rate", "22050", "-o", dir.file("s.\(ext)")])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.file("s.json")))) as! [String: Any]
+        let intro = try #require((json["events"] as! [[String: Any]]).first { $0["name"] as? String == "voice-intro" })
+        let labels = try String(contentsOfFile: dir.file("s.txt"), encoding: .utf8).split(separator: "\n")
+        let line = try #require(labels.first { $0.hasSuffix("\t[voice: voice-intro]") })
+        let fields = line.split(separator: "\t")
+        #expect(abs(Double(fields[0])! - Double((intro["frame"] as! NSNumber).int64Value) / 22050) < 0.6e-6)
+        #expect(abs(Double(fields[1])! - Double((intro["endFrame"] as! NSNumber).int64Value) / 22050) < 0.6e-6)
+        #expect(labels.filter { $0.hasSuffix("\t[bell]") }.count == 2)
+    }
 }
