@@ -114,6 +114,26 @@ let chromiumLimitSeconds = 180.0
         #expect(desktop.console.isEmpty, "console: \(desktop.console)")
     }
 
+    /// The physiological sigh: the first inhale fills the circle to 0.8, the top-up fills the rest.
+    @Test(.enabled(if: chromium != nil, "headless Chromium is not installed: `make test-deps` installs it (Debian package chromium)"))
+    func theSighsTopUpFillsTheCircle() throws {
+        let dir = TemporaryDirectory("preview-sigh")
+        let page = dir.file("sigh.html"), sheet = dir.file("sheet.json")
+        let options = ["--preset", "physiological-sigh", "--minutes", "1", "--rate", "16000"]
+        #expect(try runMedrender(["preview"] + options + ["-o", page]).status == 0)
+        #expect(try runMedrender(["cues"] + options + ["-o", sheet]).status == 0)
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sheet))) as! [String: Any]
+        let rate = Double((json["rate"] as! NSNumber).intValue)
+        let marks = (json["cues"] as! [[String: Any]]).map { (kind: $0["kind"] as! String, seconds: Double(($0["frame"] as! NSNumber).int64Value) / rate) }
+        let topUp = try #require(marks.firstIndex { $0.kind == "top-up" })
+        let t = marks[topUp].seconds + 0.4 * (marks[topUp + 1].seconds - marks[topUp].seconds)
+        let state = try Self.open(page, at: t, size: "390,844", dir: dir, shot: "phone-sigh-top-up")
+        #expect(state.attributes["data-label"] == "Breathe in a little more")
+        let level = try #require(state.attributes["data-level"].flatMap(Double.init))
+        #expect(abs(level - (0.8 + 0.2 * Self.ease(0.4))) < 1e-3, "level \(level)")
+        #expect(state.errors == nil && state.console.isEmpty, "\(state.console)")
+    }
+
     /// A click on the timeline seeks: the page, in a frame of a page of the test's own, is clicked
     /// a quarter and three quarters of the way along the plot, as a user would.
     @Test(.enabled(if: chromium != nil, "headless Chromium is not installed: `make test-deps` installs it (Debian package chromium)"))
