@@ -2,7 +2,7 @@
 
 SWIFT      ?= swift
 LIB_PKGS   := pkg-config libsndfile1-dev libsamplerate0-dev libvorbis-dev libogg-dev libebur128-dev
-TEST_PKGS  := ffmpeg sox libsox-fmt-all curl python3-yaml
+TEST_PKGS  := ffmpeg sox libsox-fmt-all curl python3-yaml chromium
 SLURM_PKGS := slurm-wlm munge
 SOUND_PKGS := festival festvox-us-slt-hts sox ffmpeg python3-numpy
 DEMO       := --preset box-breath --minutes 15 -o out.ogg
@@ -39,7 +39,7 @@ serve: release
 library: release
 	.build/release/medrender build -o dist
 
-## Install what is missing (Debian): the libraries; for tests also ffmpeg, sox and PyYAML.
+## Install what is missing (Debian): the libraries; for tests also ffmpeg and sox, curl, PyYAML, and chromium (the preview page in a headless browser).
 deps:
 	@./scripts/install-packages $(LIB_PKGS)
 

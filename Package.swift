@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "MedrenderPresets", targets: ["MedrenderPresets"]),
         .library(name: "MedrenderIO", targets: ["MedrenderIO"]),
         .library(name: "MedrenderBuild", targets: ["MedrenderBuild"]),
+        .library(name: "MedrenderPreview", targets: ["MedrenderPreview"]),
         .library(name: "MedrenderServer", targets: ["MedrenderServer"]),
     ],
     dependencies: [
@@ -57,11 +58,13 @@ let package = Package(
                 "Medrender", "MedrenderCore", "MedrenderPresets", "MedrenderIO",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
+        // The session's timeline as an SVG plot and a preview page (the breathing circle in sync).
+        .target(name: "MedrenderPreview", dependencies: ["MedrenderCore"]),
         // The HTTP service: presets, renders streamed as they encode, cue sheets.
         .target(
             name: "MedrenderServer",
             dependencies: [
-                "Medrender", "MedrenderCore", "MedrenderPresets",
+                "Medrender", "MedrenderCore", "MedrenderPresets", "MedrenderPreview",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -70,7 +73,7 @@ let package = Package(
             name: "MedrenderCLI",
             dependencies: [
                 "MedrenderServer", .product(name: "Logging", package: "swift-log"),
-                "Medrender", "MedrenderBuild", "MedrenderCore", "MedrenderPresets", "MedrenderIO",
+                "Medrender", "MedrenderBuild", "MedrenderCore", "MedrenderPresets", "MedrenderIO", "MedrenderPreview",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "medrender", dependencies: ["MedrenderCLI"]),
@@ -102,6 +105,9 @@ let package = Package(
         .testTarget(
             name: "MedrenderServerTests",
             dependencies: ["MedrenderServer", "MedrenderTestSupport"]),
+        .testTarget(
+            name: "MedrenderPreviewTests",
+            dependencies: ["MedrenderPreview", "MedrenderCore"]),
         .testTarget(
             name: "MedrenderBuildTests",
             dependencies: ["MedrenderBuild", "Medrender", "MedrenderTestSupport"]),

@@ -4,7 +4,8 @@ import MedrenderIO
 
 /// The formats of a cue sheet, by extension.
 public enum CueSheetFormat: String, CaseIterable, Sendable {
-    /// `{"rate": R, "frames": N, "cues": [{"kind", "frame", "seconds", "cycle"}], "sections": […]}`.
+    /// `{"rate": R, "frames": N, "cycles": C, "sections": […], "events": [{"type", "name", "frame",
+    /// "seconds", "endFrame", "endSeconds"}], "cues": [{"kind", "frame", "seconds", "cycle"}]}`.
     case json
     /// WebVTT captions, "Breathe in" / "Hold" / "Breathe out" timed to the phases.
     case vtt
@@ -17,6 +18,54 @@ public enum CueSheetFormat: String, CaseIterable, Sendable {
     }
 }
 
+/// Something on the session's clock besides the breath phases: a section, a voice clip, a bell or a
+/// countdown tick, from its first frame to the frame after its last.
+public struct CueSheetEvent: Hashable, Sendable {
+    public enum Kind: String, Hashable, Sendable {
+        case section, voice, bell, countdown
+    }
+    public var kind: Kind
+    /// The section's name, or the sound's.
+    public var name: String
+    public var frame: Int64
+    public var endFrame: Int64
+
+    /// The plan's sections, voice clips and bells, in order of their first frame (sections first
+    /// on a tie).
+    public static func events(of plan: RenderPlan) -> [CueSheetEvent] {
+        var events: [CueSheetEvent] = []
+        for (index, section) in plan.sections.enumerated() {
+            let end = plan.sections[(index + 1)...].first { $0.frame > section.frame }?.frame ?? plan.totalFrames
+            events.append(CueSheetEvent(kind: .section, name: section.name, frame: section.frame, endFrame: end))
+        }
+        for clip in plan.clips {
+            let kind: Kind, name: String
+            switch (clip.layer, clip.sound) {
+            case (.voice, .file(let ref)): kind = .voice; name = ref.name
+            case (.bells, .file(let ref)): kind = .bell; name = ref.name
+            case (.bells, .countdown): kind = .countdown; name = "countdown"
+            default: continue
+            }
+            events.append(CueSheetEvent(kind: kind, name: name, frame: clip.startFrame,
+                                        endFrame: clip.startFrame + plan.soundingFrames(of: clip)))
+        }
+        let order: [Kind: Int] = [.section: 0, .voice: 1, .bell: 2, .countdown: 3]
+        return events.enumerated().sorted {
+            ($0.element.frame, order[$0.element.kind]!, $0.offset) < ($1.element.frame, order[$1.element.kind]!, $1.offset)
+        }.map(\.element)
+    }
+
+    /// What a caption shows for it: the section's name, or the sound in brackets.
+    public var caption: String {
+        switch kind {
+        case .section: name
+        case .voice: "[voice: \(name)]"
+        case .bell: "[bell]"
+        case .countdown: "[tick]"
+        }
+    }
+}
+
 /// Writes a plan's cue sheet, generated in one pass over the schedule.
 public enum CueSheetWriter {
     /// The JSON text of the cue sheet, built in one pass over the schedule.
@@ -26,7 +75,12 @@ public enum CueSheetWriter {
         text += plan.sections.map {
             "{\"name\": \"\(escape($0.name))\", \"frame\": \($0.frame), \"seconds\": \($0.time)}"
         }.joined(separator: ", ")
-        text += "],\n \"cues\": [\n"
+        text += "],\n \"events\": [\n"
+        text += CueSheetEvent.events(of: plan).map {
+            "  {\"type\": \"\($0.kind.rawValue)\", \"name\": \"\(escape($0.name))\", \"frame\": \($0.frame), "
+                + "\"seconds\": \(jsonSeconds($0.frame, plan.rate)), \"endFrame\": \($0.endFrame), \"endSeconds\": \(jsonSeconds($0.endFrame, plan.rate))}"
+        }.joined(separator: ",\n")
+        text += "\n],\n \"cues\": [\n"
         var first = true
         for mark in plan.cueMarks {
             if !first { text += ",\n" }
@@ -54,23 +108,53 @@ public enum CueSheetWriter {
     /// `H:MM:SS.mmm` as WebVTT wants it (hours always shown).
     static func vttTime(_ t: SessionTime) -> String { t.clockString }
 
-    /// The WebVTT captions: one cue per phase, from its start to its end.
-    public static func vtt(_ plan: RenderPlan) -> String {
-        var text = "WEBVTT\n\nNOTE \(plan.schedule.cycleCount) cycles, \(plan.rate) Hz, \(plan.totalFrames) frames\n"
-        var index = 0
-        for mark in plan.cueMarks {
-            index += 1
-            text += "\n\(index)\n\(vttTime(mark.time)) --> \(vttTime(mark.time + mark.length))\n\(mark.kind.instruction)\n"
-        }
+    /// A frame's time in seconds for JSON: six decimals at most, no trailing zeros.
+    static func jsonSeconds(_ frame: Int64, _ rate: Int) -> String {
+        var text = seconds(frame, rate)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
         return text
     }
 
-    /// The Audacity label track: sections as point labels, phases as region labels.
+    /// The WebVTT captions: one cue per phase, from its start to its end, numbered; and one per
+    /// section, voice clip and bell (`section-1`, `voice-1`, `bell-1`…), in order of their starts.
+    public static func vtt(_ plan: RenderPlan) -> String {
+        var text = "WEBVTT\n\nNOTE \(plan.schedule.cycleCount) cycles, \(plan.rate) Hz, \(plan.totalFrames) frames\n"
+        func time(_ frame: Int64) -> SessionTime {
+            SessionTime(milliseconds: (frame * 1000 + Int64(plan.rate) / 2) / Int64(plan.rate))
+        }
+        let events = CueSheetEvent.events(of: plan)
+        var next = 0
+        var counts: [CueSheetEvent.Kind: Int] = [:]
+        func emitEvents(before limit: SessionTime?) {
+            while next < events.count, limit.map({ time(events[next].frame) <= $0 }) ?? true {
+                let event = events[next]
+                counts[event.kind, default: 0] += 1
+                let end = max(time(event.endFrame), time(event.frame) + SessionTime(milliseconds: 1))
+                text += "\n\(event.kind.rawValue)-\(counts[event.kind]!)\n\(vttTime(time(event.frame))) --> \(vttTime(end))\n\(event.caption)\n"
+                next += 1
+            }
+        }
+        var index = 0
+        for mark in plan.cueMarks {
+            emitEvents(before: mark.time)
+            index += 1
+            text += "\n\(index)\n\(vttTime(mark.time)) --> \(vttTime(mark.time + mark.length))\n\(mark.kind.instruction)\n"
+        }
+        emitEvents(before: nil)
+        return text
+    }
+
+    /// The Audacity label track: sections as point labels, voice clips, bells and phases as region
+    /// labels.
     public static func audacityLabels(_ plan: RenderPlan) -> String {
         var text = ""
         let rate = plan.rate
         for section in plan.sections {
             text += "\(seconds(section.frame, rate))\t\(seconds(section.frame, rate))\t\(section.name)\n"
+        }
+        for event in CueSheetEvent.events(of: plan) where event.kind != .section {
+            text += "\(seconds(event.frame, rate))\t\(seconds(event.endFrame, rate))\t\(event.caption)\n"
         }
         for mark in plan.cueMarks {
             let end = (mark.time + mark.length).frame(atRate: rate)

@@ -190,14 +190,18 @@ struct BuildCommand: ParsableCommand {
             if let scheduled { Console.error("\(scheduled)\n") }
             let chosen = scheduled?.shard ?? shard.flatMap(LibraryBuildShard.init(parsing:))
             while folder.count > 1, folder.hasSuffix("/") { folder.removeLast() }
+            let files = try presetFiles(library)
             let settings = LibraryBuildSettings(
-                presetFiles: try presetFiles(library), outputDirectory: folder, lengths: try lengths(), formats: try formats(),
+                presetFiles: files, outputDirectory: folder, lengths: try lengths(), formats: try formats(),
                 rate: rate, channels: encoding.channels, quality: encoding.quality, bits: try encoding.sampleFormat(),
                 jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, shard: chosen,
                 verify: verify, library: library)
             let display = BuildProgress(live: isatty(STDERR_FILENO) == 1)
             let summary = LibraryBuild.run(settings) { display.handle($0) }
             display.finish()
+            var names: [String: String] = [:]
+            for file in files { names[URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent] = file }
+            BuildIndex.writeOrWarn(folder: folder, manifestPath: settings.manifestPath, presetFiles: names, library: library)
             var line = "built \(folder): \(summary.rendered.count) rendered, \(summary.skipped.count) up to date"
             if !summary.failed.isEmpty { line += ", \(summary.failed.count) failed" }
             line += String(format: " (%.1f s)\n", summary.seconds)
@@ -222,6 +226,8 @@ struct BuildCommand: ParsableCommand {
         folders = folders.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
         let target = output ?? folders[0]
         let summary = try LibraryBuild.merge(folders, into: target)
+        let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
+        BuildIndex.writeOrWarn(folder: target, manifestPath: summary.manifest, presetFiles: [:], library: library)
         Console.error("merged \(summary.manifests.count) manifests, \(summary.outputs) outputs, into \(summary.manifest)\(summary.copied.isEmpty ? "" : " (copied \(summary.copied.count) files)")\n")
         if json {
             let encoder = JSONEncoder()

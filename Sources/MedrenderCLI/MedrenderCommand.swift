@@ -16,7 +16,7 @@ public struct MedrenderCommand: ParsableCommand {
         commandName: "medrender",
         abstract: "Render guided breathing and meditation sessions to audio files, every cue on its exact sample.",
         discussion: exitCodesHelp,
-        subcommands: [RenderCommand.self, PresetsCommand.self, ValidateCommand.self, CuesCommand.self, InspectCommand.self, BuildCommand.self, ServeCommand.self],
+        subcommands: [RenderCommand.self, PresetsCommand.self, ValidateCommand.self, CuesCommand.self, PreviewCommand.self, PlotCommand.self, InspectCommand.self, BuildCommand.self, ServeCommand.self],
         defaultSubcommand: RenderCommand.self)
 
     public init() {}

@@ -59,6 +59,9 @@ struct RenderCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the render report as JSON.")
     var json = false
 
+    @Option(name: .long, help: "Also write a preview page (.html): a player, the breathing circle in sync, the timeline. It names the audio file when that is in its folder, else holds a copy.")
+    var preview: String?
+
     /// Every option as the library takes them.
     var parameters: SessionParameters {
         var p = encoding.parameters(into: session.parameters)
@@ -81,6 +84,13 @@ struct RenderCommand: ParsableCommand {
         if let cues, CueSheetFormat.forPath(cues) == nil {
             throw ValidationError("--cues: cannot tell the format of '\(cues)'; end it in .json, .vtt or .txt")
         }
+        if let preview {
+            try checkPagePath(preview, option: "--preview")
+            if output == "-" { throw ValidationError("--preview needs the audio in a file; give -o a file name") }
+            if FilePaths.resolved(preview) == FilePaths.resolved(output) {
+                throw ValidationError("--preview \(preview) is the audio output too; give the page a name of its own")
+            }
+        }
         if let cues, FilePaths.resolved(cues) == FilePaths.resolved(output) {
             throw ValidationError("--cues \(cues) is the audio output too; give the cue sheet a name of its own")
         }
@@ -100,8 +110,14 @@ struct RenderCommand: ParsableCommand {
             request.stemsDirectory = stems
             request.cueSheetPaths = cues.map { [$0] } ?? []
             let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1 && !json)
+            let plan = preview == nil ? nil : try Renderer.check(request)
+            let page = try preview.map { try AtomicOutputFile(path: $0) }
             let report = try Renderer.render(request) { bar.update($0) }
             bar.finish()
+            if let page, let plan {
+                try PreviewWriter.writePage(page, plan: plan, session: request.session, report: report, audioPath: output,
+                                            format: request.format, embed: false)
+            }
             for warning in report.warnings {
                 Console.error("medrender: warning: \(warning)\n")
             }

@@ -4,6 +4,7 @@ import Logging
 import Medrender
 import MedrenderCore
 import MedrenderPresets
+import MedrenderPreview
 import NIOCore
 
 /// `medrender serve`: the preset library and renders over HTTP, on Hummingbird. A render streams
@@ -67,6 +68,7 @@ public struct MedrenderService: Sendable {
         }
         router.get("/render") { request, _ in await self.render(request) }
         router.get("/cues") { request, _ in self.cues(request) }
+        router.get("/preview") { request, _ in self.preview(request) }
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "medrender"),
@@ -200,6 +202,26 @@ public struct MedrenderService: Sendable {
             let text = sheet == "json" ? CueSheetWriter.json(plan) : CueSheetWriter.vtt(plan)
             return Response(status: .ok, headers: [.contentType: sheet == "json" ? "application/json" : "text/vtt; charset=utf-8"],
                             body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        } catch {
+            return Self.errorResponse(error)
+        }
+    }
+}
+
+extension MedrenderService {
+    /// The preview page of a session: the command line's page, its audio the `/render` of the same
+    /// query (so the player streams the render), its timeline the plan a render makes.
+    func preview(_ request: Request) -> Response {
+        do {
+            let (job, format) = try self.job(for: request)
+            let plan = try job.plan()
+            let timeline = SessionTimeline(plan: plan, title: job.session.name)
+            let query = request.uri.query ?? ""
+            let subtitle = [job.session.name, job.session.segments.map { $0.pattern.description }.joined(separator: " → "),
+                            "\(plan.schedule.cycleCount) cycles", format.fileExtension].joined(separator: " · ")
+            let html = PreviewPage(timeline: timeline, audio: .url("/render?\(query)"), subtitle: subtitle).html
+            return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
         } catch {
             return Self.errorResponse(error)
         }

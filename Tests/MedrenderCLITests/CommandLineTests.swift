@@ -188,7 +188,7 @@ import Testing
 }
 
 /// Every command's --help gives the exit codes, as the README does.
-@Test(arguments: [[], ["render"], ["build"], ["validate"], ["cues"], ["inspect"]])
+@Test(arguments: [[], ["render"], ["build"], ["validate"], ["cues"], ["inspect"], ["preview"], ["plot"]])
 func helpListsTheExitCodes(command: [String]) throws {
     let result = try runMedrender(command + ["--help"])
     #expect(result.status == 0)

@@ -36,6 +36,8 @@ public struct RenderPlan: Sendable {
     /// How the session was fitted to a length shorter than its preset's, and what was left out:
     /// warnings for the report.
     public let notes: [String]
+    /// Each sound's length in frames at the output rate (empty for a plan made without them).
+    public let soundFrameCounts: [SoundRef: Int64]
 
     /// The longest session medrender renders: 24 hours.
     public static let longestSession = SessionTime.seconds(24 * 3600)
@@ -130,6 +132,19 @@ public struct RenderPlan: Sendable {
             fadeCurve: session.master.fadeCurve, loudnessLUFS: session.master.loudnessLUFS,
             truePeakDBTP: session.master.truePeakDBTP)
         self.seed = session.seed
+        self.soundFrameCounts = sounds?.mapValues(\.frameCount) ?? [:]
+    }
+
+    /// The frames a clip sounds: its sound's length, cut at `maximumFrames` (a synthesized tick
+    /// sounds a tenth of a second; a file whose length the plan does not know, nothing).
+    public func soundingFrames(of clip: ClipEvent) -> Int64 {
+        let length: Int64
+        switch clip.sound {
+        case .file(let ref): length = soundFrameCounts[ref] ?? 0
+        case .cue(let kind): length = cues.first { $0.kind == kind }?.lengthFrames ?? 0
+        case .countdown, .metronome: length = Int64(rate / 10)
+        }
+        return max(0, min(length, clip.maximumFrames))
     }
 
     /// The cue event for a phase, or nil when its kind has no cue. A bell or bowl rings out for

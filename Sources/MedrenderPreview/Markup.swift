@@ -1,0 +1,70 @@
+/// Text and numbers as SVG, HTML and JSON want them.
+enum Markup {
+    /// `text` safe inside an element or a quoted attribute.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for ch in text.unicodeScalars {
+            switch ch {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(ch)
+            }
+        }
+        return out
+    }
+
+    /// `text` as a JSON string, quotes included, safe inside a `<script>` element (no `</`).
+    static func jsonString(_ text: String) -> String {
+        var out = "\""
+        for ch in text.unicodeScalars {
+            switch ch {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "<": out += "\\u003c"
+            case ">": out += "\\u003e"
+            case "&": out += "\\u0026"
+            default:
+                if ch.value < 0x20 || ch.value == 0x2028 || ch.value == 0x2029 {
+                    let hex = String(ch.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(ch)
+                }
+            }
+        }
+        return out + "\""
+    }
+
+    /// A number with at most `decimals` decimals, no trailing zeros, no exponent: `12.5`, `3`, `-0.25`.
+    static func number(_ value: Double, decimals: Int = 2) -> String {
+        guard value.isFinite else { return "0" }
+        var unit: Int64 = 1
+        for _ in 0..<decimals { unit *= 10 }
+        let scaled = Int64((abs(value) * Double(unit)).rounded())
+        if scaled == 0 { return "0" }
+        var fraction = scaled % unit, digits = decimals
+        while digits > 0 && fraction % 10 == 0 {
+            fraction /= 10
+            digits -= 1
+        }
+        var text = (value < 0 ? "-" : "") + String(scaled / unit)
+        if digits > 0 {
+            let f = String(fraction)
+            text += "." + String(repeating: "0", count: digits - f.count) + f
+        }
+        return text
+    }
+
+    /// `seconds` as `M:SS` or `H:MM:SS`, for labels.
+    static func clock(_ seconds: Double) -> String {
+        let total = Int(max(0, seconds).rounded(.down))
+        let h = total / 3600, m = (total / 60) % 60, s = total % 60
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(m):\(two(s))"
+    }
+}
