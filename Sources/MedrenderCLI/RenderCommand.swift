@@ -87,13 +87,10 @@ struct RenderCommand: ParsableCommand {
     }
 
     func run() throws {
+        // The folders made for the stems, removed again (when still empty) if the render fails.
+        var madeFolders: [String] = []
         do {
-            if let stems {
-                var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: stems, isDirectory: &isDirectory), isDirectory.boolValue else {
-                    throw RenderError("--stems \(stems): no such folder; create it first", category: .cannotCreate)
-                }
-            }
+            if let stems { madeFolders = try StemsFolder.create(stems) }
             let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
             var (request, rateNote) = try parameters.request(library: library, output: output)
             if let rateNote { Console.error("medrender: \(rateNote)\n") }
@@ -115,10 +112,46 @@ struct RenderCommand: ParsableCommand {
                 Console.error(ReportText.describe(report))
             }
         } catch let error as ValidationError {
+            StemsFolder.removeEmpty(madeFolders)
             throw error
         } catch {
+            StemsFolder.removeEmpty(madeFolders)
             throw fail(error)
         }
+    }
+}
+
+/// The `--stems` folder: made with its parents when missing, as `build -o` makes its folder.
+enum StemsFolder {
+    /// Makes `path` and any missing parent; returns the folders it made, deepest first.
+    static func create(_ path: String) throws(RenderError) -> [String] {
+        let fm = FileManager.default
+        var missing: [String] = []
+        var url = URL(fileURLWithPath: path).standardized
+        while url.path != "/" {
+            var isDirectory: ObjCBool = false
+            if fm.fileExists(atPath: url.path, isDirectory: &isDirectory) {
+                guard isDirectory.boolValue else {
+                    throw RenderError("--stems \(path): \(url.path) is a file, not a folder; give --stems a folder",
+                                      category: .cannotCreate)
+                }
+                break
+            }
+            missing.append(url.path)
+            url.deleteLastPathComponent()
+        }
+        for (index, folder) in missing.enumerated().reversed() where mkdir(folder, 0o777) != 0 && errno != EEXIST {
+            let reason = String(cString: strerror(errno))
+            removeEmpty(Array(missing[(index + 1)...]))
+            throw RenderError("--stems \(path): \(folder) cannot be created (\(reason)); give a folder you can write to",
+                              category: .cannotCreate)
+        }
+        return missing
+    }
+
+    /// Removes the folders `create` made, deepest first, while they are empty.
+    static func removeEmpty(_ folders: [String]) {
+        for folder in folders where rmdir(folder) != 0 { break }
     }
 }
 
