@@ -12,6 +12,22 @@ public struct PresetLibrary: Sendable {
     public var presetsFolder: String { root + "/Presets" }
     public var soundsFolder: String { root + "/Sounds" }
 
+    /// The folder of the running executable, symlinks resolved: `/proc/self/exe`, so a program run
+    /// from `$PATH` or through a symlink finds the library beside its real file; else `argv[0]`
+    /// looked up on `$PATH`.
+    public static func executableFolder() -> URL {
+        let fm = FileManager.default
+        if let real = try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe"), real.hasPrefix("/") {
+            return URL(fileURLWithPath: real).deletingLastPathComponent()
+        }
+        var path = CommandLine.arguments.first ?? ""
+        if !path.contains("/") {
+            let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+            if let dir = dirs.first(where: { fm.isExecutableFile(atPath: "\($0)/\(path)") }) { path = "\(dir)/\(path)" }
+        }
+        return URL(fileURLWithPath: path).resolvingSymlinksInPath().deletingLastPathComponent()
+    }
+
     /// The library next to the program or in the current folder: `$MEDRENDER_HOME`, then the
     /// current folder, then the folders above the executable, then `../share/medrender` beside it.
     public static func locate() -> PresetLibrary? {
@@ -25,8 +41,7 @@ public struct PresetLibrary: Sendable {
         }
         let cwd = fm.currentDirectoryPath
         if isLibrary(cwd) { return PresetLibrary(root: cwd) }
-        var dir = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
-            .deletingLastPathComponent()
+        var dir = executableFolder()
         let share = dir.appendingPathComponent("../share/medrender").standardized.path
         if isLibrary(share) { return PresetLibrary(root: share) }
         for _ in 0..<6 {
@@ -47,8 +62,11 @@ public struct PresetLibrary: Sendable {
         if let home = ProcessInfo.processInfo.environment["MEDRENDER_HOME"], !home.isEmpty {
             return "MEDRENDER_HOME=\(home) holds no Presets/ folder; set it to the folder holding Presets/ and Sounds/"
         }
-        return "no preset library found (a folder holding Presets/ and Sounds/, looked for in the current folder and beside "
-            + "the program); run from it or set MEDRENDER_HOME to it"
+        let exe = Self.executableFolder()
+        let share = exe.appendingPathComponent("../share/medrender").standardized.path
+        return "no preset library found (a folder holding Presets/ and Sounds/, looked for in the current folder, in \(share) "
+            + "and in \(exe.path) and the folders above it); run from it, install it with 'make install', "
+            + "or set MEDRENDER_HOME to it"
     }
 
     /// The library, or an error (66) saying where it was looked for and how to point at one.
