@@ -414,10 +414,14 @@ public enum PresetDecoder {
         let fields = try node.mapping(allowed: ["start", "end", "gain", "interval", "every", "at", "countdown"])
         var bells = BellSettings()
         if let n = fields["interval"] { bells.interval = try n.sound() }
-        if let n = fields["every"] { bells.every = SessionTime(minutes: try n.number(in: 0.1...1440, unit: "min")) }
+        // 'every' counts minutes of breathing, from the first breath; 'at' counts from the file's start
+        // (the settle included). The errors say which, as the two are easily taken for each other.
+        if let n = fields["every"] {
+            bells.every = SessionTime(minutes: try n.number(in: 0.1...1440, unit: "min of breathing, counted from the first breath"))
+        }
         if let n = fields["at"] {
             bells.at = try n.sequence().map { (item) throws(PresetError) in
-                SessionTime(minutes: try item.number(in: 0...1440, unit: "min"))!
+                SessionTime(minutes: try item.number(in: 0...1440, unit: "min from the start of the file"))!
             }
         }
         if let n = fields["countdown"] { bells.countdownSeconds = try n.integer(in: 0...60, unit: "s") }
