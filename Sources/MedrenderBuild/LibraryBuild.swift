@@ -316,6 +316,10 @@ extension LibraryBuild {
                     break
                 }
                 soundLines.append("sound \(ref.name) \(hash)")
+                // A sound's own credits file is in its tags too.
+                if let beside = settings.library.creditsFile(forSoundAt: path) {
+                    soundLines.append("sound-credits \(ref.name) \((try? hashFile(beside)) ?? "unreadable")")
+                }
                 soundHashes[path] = hash
             }
             if let missing {

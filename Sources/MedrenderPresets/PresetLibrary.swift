@@ -29,7 +29,8 @@ public struct PresetLibrary: Sendable {
     }
 
     /// The library next to the program or in the current folder: `$MEDRENDER_HOME`, then the
-    /// current folder, then the folders above the executable, then `../share/medrender` beside it.
+    /// current folder, then `../share/medrender` beside the real executable (where `make install`
+    /// puts it), then the folders above the executable (a build in a checkout).
     public static func locate() -> PresetLibrary? {
         let fm = FileManager.default
         func isLibrary(_ dir: String) -> Bool {
@@ -147,8 +148,25 @@ public struct PresetLibrary: Sendable {
         case unknown(String)
     }
 
-    /// Who made a sound and under what license, from `Sounds/CREDITS.yaml`.
+    /// The credits file beside a sound, when there is one: `NAME.credits.yaml` for `NAME.ogg`
+    /// (or `NAME.ogg.credits.yaml`), holding the sound's `author` and `license` as an entry of
+    /// `Sounds/CREDITS.yaml` does.
+    public func creditsFile(forSoundAt path: String) -> String? {
+        let file = URL(fileURLWithPath: path)
+        let candidates = [path + ".credits.yaml", file.deletingPathExtension().path + ".credits.yaml"]
+        return candidates.first { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    /// Who made a sound and under what license: from the credits file beside it
+    /// (`NAME.credits.yaml`), else, for a sound in `Sounds/`, from `Sounds/CREDITS.yaml`.
     public func credit(forSoundAt path: String) -> Credit {
+        if let beside = creditsFile(forSoundAt: path) {
+            let fields = "\(beside) should hold the sound's author and license, as 'author: NAME' and 'license: SPDX-ID' lines"
+            guard let text = try? String(contentsOfFile: beside, encoding: .utf8) else { return .unknown("\(beside) cannot be read") }
+            guard let root = try? Yams.compose(yaml: text), root.mapping != nil else { return .unknown("\(beside) is not YAML; " + fields) }
+            guard let author = root["author"]?.string, let license = root["license"]?.string else { return .unknown(fields) }
+            return .listed(author: author, license: license)
+        }
         let folder = URL(fileURLWithPath: soundsFolder).standardizedFileURL.path
         let file = URL(fileURLWithPath: path).standardizedFileURL
         guard file.deletingLastPathComponent().path == folder else { return .outsideLibrary }
