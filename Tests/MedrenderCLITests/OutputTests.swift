@@ -104,18 +104,18 @@ func ffprobe(_ path: String, _ entries: String) throws -> String {
             #expect(result.status == 0, "\(result.stderr)")
         }
         let chapters = try ffprobe(dir.file("s.ogg"), "chapter=start_time:chapter_tags=title")
-        for name in ["Settle", "Breathing", "Energize", "Box", "Relax", "Closing"] {
+        for name in ["Settle", "Energize", "Box", "Relax", "Closing"] {
             #expect(chapters.contains("title=\(name)"), "\(chapters)")
         }
         #expect(chapters.contains("start_time=0.000000"))
         #expect(chapters.contains("start_time=20.000000"))
         // libsndfile reads the WAV cue points with their labels, on the sections' frames.
         let cues = try SoundFileReader(path: dir.file("s.wav")).cuePoints()
-        #expect(cues.map(\.name) == ["Settle", "Breathing", "Energize", "Box", "Relax", "Closing"])
+        #expect(cues.map(\.name) == ["Settle", "Energize", "Box", "Relax", "Closing"])
         #expect(cues[1].frame == 20 * 22050)
         let inspect = try runMedrender(["inspect", "--json", dir.file("s.wav")])
         let report = try JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as! [String: Any]
-        #expect((report["chapters"] as! [[String: Any]]).count == 6)
+        #expect((report["chapters"] as! [[String: Any]]).count == 5)
         #expect((report["frames"] as! NSNumber).intValue == 15 * 60 * 22050)
         #expect((report["tags"] as! [String: String])["copyright"]?.contains("rain.ogg: medrender authors, CC0-1.0") == true)
     }
@@ -129,6 +129,8 @@ func ffprobe(_ path: String, _ entries: String) throws -> String {
         for _ in 0..<3 {
             let common = ["--rate", "8000", "--layers", "cues", "-o", dir.file("o.wav"), "--cues", dir.file("o.json"), "--stems", stems]
             let first = ["--preset", "coherent", "--cycles", "1"] + common
+        // The first segment starts with the breathing: one chapter there, the named one.
+        #expect(!chapters.contains("title=Breathing"), "\(chapters)")
             let thread = Thread { _ = try? runMedrender(first) }
             thread.start()
             _ = try runMedrender(["--preset", "coherent", "--cycles", "2"] + common)
