@@ -97,6 +97,28 @@ func ffprobe(_ path: String, _ entries: String) throws -> String {
         #expect(try ffprobe(dir.file("s.opus"), "stream=sample_rate").contains("sample_rate=48000"))
     }
 
+    /// Every format with chapters carries the sections as the cue sheet gives them, one chapter a
+    /// section, as ffprobe reads them.
+    @Test(arguments: ["ogg", "flac"])
+    func chaptersReadBackAsTheCueSheetSaysThem(format: String) throws {
+        let dir = TemporaryDirectory("chapters")
+        let result = try runMedrender(["--preset", "wind-down", "--minutes", "10", "--rate", "8000", "--layers", "cues",
+                                       "-o", dir.file("s.\(format)"), "--cues", dir.file("s.json")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let sheet = try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: dir.file("s.json")))) as! [String: Any]
+        let sections = sheet["sections"] as! [[String: Any]]
+        #expect(sections.map { $0["name"] as! String } == ["Settle", "Energize", "Box", "Relax", "Closing"])
+        let probe = try runProcess(try #require(which("ffprobe")), ["-v", "error", "-show_chapters", "-of", "json", dir.file("s.\(format)")])
+        let chapters = (try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as! [String: Any])["chapters"] as! [[String: Any]]
+        #expect(chapters.map { ($0["tags"] as? [String: String])?["title"] ?? "" } == sections.map { $0["name"] as! String }, "\(probe.stdout)")
+        for (chapter, section) in zip(chapters, sections) {
+            let start = Double(chapter["start_time"] as! String)!, seconds = (section["seconds"] as! NSNumber).doubleValue
+            #expect(abs(start - seconds) < 0.0005, "\(chapter) \(section)")
+        }
+        // The audio is whole after the header grew: every frame decodes.
+        #expect(try ffmpegFrames(dir.file("s.\(format)")) == 10 * 60 * 8000)
+    }
+
     @Test func oggChaptersAndWaveMarkersReadBack() throws {
         let dir = TemporaryDirectory("chapters")
         for format in ["ogg", "wav"] {
@@ -107,6 +129,8 @@ func ffprobe(_ path: String, _ entries: String) throws -> String {
         for name in ["Settle", "Energize", "Box", "Relax", "Closing"] {
             #expect(chapters.contains("title=\(name)"), "\(chapters)")
         }
+        // The first segment starts with the breathing: one chapter there, the named one.
+        #expect(!chapters.contains("title=Breathing"), "\(chapters)")
         #expect(chapters.contains("start_time=0.000000"))
         #expect(chapters.contains("start_time=20.000000"))
         // libsndfile reads the WAV cue points with their labels, on the sections' frames.
@@ -129,8 +153,6 @@ func ffprobe(_ path: String, _ entries: String) throws -> String {
         for _ in 0..<3 {
             let common = ["--rate", "8000", "--layers", "cues", "-o", dir.file("o.wav"), "--cues", dir.file("o.json"), "--stems", stems]
             let first = ["--preset", "coherent", "--cycles", "1"] + common
-        // The first segment starts with the breathing: one chapter there, the named one.
-        #expect(!chapters.contains("title=Breathing"), "\(chapters)")
             let thread = Thread { _ = try? runMedrender(first) }
             thread.start()
             _ = try runMedrender(["--preset", "coherent", "--cycles", "2"] + common)
