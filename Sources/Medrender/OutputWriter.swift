@@ -83,6 +83,8 @@ final class OutputWriter {
     private let markers: [WaveMarker]
     /// Chapters as Vorbis comments, added to a FLAC or Opus file once it is written.
     private let chapterComments: [(String, String)]
+    /// Chapters as ID3 `CHAP` frames, added to an MP3 file once it is written.
+    private let id3Chapters: [ID3Chapters.Chapter]
 
     /// A writer to `path`: a file (atomically), standard output (`-`), or a pipe or device.
     convenience init(format: OutputFormat, path: String, plan: RenderPlan, tags: OutputTags, seed: UInt64, blockFrames: Int) throws(IOError) {
@@ -107,6 +109,11 @@ final class OutputWriter {
         let channels = plan.channels, rate = plan.rate
         markers = tags.chapters.map { WaveMarker(frame: UInt32(clamping: $0.frame), name: $0.name) }
         chapterComments = tags.chapterComments
+        let ends = tags.chapters.dropFirst().map(\.time.milliseconds) + [plan.total.milliseconds]
+        id3Chapters = zip(tags.chapters, ends).map { chapter, end in
+            ID3Chapters.Chapter(startMilliseconds: UInt32(clamping: chapter.time.milliseconds), endMilliseconds: UInt32(clamping: end),
+                                title: chapter.name)
+        }
         switch (format, stream) {
         case (.ogg(let quality), let stream?):
             file = nil
@@ -153,9 +160,12 @@ final class OutputWriter {
         try encoder.finish()
         guard let file else { return }
         switch format {
-        case .opus: try OggPages.rewriteSerial(descriptor: file.descriptor, path: path, serial: UInt32(bitPattern: VorbisEncoder.serial))
+        case .opus:
+            try OggPages.appendOpusComments(chapterComments, descriptor: file.descriptor, path: path)
+            try OggPages.rewriteSerial(descriptor: file.descriptor, path: path, serial: UInt32(bitPattern: VorbisEncoder.serial))
         case .wav: if stream == nil { try WaveMarkers.append(markers, descriptor: file.descriptor, path: path) }
         case .flac: try FlacComments.append(chapterComments, descriptor: file.descriptor, path: path)
+        case .mp3: try ID3Chapters.insert(id3Chapters, descriptor: file.descriptor, path: path)
         default: break
         }
     }
