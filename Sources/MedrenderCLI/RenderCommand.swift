@@ -173,6 +173,7 @@ final class ProgressBar: @unchecked Sendable {  // drawn from one thread at a ti
     let enabled: Bool
     let started = Date()
     var lastDraw = Date.distantPast
+    var shown = 0.0
 
     init(enabled: Bool) { self.enabled = enabled }
 
@@ -181,14 +182,17 @@ final class ProgressBar: @unchecked Sendable {  // drawn from one thread at a ti
         let now = Date()
         guard now.timeIntervalSince(lastDraw) >= 0.1 || progress.framesDone == progress.totalFrames else { return }
         lastDraw = now
-        let fraction = (Double(progress.pass - 1) + Double(progress.framesDone) / Double(max(1, progress.totalFrames))) / 2
+        // Weighed by what each pass costs; it never goes back (a lossy file written again after
+        // its check stays where the check left it).
+        shown = max(shown, progress.fraction)
+        let fraction = shown
         let width = 30
         let filled = Int(fraction * Double(width))
         let elapsed = now.timeIntervalSince(started)
         let eta = fraction > 0.01 ? elapsed / fraction - elapsed : 0
         let line = String(format: "\r[%@%@] %3d%%  %@  %.1fs elapsed, %.1fs left ",
                           String(repeating: "#", count: filled), String(repeating: ".", count: width - filled),
-                          Int(fraction * 100), progress.pass == 1 ? "measuring" : "writing  ", elapsed, eta)
+                          Int(fraction * 100), progress.pass == 1 ? "measuring" : progress.pass == 2 ? "writing  " : "checking ", elapsed, eta)
         Console.error(line)
     }
 
