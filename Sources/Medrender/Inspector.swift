@@ -60,7 +60,8 @@ public enum Inspector {
         for (key, value) in reader.tags() { tags[key] = value }
         var chapters: [InspectReport.Chapter] = []
         // The comment header sits in the first pages: a bounded read.
-        if let head = FileChunks.prefix(ofFileAt: path, count: 1 << 20), let comments = OggPages.comments(head) {
+        let head = FileChunks.prefix(ofFileAt: path, count: 1 << 20)
+        if let head, let comments = OggPages.comments(head) ?? FlacComments.comments(head) {
             var times: [String: Double] = [:]
             var names: [String: String] = [:]
             for comment in comments {
@@ -77,6 +78,9 @@ public enum Inspector {
             chapters = times.keys.sorted().compactMap { key in
                 times[key].map { InspectReport.Chapter(seconds: $0, name: names[key] ?? "") }
             }
+        }
+        if chapters.isEmpty, let head {
+            chapters = ID3Chapters.chapters(head).map { InspectReport.Chapter(seconds: Double($0.startMilliseconds) / 1000, name: $0.title) }
         }
         if chapters.isEmpty {
             chapters = reader.cuePoints().map { InspectReport.Chapter(seconds: Double($0.frame) / Double(reader.rate), name: $0.name) }

@@ -102,6 +102,39 @@ public enum FlacComments {
         try FileSplice.replace(4..<offset, with: metadata, descriptor: descriptor, path: path)
     }
 
+    /// The Vorbis comments (`KEY=value`) of the FLAC file whose start is `head`, in order; nil
+    /// when `head` is not FLAC or holds no whole VORBIS_COMMENT block.
+    public static func comments(_ head: [UInt8]) -> [String]? {
+        guard head.starts(with: Array("fLaC".utf8)) else { return nil }
+        var offset = 4
+        while offset + 4 <= head.count {
+            let type = head[offset] & 0x7F, last = head[offset] & 0x80 != 0
+            let length = Int(head[offset + 1]) << 16 | Int(head[offset + 2]) << 8 | Int(head[offset + 3])
+            let body = (offset + 4)..<(offset + 4 + length)
+            guard body.upperBound <= head.count else { return nil }
+            if type == 4 {
+                let block = Array(head[body])
+                guard block.count >= 8 else { return nil }
+                var at = 4 + Int(le32(block, 0))
+                guard at + 4 <= block.count else { return nil }
+                let count = Int(le32(block, at))
+                at += 4
+                var result: [String] = []
+                for _ in 0..<count {
+                    guard at + 4 <= block.count else { return nil }
+                    let n = Int(le32(block, at))
+                    guard at + 4 + n <= block.count else { return nil }
+                    result.append(String(decoding: block[(at + 4)..<(at + 4 + n)], as: UTF8.self))
+                    at += 4 + n
+                }
+                return result
+            }
+            if last { return nil }
+            offset = body.upperBound
+        }
+        return nil
+    }
+
     static func le32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
         UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
     }
@@ -166,6 +199,43 @@ public enum ID3Chapters {
         let tag = Array("ID3".utf8) + [major, 0, 0, UInt8(n >> 21 & 0x7F), UInt8(n >> 14 & 0x7F), UInt8(n >> 7 & 0x7F), UInt8(n & 0x7F)]
             + frames
         try FileSplice.replace(replaced, with: tag, descriptor: descriptor, path: path)
+    }
+
+    /// The chapters (`CHAP` frames, with their `TIT2` titles) of the ID3v2 tag at the start of
+    /// `head`, in the order of their start; empty when there are none.
+    public static func chapters(_ head: [UInt8]) -> [Chapter] {
+        guard head.count >= 10, head.starts(with: Array("ID3".utf8)), head[3] == 3 || head[3] == 4, head[5] & 0x80 == 0 else { return [] }
+        let major = head[3]
+        let end = min(head.count, 10 + syncsafe(head, 6))
+        var result: [Chapter] = []
+        func frames(_ range: Range<Int>, _ visit: (String, Range<Int>) -> Void) {
+            var at = range.lowerBound
+            while at + 10 <= range.upperBound, head[at] != 0 {
+                let length = major == 4 ? syncsafe(head, at + 4) : Int(bigEndian(head, at + 4))
+                guard at + 10 + length <= range.upperBound else { return }
+                visit(String(decoding: head[at..<(at + 4)], as: UTF8.self), (at + 10)..<(at + 10 + length))
+                at += 10 + length
+            }
+        }
+        frames(10..<end) { id, body in
+            guard id == "CHAP", let zero = head[body].firstIndex(of: 0), zero + 17 <= body.upperBound else { return }
+            var title = ""
+            frames((zero + 17)..<body.upperBound) { sub, text in
+                guard sub == "TIT2", !text.isEmpty else { return }
+                let bytes = Array(head[(text.lowerBound + 1)..<text.upperBound])
+                if head[text.lowerBound] == 1, bytes.count >= 2 {
+                    let little = bytes[0] == 0xFF
+                    let units = stride(from: 2, to: bytes.count - 1, by: 2).map {
+                        little ? UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8 : UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1])
+                    }
+                    title = String(decoding: units.prefix { $0 != 0 }, as: UTF16.self)
+                } else {
+                    title = String(bytes.prefix { $0 != 0 }.map { Character(Unicode.Scalar($0)) })
+                }
+            }
+            result.append(Chapter(startMilliseconds: bigEndian(head, zero + 1), endMilliseconds: bigEndian(head, zero + 5), title: title))
+        }
+        return result.sorted { $0.startMilliseconds < $1.startMilliseconds }
     }
 
     static func frame(_ id: String, major: UInt8, body: [UInt8]) -> [UInt8] {

@@ -117,6 +117,12 @@ func ffprobe(_ path: String, _ entries: String) throws -> String {
             let start = Double(chapter["start_time"] as! String)!, seconds = (section["seconds"] as! NSNumber).doubleValue
             #expect(abs(start - seconds) < 0.0005, "\(chapter) \(section)")
         }
+        // inspect reads them back too.
+        let inspect = try runMedrender(["inspect", "--json", dir.file("s.\(format)")])
+        let report = try JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as! [String: Any]
+        let read = (report["chapters"] as? [[String: Any]]) ?? []
+        #expect(read.map { $0["name"] as? String ?? "" } == sections.map { $0["name"] as! String }, "\(inspect.stdout)")
+        #expect(read.map { ($0["seconds"] as? NSNumber)?.doubleValue ?? -1 } == sections.map { ($0["seconds"] as! NSNumber).doubleValue })
         // The audio is whole after the header grew: every frame decodes (MP3 within one frame of
         // 1152, as its encoder delay and padding are trimmed).
         let decoded = try ffmpegFrames(dir.file("s.\(format)"))
