@@ -39,7 +39,8 @@ SHARE   := $(DESTDIR)$(PREFIX)/share
 ## Install the release build under PREFIX (default /usr/local; DESTDIR honoured): the program in
 ## bin/, Presets/ and Sounds/ in share/medrender (where the program looks), the man page and the
 ## bash, zsh and fish completions.
-install: release install-files
+install: release
+	$(MAKE) install-files
 
 ## What install copies, from BIN (default the release build), without building.
 install-files:
