@@ -1,4 +1,5 @@
 import Foundation
+import MedrenderBuild
 import MedrenderTestSupport
 import Testing
 
@@ -44,5 +45,11 @@ import Testing
         #expect(result.status == 66, "\(result.stderr)")
         #expect(result.stderr.contains("\(dir.path)/share/medrender"), "\(result.stderr)")
         #expect(result.stderr.contains("make install"), "\(result.stderr)")
+    }
+
+    /// The man page gives the version `--version` prints.
+    @Test func manPageHasTheVersion() throws {
+        let page = try String(contentsOfFile: PackagePaths.root + "/man/medrender.1", encoding: .utf8)
+        #expect(page.hasPrefix(".TH MEDRENDER 1 ") && page.split(separator: "\n")[0].contains("\"medrender \(LibraryBuild.rendererVersion)\""))
     }
 }
