@@ -52,4 +52,16 @@ import Testing
         let page = try String(contentsOfFile: PackagePaths.root + "/man/medrender.1", encoding: .utf8)
         #expect(page.hasPrefix(".TH MEDRENDER 1 ") && page.split(separator: "\n")[0].contains("\"medrender \(LibraryBuild.rendererVersion)\""))
     }
+
+    /// A symlink on `$PATH` to the build in a checkout finds the checkout's library from any folder.
+    @Test func symlinkToACheckoutsBuildFindsItsLibrary() throws {
+        let dir = TemporaryDirectory("symlink")
+        let bin = dir.file("bin")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: bin + "/medrender", withDestinationPath: PackagePaths.executable)
+        let result = try runProcess("/bin/sh", ["-c", "medrender presets --json"], in: dir.path,
+                                    environment: ["PATH": bin + ":/usr/bin:/bin", "MEDRENDER_HOME": ""])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("\"box-breath\""), "\(result.stdout)")
+    }
 }
