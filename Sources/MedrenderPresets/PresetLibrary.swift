@@ -80,7 +80,13 @@ public struct PresetLibrary: Sendable {
     /// Every preset file in the library, sorted by name.
     public func presetFiles() -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: presetsFolder)) ?? []
-        return names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted().map { presetsFolder + "/" + $0 }
+        return names.filter(Self.isPresetFileName).sorted().map { presetsFolder + "/" + $0 }
+    }
+
+    /// Whether a file in a presets folder is a preset: a `.yaml` or `.yml` file that is not the
+    /// credits file of a sound beside it (`creek.credits.yaml`).
+    public static func isPresetFileName(_ name: String) -> Bool {
+        (name.hasSuffix(".yaml") || name.hasSuffix(".yml")) && !name.hasSuffix(".credits.yaml") && !name.hasSuffix(".credits.yml")
     }
 
     /// The preset names the library offers.

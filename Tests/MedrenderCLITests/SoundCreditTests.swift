@@ -57,4 +57,29 @@ import Testing
         #expect(misspelt.stderr.contains("q.yaml:3:12: credits.my-rian.ogg: unknown key 'my-rian.ogg'; did you mean 'my-rain.ogg'?"),
                 "\(misspelt.stderr)")
     }
+
+    /// A build renders an output again when the credits file of a sound it plays appears or
+    /// changes (the credits are tags in the file), and not otherwise.
+    @Test func buildRendersAgainWhenASoundsCreditsFileChanges() throws {
+        let dir = TemporaryDirectory("buildcredits")
+        let presets = dir.file("presets"), out = dir.file("out")
+        try FileManager.default.createDirectory(atPath: presets, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: PackagePaths.root + "/Sounds/rain.ogg", toPath: presets + "/creek.ogg")
+        try "pattern: 4-0-4-0\nsettle: 2\nclosing: 2\nambience: [creek.ogg]\n".write(toFile: presets + "/own.yaml", atomically: true, encoding: .utf8)
+        func build() throws -> [String] {
+            let result = try runMedrender(["build", "--json", presets, "-o", out, "--cycles", "1", "--rate", "8000"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            return summary?["rendered"] as? [String] ?? []
+        }
+        #expect(try build() == ["own-1cycles.ogg"])
+        #expect(try build().isEmpty)
+        try "author: Jane Doe\nlicense: CC-BY-4.0\n".write(toFile: presets + "/creek.credits.yaml", atomically: true, encoding: .utf8)
+        #expect(try build() == ["own-1cycles.ogg"], "a credits file that appears")
+        #expect(try build().isEmpty)
+        try "author: Jane Roe\nlicense: CC-BY-4.0\n".write(toFile: presets + "/creek.credits.yaml", atomically: true, encoding: .utf8)
+        #expect(try build() == ["own-1cycles.ogg"], "a credits file that changes")
+        let inspect = try runMedrender(["inspect", "--json", out + "/own-1cycles.ogg"])
+        #expect(inspect.stdout.contains("creek.ogg: Jane Roe, CC-BY-4.0"), "\(inspect.stdout)")
+    }
 }
