@@ -73,7 +73,8 @@ let fractional = """
         single.threads = 1
         let passes = Mutex(Set<Int>())
         _ = try Renderer.render(single) { p in passes.withLock { _ = $0.insert(p.pass) } }
-        #expect(passes.withLock { $0 } == [1, 2])
+        // An OGG file is decoded back to check it: pass 3.
+        #expect(passes.withLock { $0 } == (ext == "ogg" ? [1, 2, 3] : [1, 2]))
         let (rate, channels, samples) = try readSound(a)
         #expect(rate == 44100)
         #expect(channels == 2)
