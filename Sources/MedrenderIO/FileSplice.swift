@@ -164,12 +164,16 @@ public enum ID3Chapters {
         guard !chapters.isEmpty else { return }
         let size = try FileSplice.size(descriptor: descriptor, path: path)
         var major: UInt8 = 3
+        var flags: UInt8 = 0
         var replaced = 0..<0
         var frames: [UInt8] = []
         if size >= 10 {
             let header = try FileSplice.read(0..<10, descriptor: descriptor, path: path)
-            if header[0..<3].elementsEqual("ID3".utf8), header[3] == 3 || header[3] == 4, header[5] & 0xD0 == 0 {
+            // A tag that is unsynchronised or has a footer is left as it is, and a new one put first.
+            if header[0..<3].elementsEqual("ID3".utf8), header[3] == 3 || header[3] == 4, header[5] & 0x90 == 0 {
                 major = header[3]
+                // The extended header, when there is one, stays at the start of the frames.
+                flags = header[5] & 0x40
                 let tagSize = Int(header[6]) << 21 | Int(header[7]) << 14 | Int(header[8]) << 7 | Int(header[9])
                 guard 10 + tagSize <= size else { throw IOError(.library, "the MP3 file's ID3 tag is longer than the file", path: path) }
                 let body = try FileSplice.read(10..<(10 + tagSize), descriptor: descriptor, path: path)
@@ -196,7 +200,7 @@ public enum ID3Chapters {
         }
         let n = frames.count
         guard n < 1 << 28 else { throw IOError(.library, "the MP3 chapters would pass the 256 MiB an ID3 tag holds", path: path) }
-        let tag = Array("ID3".utf8) + [major, 0, 0, UInt8(n >> 21 & 0x7F), UInt8(n >> 14 & 0x7F), UInt8(n >> 7 & 0x7F), UInt8(n & 0x7F)]
+        let tag = Array("ID3".utf8) + [major, 0, flags, UInt8(n >> 21 & 0x7F), UInt8(n >> 14 & 0x7F), UInt8(n >> 7 & 0x7F), UInt8(n & 0x7F)]
             + frames
         try FileSplice.replace(replaced, with: tag, descriptor: descriptor, path: path)
     }
@@ -217,7 +221,8 @@ public enum ID3Chapters {
                 at += 10 + length
             }
         }
-        frames(10..<end) { id, body in
+        let extended = head[5] & 0x40 == 0 || end < 14 ? 0 : major == 4 ? syncsafe(head, 10) : 4 + Int(bigEndian(head, 10))
+        frames(min(end, 10 + extended)..<end) { id, body in
             guard id == "CHAP", let zero = head[body].firstIndex(of: 0), zero + 17 <= body.upperBound else { return }
             var title = ""
             frames((zero + 17)..<body.upperBound) { sub, text in
