@@ -7,7 +7,7 @@ SLURM_PKGS := slurm-wlm munge
 SOUND_PKGS := festival festvox-us-slt-hts sox ffmpeg python3-numpy
 DEMO       := --preset box-breath --minutes 15 -o out.ogg
 
-.PHONY: run test test-slurm build release library deps test-deps sounds clean fuzz bench serve
+.PHONY: run test test-slurm build release library deps test-deps sounds clean fuzz bench serve install install-files uninstall
 
 ## Render the demo session: 15 minutes of box breathing to out.ogg.
 run: deps release
@@ -38,6 +38,35 @@ serve: release
 ## Render the whole library (Presets/) into dist/, with cue sheets and dist/manifest.json; only what changed.
 library: release
 	.build/release/medrender build -o dist
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BIN     ?= .build/release/medrender
+SHARE   := $(DESTDIR)$(PREFIX)/share
+
+## Install the release build under PREFIX (default /usr/local; DESTDIR honoured): the program in
+## bin/, Presets/ and Sounds/ in share/medrender (where the program looks), the man page and the
+## bash, zsh and fish completions.
+install: release
+	$(MAKE) install-files
+
+## What install copies, from BIN (default the release build), without building.
+install-files:
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/medrender/Presets $(SHARE)/medrender/Sounds $(SHARE)/man/man1 \
+		$(SHARE)/bash-completion/completions $(SHARE)/zsh/site-functions $(SHARE)/fish/vendor_completions.d
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/medrender
+	install -m 644 Presets/*.yaml $(SHARE)/medrender/Presets
+	install -m 644 Sounds/*.ogg Sounds/CREDITS.yaml Sounds/README.md $(SHARE)/medrender/Sounds
+	install -m 644 man/medrender.1 $(SHARE)/man/man1/medrender.1
+	$(BIN) --generate-completion-script bash > $(SHARE)/bash-completion/completions/medrender
+	$(BIN) --generate-completion-script zsh > $(SHARE)/zsh/site-functions/_medrender
+	$(BIN) --generate-completion-script fish > $(SHARE)/fish/vendor_completions.d/medrender.fish
+
+## Remove what install put under PREFIX.
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/medrender $(SHARE)/man/man1/medrender.1 $(SHARE)/bash-completion/completions/medrender \
+		$(SHARE)/zsh/site-functions/_medrender $(SHARE)/fish/vendor_completions.d/medrender.fish
+	rm -rf $(SHARE)/medrender
 
 ## Install what is missing (Debian): the libraries; for tests also ffmpeg and sox, curl, PyYAML, and chromium (the preview page in a headless browser).
 deps:

@@ -26,17 +26,19 @@ public struct InspectReport: Sendable, Codable, Hashable {
 /// Reads a file's length, format, loudness, tags, chapters and markers.
 public enum Inspector {
     static let formatNames: [Int32: String] = [
-        0x010000: "WAV", 0x020000: "AIFF", 0x170000: "FLAC", 0x200000: "OGG", 0x230000: "MP3",
+        0x010000: "WAV", 0x020000: "AIFF", 0x030000: "AU", 0x0B0000: "W64", 0x130000: "WAV (extensible)",
+        0x170000: "FLAC", 0x180000: "CAF", 0x200000: "OGG", 0x220000: "RF64", 0x230000: "MP3",
     ]
 
     public static func inspect(_ path: String) throws -> InspectReport {
         let reader = try SoundFileReader(path: path)
-        let meter = try LoudnessMeter(channels: min(reader.channels, 2), rate: reader.rate, withTruePeak: true)
-        // In blocks, folded to stereo as sounds are: a file of any length takes the same memory.
+        // Every channel measured with its weight (a 5.1 file: the LFE left out, the surrounds
+        // +1.5 dB), as ffmpeg's ebur128 reads it; in blocks, so any length takes the same memory.
+        let meter = try LoudnessMeter(channels: reader.channels, rate: reader.rate, withTruePeak: true,
+                                      roles: reader.loudnessRoles())
         var frames: Int64 = 0
         let block = 4096
         var buffer = [Float](repeating: 0, count: block * reader.channels)
-        var folded = [Float](repeating: 0, count: block * min(reader.channels, 2))
         var stoppedEarly: String?
         while true {
             let n: Int
@@ -51,15 +53,15 @@ public enum Inspector {
                 break
             }
             if n == 0 { break }
-            SoundFileReader.fold(buffer, channels: reader.channels, frames: n, into: &folded)
-            try folded.withUnsafeBufferPointer { (p) throws(IOError) in try meter.add(p.baseAddress!, frameCount: n) }
+            try buffer.withUnsafeBufferPointer { (p) throws(IOError) in try meter.add(p.baseAddress!, frameCount: n) }
             frames += Int64(n)
         }
         var tags: [String: String] = [:]
         for (key, value) in reader.tags() { tags[key] = value }
         var chapters: [InspectReport.Chapter] = []
         // The comment header sits in the first pages: a bounded read.
-        if let head = FileChunks.prefix(ofFileAt: path, count: 1 << 20), let comments = OggPages.comments(head) {
+        let head = FileChunks.prefix(ofFileAt: path, count: 1 << 20)
+        if let head, let comments = OggPages.comments(head) ?? FlacComments.comments(head) {
             var times: [String: Double] = [:]
             var names: [String: String] = [:]
             for comment in comments {
@@ -76,6 +78,9 @@ public enum Inspector {
             chapters = times.keys.sorted().compactMap { key in
                 times[key].map { InspectReport.Chapter(seconds: $0, name: names[key] ?? "") }
             }
+        }
+        if chapters.isEmpty, let head {
+            chapters = ID3Chapters.chapters(head).map { InspectReport.Chapter(seconds: Double($0.startMilliseconds) / 1000, name: $0.title) }
         }
         if chapters.isEmpty {
             chapters = reader.cuePoints().map { InspectReport.Chapter(seconds: Double($0.frame) / Double(reader.rate), name: $0.name) }

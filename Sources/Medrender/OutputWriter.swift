@@ -21,13 +21,18 @@ public struct OutputTags: Sendable, Hashable {
             if let value, !value.isEmpty { list.append((key, value)) }
         }
         if !credits.isEmpty { list.append(("LICENSE", credits.joined(separator: "; "))) }
-        for (i, chapter) in chapters.enumerated() {
-            let number = String(format: "%03d", i + 1)
-            list.append(("CHAPTER\(number)", chapter.time.clockString))
-            list.append(("CHAPTER\(number)NAME", chapter.name))
-        }
+        list += chapterComments
         list.append(("ENCODER", "medrender"))
         return list
+    }
+
+    /// The chapters as Vorbis comments, `CHAPTER001=00:00:00.000` and `CHAPTER001NAME=Settle`
+    /// (OGG, and added to FLAC and Opus once written).
+    var chapterComments: [(String, String)] {
+        chapters.enumerated().flatMap { i, chapter in
+            let number = String(format: "%03d", i + 1)
+            return [("CHAPTER\(number)", chapter.time.clockString), ("CHAPTER\(number)NAME", chapter.name)]
+        }
     }
 
     /// libsndfile's string tags (WAV `LIST/INFO`, FLAC and Opus comments, MP3 ID3). libsndfile
@@ -76,6 +81,10 @@ final class OutputWriter {
     /// stream to it, the other formats are written to a temporary file and copied to it when done.
     private let stream: (any ByteSink)?
     private let markers: [WaveMarker]
+    /// Chapters as Vorbis comments, added to a FLAC or Opus file once it is written.
+    private let chapterComments: [(String, String)]
+    /// Chapters as ID3 `CHAP` frames, added to an MP3 file once it is written.
+    private let id3Chapters: [ID3Chapters.Chapter]
 
     /// A writer to `path`: a file (atomically), standard output (`-`), or a pipe or device.
     convenience init(format: OutputFormat, path: String, plan: RenderPlan, tags: OutputTags, seed: UInt64, blockFrames: Int) throws(IOError) {
@@ -99,6 +108,12 @@ final class OutputWriter {
         self.stream = stream
         let channels = plan.channels, rate = plan.rate
         markers = tags.chapters.map { WaveMarker(frame: UInt32(clamping: $0.frame), name: $0.name) }
+        chapterComments = tags.chapterComments
+        let ends = tags.chapters.dropFirst().map(\.time.milliseconds) + [plan.total.milliseconds]
+        id3Chapters = zip(tags.chapters, ends).map { chapter, end in
+            ID3Chapters.Chapter(startMilliseconds: UInt32(clamping: chapter.time.milliseconds), endMilliseconds: UInt32(clamping: end),
+                                title: chapter.name)
+        }
         switch (format, stream) {
         case (.ogg(let quality), let stream?):
             file = nil
@@ -148,8 +163,12 @@ final class OutputWriter {
         try encoder.finish()
         guard let file else { return }
         switch format {
-        case .opus: try OggPages.rewriteSerial(descriptor: file.descriptor, path: path, serial: UInt32(bitPattern: VorbisEncoder.serial))
+        case .opus:
+            try OggPages.appendOpusComments(chapterComments, descriptor: file.descriptor, path: path)
+            try OggPages.rewriteSerial(descriptor: file.descriptor, path: path, serial: UInt32(bitPattern: VorbisEncoder.serial))
         case .wav: if stream == nil { try WaveMarkers.append(markers, descriptor: file.descriptor, path: path) }
+        case .flac: try FlacComments.append(chapterComments, descriptor: file.descriptor, path: path)
+        case .mp3: try ID3Chapters.insert(id3Chapters, descriptor: file.descriptor, path: path)
         default: break
         }
     }

@@ -136,6 +136,17 @@ public struct RenderJob: Sendable {
         let stems = stemsDirectory == nil ? [] : try openStems(to: destination, plan: plan, sounds: assets.facts, tags: tags)
         let channels = plan.channels
         let total = plan.totalFrames
+        // Progress weighs each pass by what it costs for this format (pass 1 is a few per cent).
+        let checked = DecodedCheck.headroomDecibels(format, rate: plan.rate) > 0 && firstWriter.temporaryPath != nil
+        let weights = PassWeights.forFormat(format, checked: checked)
+        var weighted: (@Sendable (RenderProgress) -> Void)?
+        if let progress {
+            weighted = { @Sendable (report: RenderProgress) in
+                var report = report
+                report.weights = weights
+                progress(report)
+            }
+        }
 
         // Pass 1: measure the mix as it will be, before the gain (or take the measure of the same
         // mix made before).
@@ -145,7 +156,7 @@ public struct RenderJob: Sendable {
         if let known = loudnessCache?.measured(mixKey) {
             measured = known
         } else {
-            measured = try Renderer.measureLoudness(plan: plan, assets: assets, parallel: parallel, progress: progress)
+            measured = try Renderer.measureLoudness(plan: plan, assets: assets, parallel: parallel, progress: weighted)
             loudnessCache?.record(measured, for: mixKey)
         }
         let gainDecibels = measured.isFinite ? min(Self.maximumGainDecibels, plan.master.loudnessLUFS - measured) : 0
@@ -179,12 +190,19 @@ public struct RenderJob: Sendable {
                 let start = block.samples + block.offset * channels
                 try writer.write(start, frameCount: block.frames)
                 written += Int64(block.frames)
-                progress?(RenderProgress(pass: 2, framesDone: written, totalFrames: total))
+                weighted?(RenderProgress(pass: 2, framesDone: written, totalFrames: total))
             }
             try writer.finish()
             if let error = producer.value.failure { throw error }
             guard lossy, let file = writer.temporaryPath else { break }
-            let measured = try live?.finish() ?? DecodedCheck.measure(fileAt: file, playbackRate: DecodedCheck.playbackRate(format))
+            let measured: DecodedFigures
+            if let live {
+                measured = try live.finish()
+            } else {
+                weighted?(RenderProgress(pass: 3, framesDone: 0, totalFrames: total))
+                measured = try DecodedCheck.measure(fileAt: file, playbackRate: DecodedCheck.playbackRate(format))
+                weighted?(RenderProgress(pass: 3, framesDone: total, totalFrames: total))
+            }
             decoded = measured
             let over = measured.truePeak - plan.master.truePeakDBTP
             let off = plan.master.loudnessLUFS - measured.loudness

@@ -9,7 +9,7 @@ import MedrenderPresets
 /// changed), in parallel, resumably, and optionally as one shard of N.
 public enum LibraryBuild {
     /// The renderer's version: part of every output's inputs hash, so a new renderer renders again.
-    public static let rendererVersion = "0.1.1"
+    public static let rendererVersion = "0.2.0"
 
     /// The manifest's file name: `manifest.json`, or `manifest-K-of-N.json` for a shard.
     public static func manifestName(shard: LibraryBuildShard?) -> String {
@@ -316,6 +316,10 @@ extension LibraryBuild {
                     break
                 }
                 soundLines.append("sound \(ref.name) \(hash)")
+                // A sound's own credits file is in its tags too.
+                if let beside = settings.library.creditsFile(forSoundAt: path) {
+                    soundLines.append("sound-credits \(ref.name) \((try? hashFile(beside)) ?? "unreadable")")
+                }
                 soundHashes[path] = hash
             }
             if let missing {

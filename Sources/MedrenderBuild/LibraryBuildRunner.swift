@@ -265,7 +265,7 @@ extension LibraryBuild {
         request.cueSheetPaths = job.cueSheetNames.map { folder + "/" + $0 }
         let lastReported = Mutex(-1.0)
         let report = try Renderer.render(request) { p in
-            let fraction = (Double(p.pass - 1) + Double(p.framesDone) / Double(max(1, p.totalFrames))) / 2
+            let fraction = p.fraction
             let due = lastReported.withLock { last in
                 guard fraction - last >= 0.01 || fraction >= 1 else { return false }
                 last = fraction

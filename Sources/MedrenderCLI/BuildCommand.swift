@@ -145,7 +145,7 @@ struct BuildCommand: ParsableCommand {
                 if isDirectory.boolValue {
                     let names = (try? FileManager.default.contentsOfDirectory(atPath: input)) ?? []
                     let folder = input.hasSuffix("/") ? String(input.dropLast()) : input
-                    let found = names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted().map { folder + "/" + $0 }
+                    let found = names.filter(PresetLibrary.isPresetFileName).sorted().map { folder + "/" + $0 }
                     guard !found.isEmpty else {
                         throw RenderError("\(input): holds no presets (.yaml files); name presets or folders to build", category: .missingInput)
                     }

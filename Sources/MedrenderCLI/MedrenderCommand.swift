@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MedrenderBuild
 import MedrenderCore
 import MedrenderIO
 
@@ -16,7 +17,9 @@ public struct MedrenderCommand: ParsableCommand {
         commandName: "medrender",
         abstract: "Render guided breathing and meditation sessions to audio files, every cue on its exact sample.",
         discussion: exitCodesHelp,
-        subcommands: [RenderCommand.self, PresetsCommand.self, ValidateCommand.self, CuesCommand.self, PreviewCommand.self, PlotCommand.self, InspectCommand.self, BuildCommand.self, ServeCommand.self],
+        version: LibraryBuild.rendererVersion,
+        subcommands: [RenderCommand.self, PresetsCommand.self, ValidateCommand.self, CuesCommand.self, PreviewCommand.self, PlotCommand.self,
+                      InspectCommand.self, BuildCommand.self, ServeCommand.self],
         defaultSubcommand: RenderCommand.self)
 
     public init() {}

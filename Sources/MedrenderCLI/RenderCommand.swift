@@ -97,13 +97,10 @@ struct RenderCommand: ParsableCommand {
     }
 
     func run() throws {
+        // The folders made for the stems, removed again (when still empty) if the render fails.
+        var madeFolders: [String] = []
         do {
-            if let stems {
-                var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: stems, isDirectory: &isDirectory), isDirectory.boolValue else {
-                    throw RenderError("--stems \(stems): no such folder; create it first", category: .cannotCreate)
-                }
-            }
+            if let stems { madeFolders = try StemsFolder.create(stems) }
             let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
             var (request, rateNote) = try parameters.request(library: library, output: output)
             if let rateNote { Console.error("medrender: \(rateNote)\n") }
@@ -131,10 +128,46 @@ struct RenderCommand: ParsableCommand {
                 Console.error(ReportText.describe(report))
             }
         } catch let error as ValidationError {
+            StemsFolder.removeEmpty(madeFolders)
             throw error
         } catch {
+            StemsFolder.removeEmpty(madeFolders)
             throw fail(error)
         }
+    }
+}
+
+/// The `--stems` folder: made with its parents when missing, as `build -o` makes its folder.
+enum StemsFolder {
+    /// Makes `path` and any missing parent; returns the folders it made, deepest first.
+    static func create(_ path: String) throws(RenderError) -> [String] {
+        let fm = FileManager.default
+        var missing: [String] = []
+        var url = URL(fileURLWithPath: path).standardized
+        while url.path != "/" {
+            var isDirectory: ObjCBool = false
+            if fm.fileExists(atPath: url.path, isDirectory: &isDirectory) {
+                guard isDirectory.boolValue else {
+                    throw RenderError("--stems \(path): \(url.path) is a file, not a folder; give --stems a folder",
+                                      category: .cannotCreate)
+                }
+                break
+            }
+            missing.append(url.path)
+            url.deleteLastPathComponent()
+        }
+        for (index, folder) in missing.enumerated().reversed() where mkdir(folder, 0o777) != 0 && errno != EEXIST {
+            let reason = String(cString: strerror(errno))
+            removeEmpty(Array(missing[(index + 1)...]))
+            throw RenderError("--stems \(path): \(folder) cannot be created (\(reason)); give a folder you can write to",
+                              category: .cannotCreate)
+        }
+        return missing
+    }
+
+    /// Removes the folders `create` made, deepest first, while they are empty.
+    static func removeEmpty(_ folders: [String]) {
+        for folder in folders where rmdir(folder) != 0 { break }
     }
 }
 
@@ -156,6 +189,7 @@ final class ProgressBar: @unchecked Sendable {  // drawn from one thread at a ti
     let enabled: Bool
     let started = Date()
     var lastDraw = Date.distantPast
+    var shown = 0.0
 
     init(enabled: Bool) { self.enabled = enabled }
 
@@ -164,14 +198,17 @@ final class ProgressBar: @unchecked Sendable {  // drawn from one thread at a ti
         let now = Date()
         guard now.timeIntervalSince(lastDraw) >= 0.1 || progress.framesDone == progress.totalFrames else { return }
         lastDraw = now
-        let fraction = (Double(progress.pass - 1) + Double(progress.framesDone) / Double(max(1, progress.totalFrames))) / 2
+        // Weighed by what each pass costs; it never goes back (a lossy file written again after
+        // its check stays where the check left it).
+        shown = max(shown, progress.fraction)
+        let fraction = shown
         let width = 30
         let filled = Int(fraction * Double(width))
         let elapsed = now.timeIntervalSince(started)
         let eta = fraction > 0.01 ? elapsed / fraction - elapsed : 0
         let line = String(format: "\r[%@%@] %3d%%  %@  %.1fs elapsed, %.1fs left ",
                           String(repeating: "#", count: filled), String(repeating: ".", count: width - filled),
-                          Int(fraction * 100), progress.pass == 1 ? "measuring" : "writing  ", elapsed, eta)
+                          Int(fraction * 100), progress.pass == 1 ? "measuring" : progress.pass == 2 ? "writing  " : "checking ", elapsed, eta)
         Console.error(line)
     }
 

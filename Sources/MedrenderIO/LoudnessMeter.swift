@@ -1,6 +1,40 @@
 import CEBUR128
 import MedrenderCore
 
+/// How one channel counts in a loudness measurement (ITU BS.1770 weights).
+public enum LoudnessChannelRole: Sendable, Hashable {
+    /// Left out (the LFE).
+    case unused
+    /// Weighed 1 (0 dB).
+    case left, right, center
+    /// Weighed 1.41 (+1.5 dB).
+    case leftSurround, rightSurround
+
+    /// The usual speakers for `channels` channels when a file does not say, as ffmpeg assumes:
+    /// mono, stereo, 3.0, quad, 5.0, 5.1 (L R C LFE Ls Rs), 6.1, 7.1 (L R C LFE Ls Rs Lss Rss).
+    public static func defaultLayout(channels: Int) -> [LoudnessChannelRole] {
+        let layouts: [Int: [LoudnessChannelRole]] = [
+            1: [.center], 2: [.left, .right], 3: [.left, .right, .center],
+            4: [.left, .right, .leftSurround, .rightSurround], 5: [.left, .right, .center, .leftSurround, .rightSurround],
+            6: [.left, .right, .center, .unused, .leftSurround, .rightSurround],
+            7: [.left, .right, .center, .unused, .leftSurround, .rightSurround, .leftSurround],
+            8: [.left, .right, .center, .unused, .leftSurround, .rightSurround, .leftSurround, .rightSurround],
+        ]
+        return layouts[channels] ?? (0..<channels).map { $0 % 2 == 0 ? .left : .right }
+    }
+
+    var ebur128: Int32 {
+        switch self {
+        case .unused: Int32(EBUR128_UNUSED.rawValue)
+        case .left: Int32(EBUR128_LEFT.rawValue)
+        case .right: Int32(EBUR128_RIGHT.rawValue)
+        case .center: Int32(EBUR128_CENTER.rawValue)
+        case .leftSurround: Int32(EBUR128_LEFT_SURROUND.rawValue)
+        case .rightSurround: Int32(EBUR128_RIGHT_SURROUND.rawValue)
+        }
+    }
+}
+
 /// Measures loudness as EBU R 128 does, with libebur128.
 ///
 /// Not `Sendable`: one meter belongs to one thread.
@@ -11,8 +45,11 @@ public final class LoudnessMeter {
     /// - Parameters:
     ///   - withTruePeak: also measure true peak (costly: it oversamples everything).
     ///   - withRange: also measure loudness range.
+    ///   - roles: how each channel counts, for more than two channels (a 5.1 file: L R C LFE Ls
+    ///     Rs); mono is always dual mono, stereo left and right.
     /// The corresponding C function is `ebur128_init`.
-    public init(channels: Int, rate: Int, withTruePeak: Bool = false, withRange: Bool = false) throws(IOError) {
+    public init(channels: Int, rate: Int, withTruePeak: Bool = false, withRange: Bool = false,
+                roles: [LoudnessChannelRole]? = nil) throws(IOError) {
         // Histogram mode keeps the meter's memory the same for any length (it would otherwise
         // keep every 100-ms block), at 0.1 LU resolution.
         var mode = Int32(EBUR128_MODE_I.rawValue) | Int32(EBUR128_MODE_SAMPLE_PEAK.rawValue)
@@ -27,6 +64,12 @@ public final class LoudnessMeter {
         if channels == 1 {
             // A mono mix plays on both speakers: weigh it as dual mono.
             try check(ebur128_set_channel(handle, 0, Int32(EBUR128_DUAL_MONO.rawValue)), "set the channel map")
+        } else if channels > 2 {
+            let roles = roles ?? LoudnessChannelRole.defaultLayout(channels: channels)
+            precondition(roles.count == channels, "one role per channel")
+            for (index, role) in roles.enumerated() {
+                try check(ebur128_set_channel(handle, UInt32(index), role.ebur128), "set the channel map")
+            }
         }
     }
 

@@ -77,6 +77,36 @@ public final class SoundFileReader {
         return kinds.compactMap { name, kind in sf_get_string(handle, kind).map { (name, String(cString: $0)) } }
     }
 
+    /// The speaker of each channel as the file declares it (a WAVE_FORMAT_EXTENSIBLE channel mask,
+    /// a CAF layout), as `SF_CHANNEL_MAP_*` values; nil when the file says nothing. The
+    /// corresponding C command is `SFC_GET_CHANNEL_MAP_INFO`.
+    public func channelMap() -> [Int32]? {
+        var map = [Int32](repeating: 0, count: channels)
+        let size = Int32(channels * MemoryLayout<Int32>.size)
+        let ok = map.withUnsafeMutableBufferPointer { sf_command(handle, Int32(SFC_GET_CHANNEL_MAP_INFO), $0.baseAddress, size) }
+        guard ok == SF_TRUE, map.contains(where: { Int($0) != Int(SF_CHANNEL_MAP_INVALID) }) else { return nil }
+        return map
+    }
+
+    /// How each channel counts in a loudness measurement (ITU BS.1770): from the file's channel
+    /// map, else from the usual layout for its channel count (5.1 for 6: L R C LFE Ls Rs; 7.1
+    /// for 8), as ffmpeg assumes. The LFE is left out and the surrounds weigh +1.5 dB.
+    public func loudnessRoles() -> [LoudnessChannelRole] {
+        if let map = channelMap() {
+            return map.map { speaker in
+                switch Int(speaker) {
+                case Int(SF_CHANNEL_MAP_LFE): .unused
+                case Int(SF_CHANNEL_MAP_LEFT), Int(SF_CHANNEL_MAP_FRONT_LEFT), Int(SF_CHANNEL_MAP_FRONT_LEFT_OF_CENTER): .left
+                case Int(SF_CHANNEL_MAP_RIGHT), Int(SF_CHANNEL_MAP_FRONT_RIGHT), Int(SF_CHANNEL_MAP_FRONT_RIGHT_OF_CENTER): .right
+                case Int(SF_CHANNEL_MAP_REAR_LEFT), Int(SF_CHANNEL_MAP_SIDE_LEFT), Int(SF_CHANNEL_MAP_REAR_CENTER): .leftSurround
+                case Int(SF_CHANNEL_MAP_REAR_RIGHT), Int(SF_CHANNEL_MAP_SIDE_RIGHT): .rightSurround
+                default: .center
+                }
+            }
+        }
+        return LoudnessChannelRole.defaultLayout(channels: channels)
+    }
+
     /// The file's cue points (WAV markers) with their labels. The corresponding C command is `SFC_GET_CUE`.
     public func cuePoints() -> [(frame: Int64, name: String)] {
         var count: UInt32 = 0

@@ -8,7 +8,7 @@ import Yams
 public enum PresetDecoder {
     static let topKeys = [
         "name", "description", "minutes", "cycles", "pattern", "ramp", "segments", "limits", "settle", "closing",
-        "cues", "voice", "ambience", "bells", "master", "seed", "metadata",
+        "cues", "voice", "ambience", "bells", "master", "seed", "metadata", "credits",
     ]
 
     /// The largest preset file read, in bytes (the library's presets are a few KiB).
@@ -100,6 +100,17 @@ public enum PresetDecoder {
             if let n = f["album"] { session.metadata.album = try n.tagText() }
             if let n = f["date"] { session.metadata.date = try n.tagText() }
             if let n = f["comment"] { session.metadata.comment = try n.tagText() }
+        }
+        if let node = fields["credits"] {
+            // Keyed by a sound as the preset names it, so a misspelt one is caught.
+            let names = session.soundsUsed.map(\.name)
+            for (name, entry) in try node.mapping(allowed: names) {
+                let f = try entry.mapping(allowed: ["author", "license"])
+                guard let author = f["author"], let license = f["license"] else {
+                    throw entry.error("give the sound's 'author' and 'license' (such as { author: Jane Doe, license: CC-BY-4.0 })")
+                }
+                session.soundCredits[name] = SoundCredit(author: try author.tagText(), license: try license.tagText())
+            }
         }
         return session
     }
@@ -416,10 +427,14 @@ public enum PresetDecoder {
         let fields = try node.mapping(allowed: ["start", "end", "gain", "interval", "every", "at", "countdown"])
         var bells = BellSettings()
         if let n = fields["interval"] { bells.interval = try n.sound() }
-        if let n = fields["every"] { bells.every = SessionTime(minutes: try n.number(in: 0.1...1440, unit: "min")) }
+        // 'every' counts minutes of breathing, from the first breath; 'at' counts from the file's start
+        // (the settle included). The errors say which, as the two are easily taken for each other.
+        if let n = fields["every"] {
+            bells.every = SessionTime(minutes: try n.number(in: 0.1...1440, unit: "min of breathing, counted from the first breath"))
+        }
         if let n = fields["at"] {
             bells.at = try n.sequence().map { (item) throws(PresetError) in
-                SessionTime(minutes: try item.number(in: 0...1440, unit: "min"))!
+                SessionTime(minutes: try item.number(in: 0...1440, unit: "min from the start of the file"))!
             }
         }
         if let n = fields["countdown"] { bells.countdownSeconds = try n.integer(in: 0...60, unit: "s") }

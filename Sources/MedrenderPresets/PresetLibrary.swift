@@ -12,8 +12,25 @@ public struct PresetLibrary: Sendable {
     public var presetsFolder: String { root + "/Presets" }
     public var soundsFolder: String { root + "/Sounds" }
 
+    /// The folder of the running executable, symlinks resolved: `/proc/self/exe`, so a program run
+    /// from `$PATH` or through a symlink finds the library beside its real file; else `argv[0]`
+    /// looked up on `$PATH`.
+    public static func executableFolder() -> URL {
+        let fm = FileManager.default
+        if let real = try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe"), real.hasPrefix("/") {
+            return URL(fileURLWithPath: real).deletingLastPathComponent()
+        }
+        var path = CommandLine.arguments.first ?? ""
+        if !path.contains("/") {
+            let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+            if let dir = dirs.first(where: { fm.isExecutableFile(atPath: "\($0)/\(path)") }) { path = "\(dir)/\(path)" }
+        }
+        return URL(fileURLWithPath: path).resolvingSymlinksInPath().deletingLastPathComponent()
+    }
+
     /// The library next to the program or in the current folder: `$MEDRENDER_HOME`, then the
-    /// current folder, then the folders above the executable, then `../share/medrender` beside it.
+    /// current folder, then `../share/medrender` beside the real executable (where `make install`
+    /// puts it), then the folders above the executable (a build in a checkout).
     public static func locate() -> PresetLibrary? {
         let fm = FileManager.default
         func isLibrary(_ dir: String) -> Bool {
@@ -25,8 +42,7 @@ public struct PresetLibrary: Sendable {
         }
         let cwd = fm.currentDirectoryPath
         if isLibrary(cwd) { return PresetLibrary(root: cwd) }
-        var dir = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
-            .deletingLastPathComponent()
+        var dir = executableFolder()
         let share = dir.appendingPathComponent("../share/medrender").standardized.path
         if isLibrary(share) { return PresetLibrary(root: share) }
         for _ in 0..<6 {
@@ -47,8 +63,11 @@ public struct PresetLibrary: Sendable {
         if let home = ProcessInfo.processInfo.environment["MEDRENDER_HOME"], !home.isEmpty {
             return "MEDRENDER_HOME=\(home) holds no Presets/ folder; set it to the folder holding Presets/ and Sounds/"
         }
-        return "no preset library found (a folder holding Presets/ and Sounds/, looked for in the current folder and beside "
-            + "the program); run from it or set MEDRENDER_HOME to it"
+        let exe = Self.executableFolder()
+        let share = exe.appendingPathComponent("../share/medrender").standardized.path
+        return "no preset library found (a folder holding Presets/ and Sounds/, looked for in the current folder, in \(share) "
+            + "and in \(exe.path) and the folders above it); run from it, install it with 'make install', "
+            + "or set MEDRENDER_HOME to it"
     }
 
     /// The library, or an error (66) saying where it was looked for and how to point at one.
@@ -61,7 +80,13 @@ public struct PresetLibrary: Sendable {
     /// Every preset file in the library, sorted by name.
     public func presetFiles() -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: presetsFolder)) ?? []
-        return names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted().map { presetsFolder + "/" + $0 }
+        return names.filter(Self.isPresetFileName).sorted().map { presetsFolder + "/" + $0 }
+    }
+
+    /// Whether a file in a presets folder is a preset: a `.yaml` or `.yml` file that is not the
+    /// credits file of a sound beside it (`creek.credits.yaml`).
+    public static func isPresetFileName(_ name: String) -> Bool {
+        (name.hasSuffix(".yaml") || name.hasSuffix(".yml")) && !name.hasSuffix(".credits.yaml") && !name.hasSuffix(".credits.yml")
     }
 
     /// The preset names the library offers.
@@ -141,8 +166,25 @@ public struct PresetLibrary: Sendable {
         return entry["loop"]?.string == "natural"
     }
 
-    /// Who made a sound and under what license, from `Sounds/CREDITS.yaml`.
+    /// The credits file beside a sound, when there is one: `NAME.credits.yaml` for `NAME.ogg`
+    /// (or `NAME.ogg.credits.yaml`), holding the sound's `author` and `license` as an entry of
+    /// `Sounds/CREDITS.yaml` does.
+    public func creditsFile(forSoundAt path: String) -> String? {
+        let file = URL(fileURLWithPath: path)
+        let candidates = [path + ".credits.yaml", file.deletingPathExtension().path + ".credits.yaml"]
+        return candidates.first { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    /// Who made a sound and under what license: from the credits file beside it
+    /// (`NAME.credits.yaml`), else, for a sound in `Sounds/`, from `Sounds/CREDITS.yaml`.
     public func credit(forSoundAt path: String) -> Credit {
+        if let beside = creditsFile(forSoundAt: path) {
+            let fields = "\(beside) should hold the sound's author and license, as 'author: NAME' and 'license: SPDX-ID' lines"
+            guard let text = try? String(contentsOfFile: beside, encoding: .utf8) else { return .unknown("\(beside) cannot be read") }
+            guard let root = try? Yams.compose(yaml: text), root.mapping != nil else { return .unknown("\(beside) is not YAML; " + fields) }
+            guard let author = root["author"]?.string, let license = root["license"]?.string else { return .unknown(fields) }
+            return .listed(author: author, license: license)
+        }
         let folder = URL(fileURLWithPath: soundsFolder).standardizedFileURL.path
         let file = URL(fileURLWithPath: path).standardizedFileURL
         guard file.deletingLastPathComponent().path == folder else { return .outsideLibrary }

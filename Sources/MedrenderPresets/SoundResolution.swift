@@ -69,10 +69,12 @@ extension PresetLibrary {
         var missing: [SoundRef] = []
         for ref in refs {
             var found = soundPath(ref, presetFile: presetFile)
+            var replaced = false
             if found == nil, stockFallback, let (role, stock) = session.stockReplacement(for: ref),
                 let stockPath = soundPath(stock, presetFile: nil)
             {
                 found = stockPath
+                replaced = true
                 resolved.warnings.append("\(presetFile): the \(role.rawValue) sound '\(ref)' was not found; using the bundled '\(stock)' instead")
             }
             guard let path = found else {
@@ -81,14 +83,16 @@ extension PresetLibrary {
             }
             let name = URL(fileURLWithPath: path).lastPathComponent
             let credit: String
-            switch self.credit(forSoundAt: path) {
+            // The preset's own credit for the sound, unless the stock one stands in for it.
+            let given = replaced ? nil : session.soundCredits[ref.name]
+            switch given.map({ Credit.listed(author: $0.author, license: $0.license) }) ?? self.credit(forSoundAt: path) {
             case .listed(let author, let license):
                 credit = "\(name): \(author), \(license)"
             case .outsideLibrary:
                 credit = "\(name): credits not known"
             case .unknown(let why):
                 credit = "\(name): credits not known"
-                resolved.warnings.append("\(why); the output's tags say 'credits not known' for it: add its author and license there")
+                resolved.warnings.append("\(why); the output's tags say 'credits not known' for \(name): add its author and license there")
             }
             resolved.sounds[ref] = ResolvedSound(ref: ref, path: path, credit: credit, loopsNaturally: loopsNaturally(soundAt: path))
         }

@@ -21,6 +21,23 @@ func withCutCues(_ session: Session) -> Session {
 }
 
 @Suite struct RenderPlanTests {
+    /// No two sections (chapters, markers) start on one frame: a named first segment takes the
+    /// place of the generic "Breathing", and "Breathing" that of an empty settle.
+    @Test(arguments: [SessionTime.seconds(5), .zero])
+    func sectionsNeverShareAFrame(settle: SessionTime) throws {
+        var session = cueSession(BreathPattern(milliseconds: 4000, 0, 4000, 0), settle: settle)
+        session.segments = [PatternSegment(pattern: BreathPattern(milliseconds: 4000, 0, 4000, 0), span: .cycles(2), name: "Warm-up"),
+                            PatternSegment(pattern: BreathPattern(milliseconds: 4000, 0, 6000, 0), name: "Slow")]
+        let plan = try RenderPlan(session: session, options: RenderOptions(rate: 48000, length: .cycles(4)))
+        let names = plan.sections.map(\.name)
+        #expect(names == (settle == .zero ? ["Warm-up", "Slow", "Closing"] : ["Settle", "Warm-up", "Slow", "Closing"]), "\(names)")
+        #expect(Set(plan.sections.map(\.frame)).count == plan.sections.count)
+        #expect(plan.sections.first?.frame == 0)
+        let single = try RenderPlan(session: cueSession(BreathPattern(milliseconds: 4000, 0, 4000, 0), settle: .zero),
+                                    options: RenderOptions(rate: 48000, length: .cycles(2)))
+        #expect(single.sections.map(\.name) == ["Breathing", "Closing"])
+    }
+
     @Test(arguments: [8000, 22050, 44100, 48000, 96000])
     func totalIsExactlyRoundedMinutesTimesRate(rate: Int) throws {
         let session = cueSession(BreathPattern(milliseconds: 4000, 4000, 4000, 4000))

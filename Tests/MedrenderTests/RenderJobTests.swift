@@ -94,6 +94,7 @@ import Testing
         let first = Mutex(Set<Int>()), second = Mutex(Set<Int>())
         _ = try job.run(to: .file(dir.file("a.ogg"))) { p in first.withLock { _ = $0.insert(p.pass) } }
         _ = try job.run(to: .file(dir.file("b.ogg"))) { p in second.withLock { _ = $0.insert(p.pass) } }
+        // The OGG is decoded as it is written, within pass 2: no pass 3.
         #expect(first.withLock { $0 } == [1, 2])
         #expect(second.withLock { $0 } == [2], "the second render measured again")
         #expect(job.loudnessCache?.count == 1)

@@ -73,6 +73,7 @@ let fractional = """
         single.threads = 1
         let passes = Mutex(Set<Int>())
         _ = try Renderer.render(single) { p in passes.withLock { _ = $0.insert(p.pass) } }
+        // An OGG file is decoded as it is written, within pass 2.
         #expect(passes.withLock { $0 } == [1, 2])
         let (rate, channels, samples) = try readSound(a)
         #expect(rate == 44100)

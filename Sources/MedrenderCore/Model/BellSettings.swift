@@ -6,9 +6,11 @@ public struct BellSettings: Hashable, Sendable {
     public var gainDecibels: Double
     /// The sound of interval bells and bells at listed times (default: the start bell).
     public var interval: SoundRef?
-    /// A bell every this long during the breathing section (from its start), when set.
+    /// A bell every this long during the breathing section, counted from the first breath (the
+    /// settle not included), when set: `every: 5` rings 5, 10, 15 … minutes after the first breath.
     public var every: SessionTime?
-    /// Bells at these times from the start of the file.
+    /// Bells at these times from the start of the file (the settle included); a time past the
+    /// end of the file is left out.
     public var at: [SessionTime] = []
     /// A soft tick on each of the last N seconds of the breathing section, 0…60, default 0 (off).
     public var countdownSeconds: Int = 0

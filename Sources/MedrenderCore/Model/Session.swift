@@ -22,6 +22,9 @@ public struct Session: Hashable, Sendable {
     public var seed: UInt64
     /// Title, artist and the like, for the file's tags.
     public var metadata = SessionMetadata()
+    /// Credits the preset gives its own sounds (`credits:`), by the name the preset uses; they
+    /// come before any credits file.
+    public var soundCredits: [String: SoundCredit] = [:]
     /// What the preset allows its phases to be (overrides included).
     public var limits: PatternLimits = .none
     /// How long one bed takes to crossfade into the next, default 10 s.
@@ -83,6 +86,16 @@ public enum SessionLength: Hashable, Sendable {
     case duration(SessionTime)
     /// Whole breath cycles; the file is settle + cycles + closing long.
     case cycles(Int)
+}
+
+/// Who made a sound and under what license, as the output's tags credit it.
+public struct SoundCredit: Hashable, Sendable {
+    public var author: String
+    public var license: String
+    public init(author: String, license: String) {
+        self.author = author
+        self.license = license
+    }
 }
 
 /// The tags a rendered file carries; empty fields are left out.

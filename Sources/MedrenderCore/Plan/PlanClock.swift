@@ -57,7 +57,8 @@ extension RenderPlan {
             }
         }
         sections.append(SessionSection(name: "Closing", time: schedule.end, frame: frames(schedule.end)))
-
-        return sections
+        // Two sections on one frame would be two chapters at one time: the later, more specific one
+        // stays (a named first segment instead of "Breathing", "Breathing" instead of an empty settle).
+        return sections.indices.filter { $0 == sections.count - 1 || sections[$0 + 1].frame != sections[$0].frame }.map { sections[$0] }
     }
 }
