@@ -32,13 +32,16 @@ import Testing
             let plan = try RenderPlan(session: session, options: RenderOptions(rate: rate, length: .duration(total)))
             // Exact total.
             #expect(plan.totalFrames == Self.expectedFrame(ms: Int64(totalMs), rate: rate))
+            // A short session gives settle and closing at most a third of it (ShortSessionFit):
+            // the schedule is that of the session as it plays.
+            let played = ShortSessionFit(session: session, total: total).session
             // No cycle cut: the breathing ends on a whole cycle, and one more would not fit.
             let cycles = Int64(plan.schedule.cycleCount)
-            #expect(plan.schedule.end == session.settle + pattern.cycleLength * cycles)
-            #expect(plan.schedule.end + session.closing <= total)
-            #expect(plan.schedule.end + pattern.cycleLength + session.closing > total)
+            #expect(plan.schedule.end == played.settle + pattern.cycleLength * cycles)
+            #expect(plan.schedule.end + played.closing <= total)
+            #expect(plan.schedule.end + pattern.cycleLength + played.closing > total)
             // Every cue on round(t × rate) of its exact time, t a running sum of whole milliseconds.
-            var t = Int64(settleMs)
+            var t = played.settle.milliseconds
             var count = 0
             for mark in plan.cueMarks {
                 #expect(mark.time.milliseconds == t)
