@@ -9,7 +9,9 @@ import MedrenderIO
 /// At most `queueLimit` packets wait; the encoder waits when the decoder falls that far behind,
 /// so memory does not grow with the session's length.
 final class LiveVorbisCheck: @unchecked Sendable {
-    static let queueLimit = 2048
+    static let queueLimit = 4096
+    /// The decoder is woken for this many packets at a time (or the end), not for each one.
+    static let batch = 64
 
     private let condition = NSCondition()
     private var queue: [VorbisPacket] = []
@@ -40,7 +42,7 @@ final class LiveVorbisCheck: @unchecked Sendable {
         while queue.count >= Self.queueLimit, failure == nil, !finished { condition.wait() }
         if let failure { throw failure }
         queue.append(packet)
-        condition.broadcast()
+        if queue.count == Self.batch { condition.broadcast() }
     }
 
     /// Waits for the decoder to take every packet, and gives what the stream decodes to.
@@ -64,6 +66,10 @@ final class LiveVorbisCheck: @unchecked Sendable {
     }
 
     private func run(decoder: VorbisPacketDecoder, measure: DecodedMeasure, totalFrames: Int64) {
+        // The encoder's thread is the render's critical path: when the two cores have more to do
+        // than they can, this thread gives way to it (it has until the encoder ends to catch up).
+        // On Linux a nice value is a thread's own, and 0 names the calling thread.
+        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
         let channels = decoder.channels
         var interleaved = [Float](repeating: 0, count: 4096 * channels)
         var decoded: Int64 = 0
@@ -71,7 +77,7 @@ final class LiveVorbisCheck: @unchecked Sendable {
         do {
             while true {
                 condition.lock()
-                while queue.isEmpty, !ended, !stopped { condition.wait() }
+                while queue.count < Self.batch, !ended, !stopped { condition.wait() }
                 if stopped || queue.isEmpty {
                     condition.unlock()
                     break
