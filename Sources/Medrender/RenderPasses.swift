@@ -156,13 +156,23 @@ final class BlockPipeline: @unchecked Sendable {
             for _ in 0..<depth { free.signal() }
             finished.wait()
         }
+        // Slots go back to the producer half a ring at a time: a producer waiting for room is then
+        // woken once for several blocks, not once a block (each wake-up is a system call on this,
+        // the encoder's, thread). The producer always has room or blocks to hand over, so neither
+        // side waits for the other forever.
+        let release = max(1, depth / 2)
+        var consumed = 0
         var index = 0
         while true {
             filled.wait()
             let frames = counts[index]
             if frames < 0 { break }
             try consume(Block(samples: storage + index * samplesPerBlock, offset: offsets[index], frames: frames))
-            free.signal()
+            consumed += 1
+            if consumed == release {
+                for _ in 0..<consumed { free.signal() }
+                consumed = 0
+            }
             index = (index + 1) % depth
         }
     }
