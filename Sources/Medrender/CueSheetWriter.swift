@@ -171,23 +171,28 @@ public enum CueSheetWriter {
         return "\(micro / 1_000_000).\(String(repeating: "0", count: 6 - fraction.count))\(fraction)"
     }
 
-    /// Writes the cue sheet atomically to `path`, in the format its extension names.
-    public static func write(_ plan: RenderPlan, to path: String) throws(IOError) {
-        try prepare(plan, to: path).commit()
+    /// The cue sheet's text in `format`.
+    public static func text(_ plan: RenderPlan, format: CueSheetFormat) -> String {
+        switch format {
+        case .json: json(plan)
+        case .vtt: vtt(plan)
+        case .txt: audacityLabels(plan)
+        }
+    }
+
+    /// Writes the cue sheet atomically to `path`, in `format` or the one its extension names.
+    public static func write(_ plan: RenderPlan, to path: String, format: CueSheetFormat? = nil) throws(IOError) {
+        try prepare(plan, to: path, format: format).commit()
     }
 
     /// The cue sheet written to a temporary file beside `path`, to be committed (with the audio
     /// it belongs to).
-    static func prepare(_ plan: RenderPlan, to path: String) throws(IOError) -> AtomicOutputFile {
-        let text: String
-        switch CueSheetFormat.forPath(path) {
-        case .json?: text = json(plan)
-        case .vtt?: text = vtt(plan)
-        case .txt?: text = audacityLabels(plan)
-        case nil: throw IOError(.cannotCreate, "is not a cue sheet format; end it in .json, .vtt or .txt", path: path)
+    static func prepare(_ plan: RenderPlan, to path: String, format: CueSheetFormat? = nil) throws(IOError) -> AtomicOutputFile {
+        guard let format = format ?? CueSheetFormat.forPath(path) else {
+            throw IOError(.cannotCreate, "is not a cue sheet format; end it in .json, .vtt or .txt", path: path)
         }
         let file = try AtomicOutputFile(path: path)
-        try file.write(Array(text.utf8))
+        try file.write(Array(text(plan, format: format).utf8))
         return file
     }
 }

@@ -11,12 +11,27 @@ struct CuesCommand: ParsableCommand {
 
     @OptionGroup var session: SessionOptions
 
-    @Option(name: .shortAndLong, help: "The cue sheet to write: .json, .vtt (WebVTT captions) or .txt (Audacity labels).")
+    @Option(name: .shortAndLong, help: "The cue sheet to write: .json, .vtt (WebVTT captions) or .txt (Audacity labels); - for standard output.")
     var output: String
 
+    @Option(help: "json, vtt or txt, when the output's name does not say (standard output: json).")
+    var format: String?
+
+    /// The format asked for: `--format`, else the output's extension, else JSON on standard output.
+    var sheetFormat: CueSheetFormat? {
+        if let format { return CueSheetFormat(rawValue: format.lowercased()) }
+        return output == "-" ? .json : CueSheetFormat.forPath(output)
+    }
+
     func validate() throws {
-        guard CueSheetFormat.forPath(output) != nil else {
-            throw ValidationError("cannot tell the cue sheet format of '\(output)'; end it in .json, .vtt or .txt")
+        if let format, CueSheetFormat(rawValue: format.lowercased()) == nil {
+            throw ValidationError("--format '\(format)' is not a cue sheet format; give json, vtt or txt")
+        }
+        guard let chosen = sheetFormat else {
+            throw ValidationError("cannot tell the cue sheet format of '\(output)'; end it in .json, .vtt or .txt, or give --format")
+        }
+        if output != "-", let named = CueSheetFormat.forPath(output), named != chosen {
+            throw ValidationError("'\(output)' says \(named.rawValue) but --format says \(chosen.rawValue); make them agree")
         }
     }
 
@@ -30,7 +45,12 @@ struct CuesCommand: ParsableCommand {
                                         options: RenderOptions(rate: session.rate, length: length),
                                         format: .ogg(quality: 4), outputPath: output, library: library)
             // The plan a render would make, sounds and all: no sheet for a session that cannot be rendered.
-            try CueSheetWriter.write(try Renderer.check(request), to: output)
+            let plan = try Renderer.check(request)
+            if output == "-" {
+                try Console.output(CueSheetWriter.text(plan, format: sheetFormat ?? .json))
+            } else {
+                try CueSheetWriter.write(plan, to: output, format: sheetFormat)
+            }
         } catch {
             throw fail(error)
         }

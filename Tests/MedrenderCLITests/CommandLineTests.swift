@@ -417,3 +417,31 @@ func helpListsTheExitCodes(command: [String]) throws {
         #expect((json["frames"] as! NSNumber).int64Value == 86400 * 192_000)
     }
 }
+
+/// `cues -o -` writes the sheet to standard output: JSON, or the format `--format` names; the
+/// same text as the file.
+@Suite struct CuesToStandardOutputTests {
+    @Test(arguments: [("json", "{\"rate\""), ("vtt", "WEBVTT"), ("txt", "\t")])
+    func theSheetGoesToStandardOutput(format: String, start: String) throws {
+        let dir = TemporaryDirectory("cuesout")
+        let piped = try runMedrender(["cues", "--preset", "coherent", "--minutes", "2", "-o", "-", "--format", format])
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(piped.stdout.contains(start))
+        let file = dir.file("sheet.\(format)")
+        #expect(try runMedrender(["cues", "--preset", "coherent", "--minutes", "2", "-o", file]).status == 0)
+        #expect(piped.stdout == (try String(contentsOfFile: file, encoding: .utf8)))
+        #expect(dir.contents() == ["sheet.\(format)"])
+    }
+
+    @Test func jsonUnlessToldAndAClashIsAUsageError() throws {
+        let plain = try runMedrender(["cues", "--preset", "coherent", "--minutes", "2", "-o", "-"])
+        #expect(plain.status == 0)
+        #expect(try JSONSerialization.jsonObject(with: Data(plain.stdout.utf8)) is [String: Any])
+        let clash = try runMedrender(["cues", "--preset", "coherent", "-o", "x.json", "--format", "vtt"])
+        #expect(clash.status == 64)
+        #expect(clash.stderr.contains("make them agree"), "\(clash.stderr)")
+        let bad = try runMedrender(["cues", "--preset", "coherent", "-o", "-", "--format", "srt"])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("give json, vtt or txt"), "\(bad.stderr)")
+    }
+}
