@@ -17,6 +17,32 @@ import Testing
         return gate.integratedLoudness
     }
 
+    /// Two streams fed together, their filters side by side, end exactly as each fed alone:
+    /// block for block, bit for bit, whatever the block sizes (hops split inside a call too).
+    @Test(arguments: [(8000, 4096), (44100, 1000), (48000, 4801)])
+    func twoGatesFedTogetherEqualEachFedAlone(rate: Int, block: Int) {
+        let a = noiseAsset(seconds: 3, rate: rate, seed: 7, channels: 2).samples
+        let b = noiseAsset(seconds: 3, rate: rate, seed: 8, channels: 2).samples.map { $0 * 0.3 }
+        let aloneA = LoudnessGate(channels: 2, rate: rate), aloneB = LoudnessGate(channels: 2, rate: rate)
+        let pairA = LoudnessGate(channels: 2, rate: rate), pairB = LoudnessGate(channels: 2, rate: rate)
+        a.withUnsafeBufferPointer { pa in
+            b.withUnsafeBufferPointer { pb in
+                var f = 0
+                while f < 3 * rate {
+                    let n = min(block, 3 * rate - f)
+                    aloneA.add(pa.baseAddress! + f * 2, frameCount: n)
+                    aloneB.add(pb.baseAddress! + f * 2, frameCount: n)
+                    LoudnessGate.add(pairA, pa.baseAddress! + f * 2, pairB, pb.baseAddress! + f * 2, frameCount: n)
+                    f += n
+                }
+            }
+        }
+        #expect(aloneA.blocks.count == 27)
+        #expect(pairA.blocks == aloneA.blocks)
+        #expect(pairB.blocks == aloneB.blocks)
+        #expect(pairA.blocks != pairB.blocks)
+    }
+
     @Test(arguments: [8000, 22050, 44100, 48000, 96000])
     func aSineAtATenthReadsMinusTwentyLUFS(rate: Int) {
         // A 997 Hz sine of amplitude 0.1 in both channels is −20 LUFS (within 0.1 LU: the

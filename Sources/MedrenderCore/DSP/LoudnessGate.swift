@@ -103,18 +103,82 @@ public final class LoudnessGate {
                         s[c * 5 + 4] = sum
                     }
                 }
-                inHop += n
                 f += n
-                if inHop == hop {
-                    var energy = 0.0
-                    for c in 0..<channels {
-                        energy += s[c * 5 + 4] * channelWeight
-                        s[c * 5 + 4] = 0
+                advance(by: n, s)
+            }
+        }
+    }
+
+    /// Counts `n` frames into the current 100-ms hop, and closes the hop when it is full.
+    private func advance(by n: Int, _ s: UnsafeMutableBufferPointer<Double>) {
+        inHop += n
+        guard inHop == hop else { return }
+        var energy = 0.0
+        for c in 0..<channels {
+            energy += s[c * 5 + 4] * channelWeight
+            s[c * 5 + 4] = 0
+        }
+        hops[hopsSeen % 4] = energy / Double(hop)
+        hopsSeen += 1
+        inHop = 0
+        if hopsSeen >= 4 { blocks.append((hops[0] + hops[1] + hops[2] + hops[3]) / 4) }
+    }
+
+    /// Adds `frameCount` stereo frames to each of two gates at once: their four filter chains
+    /// (two streams, two channels) side by side in one loop, which the processor runs in
+    /// parallel, where one stream alone waits on its filters' latency. Each gate ends exactly as
+    /// `add` would leave it (the same operations in the same order per chain). Both gates must be
+    /// stereo, of one rate, and at the same point of their 100-ms hop (as two streams that start
+    /// on whole seconds and are fed alike are).
+    public static func add(_ first: LoudnessGate, _ a: UnsafePointer<Float>, _ second: LoudnessGate, _ b: UnsafePointer<Float>,
+                           frameCount: Int) {
+        precondition(first.channels == 2 && second.channels == 2 && first.hop == second.hop && first.inHop == second.inHop,
+                     "two gates fed together must be stereo and in step")
+        let (b0, b1, b2, c0, c1, c2) = first.b
+        let (a1, a2, d1, d2) = first.a
+        first.state.withUnsafeMutableBufferPointer { s in
+            second.state.withUnsafeMutableBufferPointer { t in
+                var f = 0
+                while f < frameCount {
+                    let n = min(first.hop - first.inHop, frameCount - f)
+                    var l1 = s[0], l2 = s[1], lt1 = s[2], lt2 = s[3], lsum = s[4]
+                    var r1 = s[5], r2 = s[6], rt1 = s[7], rt2 = s[8], rsum = s[9]
+                    var m1 = t[0], m2 = t[1], mt1 = t[2], mt2 = t[3], msum = t[4]
+                    var q1 = t[5], q2 = t[6], qt1 = t[7], qt2 = t[8], qsum = t[9]
+                    var i = f * 2
+                    for _ in 0..<n {
+                        let xl = Double(a[i]), xr = Double(a[i + 1]), xm = Double(b[i]), xq = Double(b[i + 1])
+                        let yl = b0 * xl + l1, yr = b0 * xr + r1, ym = b0 * xm + m1, yq = b0 * xq + q1
+                        l1 = b1 * xl - a1 * yl + l2
+                        r1 = b1 * xr - a1 * yr + r2
+                        m1 = b1 * xm - a1 * ym + m2
+                        q1 = b1 * xq - a1 * yq + q2
+                        l2 = b2 * xl - a2 * yl
+                        r2 = b2 * xr - a2 * yr
+                        m2 = b2 * xm - a2 * ym
+                        q2 = b2 * xq - a2 * yq
+                        let zl = c0 * yl + lt1, zr = c0 * yr + rt1, zm = c0 * ym + mt1, zq = c0 * yq + qt1
+                        lt1 = c1 * yl - d1 * zl + lt2
+                        rt1 = c1 * yr - d1 * zr + rt2
+                        mt1 = c1 * ym - d1 * zm + mt2
+                        qt1 = c1 * yq - d1 * zq + qt2
+                        lt2 = c2 * yl - d2 * zl
+                        rt2 = c2 * yr - d2 * zr
+                        mt2 = c2 * ym - d2 * zm
+                        qt2 = c2 * yq - d2 * zq
+                        lsum += zl * zl
+                        rsum += zr * zr
+                        msum += zm * zm
+                        qsum += zq * zq
+                        i += 2
                     }
-                    hops[hopsSeen % 4] = energy / Double(hop)
-                    hopsSeen += 1
-                    inHop = 0
-                    if hopsSeen >= 4 { blocks.append((hops[0] + hops[1] + hops[2] + hops[3]) / 4) }
+                    (s[0], s[1], s[2], s[3], s[4]) = (l1, l2, lt1, lt2, lsum)
+                    (s[5], s[6], s[7], s[8], s[9]) = (r1, r2, rt1, rt2, rsum)
+                    (t[0], t[1], t[2], t[3], t[4]) = (m1, m2, mt1, mt2, msum)
+                    (t[5], t[6], t[7], t[8], t[9]) = (q1, q2, qt1, qt2, qsum)
+                    f += n
+                    first.advance(by: n, s)
+                    second.advance(by: n, t)
                 }
             }
         }
