@@ -18,8 +18,9 @@ public final class TruePeakLimiter {
 
     private let lookahead: Int
     private let releaseCoefficient: Float
-    private let detectorDelay = TruePeakLimiter.taps / 2
-    private static let taps = InterSampleFilter.taps
+    private let detectorDelay: Int
+    /// The interpolator's length, from the rate (`InterSampleFilter.taps(rate:)`).
+    private let taps: Int
     /// The oversampling factor, from the rate (`InterSampleFilter.phases(rate:)`).
     private let phases: Int
     /// `phases − 1` interpolation filters of `taps` each, for the positions k/phases.
@@ -53,6 +54,8 @@ public final class TruePeakLimiter {
         releaseSeconds: Double = 0.08
     ) {
         self.channels = channels
+        self.taps = InterSampleFilter.taps(rate: rate)
+        self.detectorDelay = taps / 2
         // A tiny margin covers the interpolator's own error.
         self.ceiling = Float(pow(10, (ceilingDecibels - 0.05) / 20))
         self.lookahead = max(2, Int((lookaheadSeconds * Double(rate)).rounded()))
@@ -61,14 +64,14 @@ public final class TruePeakLimiter {
         // Between-sample peaks exceed the samples around them by a few dB at most for real
         // material; below half the ceiling they cannot reach it.
         self.detectThreshold = ceiling * 0.5
-        self.historyFrames = Self.taps + lookahead * 2 + 4
+        self.historyFrames = taps + lookahead * 2 + 4
         self.history = [Float](repeating: 0, count: historyFrames * channels)
         self.minimumIndices = [Int](repeating: 0, count: lookahead + 1)
         self.minimumValues = [Float](repeating: 1, count: lookahead + 1)
         self.held = [Float](repeating: 1, count: lookahead)
         self.heldSum = Double(lookahead)
         self.phases = InterSampleFilter.phases(rate: rate)
-        self.interpolators = InterSampleFilter.coefficients(phases: phases)
+        self.interpolators = InterSampleFilter.coefficients(phases: phases, taps: taps)
     }
 
     /// How many of the latest input frames were all under the detection threshold.
@@ -239,14 +242,15 @@ public final class TruePeakLimiter {
             if max(a, b) > detectThreshold { near = true }
         }
         guard near else { return peak }
-        let first = m - (Self.taps / 2 - 1)
+        let taps = self.taps
+        let first = m - (taps / 2 - 1)
         for c in 0..<channels {
             for phase in 0..<(phases - 1) {
                 var acc: Float = 0
-                for tap in 0..<Self.taps {
+                for tap in 0..<taps {
                     let index = first + tap
                     if index < 0 { continue }
-                    acc += hist[(index % historyFrames) * channels + c] * interpolators[phase * Self.taps + tap]
+                    acc += hist[(index % historyFrames) * channels + c] * interpolators[phase * taps + tap]
                 }
                 peak = max(peak, abs(acc))
             }
@@ -257,7 +261,10 @@ public final class TruePeakLimiter {
 
 /// The 4× windowed-sinc interpolator that estimates peaks between samples.
 enum InterSampleFilter {
-    static let taps = 16
+    /// The interpolator's length for `rate`: 16 taps from 44.1 kHz up; 48 below, where the
+    /// material reaches closer to the Nyquist frequency and 16 taps read a peak between samples
+    /// 0.26 dB low at 8 kHz (against a 192-kHz resampling by soxr), 48 within 0.01 dB.
+    static func taps(rate: Int) -> Int { rate < 44100 ? 48 : 16 }
 
     /// The oversampling factor for `rate`: the peaks between samples are looked for at a spacing
     /// of at most 1/192000 s, as meters that upsample to 192 kHz look (4× at 48 kHz, 5× at 44.1 kHz,
@@ -268,7 +275,7 @@ enum InterSampleFilter {
 
     /// `phases − 1` filters of `taps` each, for the positions k/phases (k = 1…phases − 1) after
     /// the 8th tap's sample; each sums to 1.
-    static func coefficients(phases: Int) -> [Float] {
+    static func coefficients(phases: Int, taps: Int) -> [Float] {
         var filters: [Float] = []
         for phase in 1..<phases {
             let fraction = Double(phase) / Double(phases)
@@ -293,8 +300,9 @@ public final class TruePeakMeter {
     public let channels: Int
     private let phases: Int
     private let coefficients: [Float]
+    private let taps: Int
     private var history: [Float]
-    private let historyFrames = 32
+    private let historyFrames: Int
     private var written = 0
     /// The highest absolute value found, linear.
     public private(set) var peak: Float = 0
@@ -302,8 +310,10 @@ public final class TruePeakMeter {
     public init(channels: Int, rate: Int) {
         self.channels = channels
         phases = InterSampleFilter.phases(rate: rate)
-        coefficients = InterSampleFilter.coefficients(phases: phases)
-        history = [Float](repeating: 0, count: 32 * channels)
+        taps = InterSampleFilter.taps(rate: rate)
+        coefficients = InterSampleFilter.coefficients(phases: phases, taps: taps)
+        historyFrames = taps * 2
+        history = [Float](repeating: 0, count: historyFrames * channels)
     }
 
     /// The true peak in dBTP (−∞ for silence).
@@ -328,7 +338,6 @@ public final class TruePeakMeter {
             return
         }
         quietRun = lastLoud < 0 ? quietRun + frameCount : frameCount - 1 - lastLoud
-        let taps = InterSampleFilter.taps
         for f in 0..<frameCount {
             let slot = (written % historyFrames) * channels
             var loudest: Float = 0
