@@ -102,7 +102,7 @@ public final class Mixer {
                 releaseFrames: clip.releaseFrames, gainLeft: l * clip.gain, gainRight: r * clip.gain)
         }
         // Synthesized ticks for the countdown and the metronome.
-        let tickFrames = max(2, Int(Mixer.tickLength.frameCount(atRate: plan.rate)))
+        let tickFrames = Int(Mixer.tickFrames(atRate: plan.rate))
         list.append(ToneSynth.tone(timbre: .tick, pitchHertz: 1500, frameCount: tickFrames, rate: plan.rate))
         let countdownAsset = list.count - 1
         if let metronome = plan.metronome {
@@ -160,6 +160,9 @@ public final class Mixer {
 
     /// The synthesized countdown and metronome ticks: 80 ms, cut with a 5-ms release.
     static let tickLength = SessionTime(milliseconds: 80)
+
+    /// The frames a synthesized tick lasts at `rate` (at least 2).
+    static func tickFrames(atRate rate: Int) -> Int64 { max(2, tickLength.frameCount(atRate: rate)) }
     static let tickRelease = SessionTime(milliseconds: 5)
 
     /// Gains for the left and right output channels: constant power for mono sources, 1 and 1 at the centre.

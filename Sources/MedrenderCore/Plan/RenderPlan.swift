@@ -136,13 +136,13 @@ public struct RenderPlan: Sendable {
     }
 
     /// The frames a clip sounds: its sound's length, cut at `maximumFrames` (a synthesized tick
-    /// sounds a tenth of a second; a file whose length the plan does not know, nothing).
+    /// as long as the mixer makes it; a file whose length the plan does not know, nothing).
     public func soundingFrames(of clip: ClipEvent) -> Int64 {
         let length: Int64
         switch clip.sound {
         case .file(let ref): length = soundFrameCounts[ref] ?? 0
         case .cue(let kind): length = cues.first { $0.kind == kind }?.lengthFrames ?? 0
-        case .countdown, .metronome: length = Int64(rate / 10)
+        case .countdown, .metronome: length = Mixer.tickFrames(atRate: rate)
         }
         return max(0, min(length, clip.maximumFrames))
     }
