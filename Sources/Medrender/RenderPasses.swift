@@ -47,8 +47,9 @@ extension Renderer {
             var buffers = members.map { _ in [Float](repeating: 0, count: blockFrames * plan.channels) }
             var at = members.map { cuts[$0] }
             let ends = members.map { cuts[$0 + 1] }
+            var counts = [Int](repeating: 0, count: members.count)  // filled in place: nothing allocated per block
             while zip(at, ends).contains(where: { $0 < $1 }) {
-                let counts = members.indices.map { Int(min(Int64(blockFrames), ends[$0] - at[$0])) }
+                for k in members.indices { counts[k] = Int(min(Int64(blockFrames), ends[k] - at[k])) }
                 for k in members.indices where counts[k] > 0 {
                     buffers[k].withUnsafeMutableBufferPointer { p in
                         mixers[k].render(into: p.baseAddress!, frameCount: counts[k])
