@@ -80,7 +80,7 @@ public struct RenderJob: Sendable {
         do {
             let plan = try RenderPlan(session: session, options: options, sounds: facts)
             var mix = MixAssets(sounds: assets, facts: facts)
-            mix.bakeLoops(for: plan)
+            mix.bake(for: plan)
             return (plan, mix)
         } catch {
             throw RenderError.plan(error, preset: origin)

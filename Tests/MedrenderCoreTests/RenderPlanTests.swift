@@ -196,6 +196,21 @@ func withCutCues(_ session: Session) -> Session {
         return (session, sounds)
     }
 
+    @Test func tonesBakedOnceMixAsTonesMadeByEachMixer() throws {
+        let (session, sounds) = Self.everyLayerSession(swell: .tone)
+        let facts = sounds.mapValues { SoundFacts(frameCount: Int64($0.frameCount)) }
+        let plan = try RenderPlan(session: session, options: RenderOptions(rate: 8000, length: .duration(.seconds(46))), sounds: facts)
+        var baked = MixAssets(sounds: sounds, facts: facts)
+        baked.bake(for: plan)
+        // Every synthesized cue and tick is baked: the cues' tones and the countdown's tick.
+        let synthesized = plan.cues.filter { if case .synth = $0.sound.source { return true } else { return false } }
+        #expect(!synthesized.isEmpty)
+        #expect(baked.tones.count >= Set(synthesized.map { "\($0.sound.source)\($0.sound.pitchHertz)\($0.lengthFrames)" }).count + 1)
+        let unbaked = MixAssets(sounds: sounds, facts: facts)
+        #expect(unbaked.tones.isEmpty)
+        #expect(mix(plan, assets: baked) == mix(plan, assets: unbaked))
+    }
+
     @Test(arguments: [0, 1, 4095, 4096, 4097, 8000 * 17 + 3, 8000 * 33 + 11], [BreathSwell.Kind.noise, .tone])
     func mixerStartedMidwayRendersWhatTheWholeMixHasThere(start: Int, swell: BreathSwell.Kind) throws {
         let (session, sounds) = Self.everyLayerSession(swell: swell)
@@ -203,7 +218,7 @@ func withCutCues(_ session: Session) -> Session {
         let plan = try RenderPlan(session: session, options: RenderOptions(rate: 8000, length: .duration(.seconds(46))), sounds: facts)
         #expect(Set(plan.layers) == Set(Layer.allCases))
         var assets = MixAssets(sounds: sounds, facts: facts)
-        assets.bakeLoops(for: plan)
+        assets.bake(for: plan)
         let whole = mix(plan, block: 4096, assets: assets)
         let mixer = Mixer(plan: plan, assets: assets, startFrame: Int64(start))
         let rest = Int(plan.totalFrames) - start

@@ -18,13 +18,47 @@ public struct MixAssets: Sendable {
         self.facts = facts
     }
 
-    /// Bakes the seam into every bed `plan` loops, once, so every mixer of the render shares them.
-    public mutating func bakeLoops(for plan: RenderPlan) {
+    /// Synthesized tones (cues, countdown and metronome ticks), by what makes them.
+    public private(set) var tones: [ToneKey: AudioAsset] = [:]
+
+    public struct ToneKey: Hashable, Sendable {
+        public var timbre: CueTimbre
+        public var pitchHertz: Double
+        public var frameCount: Int
+        public var rate: Int
+    }
+
+    /// Bakes the seam into every bed `plan` loops and synthesizes every tone it plays, once, so
+    /// every mixer of the render (pass 1's parts, pass 2, the stems) shares them.
+    public mutating func bake(for plan: RenderPlan) {
         for bed in plan.beds {
             let key = LoopKey(sound: bed.sound, seamFrames: bed.seamFrames)
             guard loops[key] == nil, let raw = sounds[bed.sound] else { continue }
             loops[key] = LoopedBed.bake(raw, seamFrames: Int(bed.seamFrames))
         }
+        for key in Self.toneKeys(for: plan) where tones[key] == nil {
+            tones[key] = ToneSynth.tone(timbre: key.timbre, pitchHertz: key.pitchHertz, frameCount: key.frameCount, rate: key.rate)
+        }
+    }
+
+    /// The tone of `key`: the one baked, or synthesized now.
+    func tone(_ key: ToneKey) -> AudioAsset {
+        tones[key] ?? ToneSynth.tone(timbre: key.timbre, pitchHertz: key.pitchHertz, frameCount: key.frameCount, rate: key.rate)
+    }
+
+    /// Every tone a mixer of `plan` synthesizes.
+    static func toneKeys(for plan: RenderPlan) -> [ToneKey] {
+        let tickFrames = Int(Mixer.tickFrames(atRate: plan.rate))
+        var keys = [ToneKey(timbre: .tick, pitchHertz: Mixer.countdownPitchHertz, frameCount: tickFrames, rate: plan.rate)]
+        if let metronome = plan.metronome {
+            keys.append(ToneKey(timbre: .tick, pitchHertz: metronome.pitchHertz, frameCount: tickFrames, rate: plan.rate))
+        }
+        for cue in plan.cues {
+            if case .synth(let timbre) = cue.sound.source {
+                keys.append(ToneKey(timbre: timbre, pitchHertz: cue.sound.pitchHertz, frameCount: Int(cue.lengthFrames), rate: plan.rate))
+            }
+        }
+        return keys
     }
 }
 
@@ -103,10 +137,10 @@ public final class Mixer {
         }
         // Synthesized ticks for the countdown and the metronome.
         let tickFrames = Int(Mixer.tickFrames(atRate: plan.rate))
-        list.append(ToneSynth.tone(timbre: .tick, pitchHertz: 1500, frameCount: tickFrames, rate: plan.rate))
+        list.append(assets.tone(.init(timbre: .tick, pitchHertz: Mixer.countdownPitchHertz, frameCount: tickFrames, rate: plan.rate)))
         let countdownAsset = list.count - 1
         if let metronome = plan.metronome {
-            list.append(ToneSynth.tone(timbre: .tick, pitchHertz: metronome.pitchHertz, frameCount: tickFrames, rate: plan.rate))
+            list.append(assets.tone(.init(timbre: .tick, pitchHertz: metronome.pitchHertz, frameCount: tickFrames, rate: plan.rate)))
         } else {
             list.append(AudioAsset(channels: 1, samples: []))
         }
@@ -128,7 +162,7 @@ public final class Mixer {
             if let existing = looped[key] {
                 i = existing
             } else {
-                // Baked once by the render (MixAssets.bakeLoops); baked here only when it was not.
+                // Baked once by the render (MixAssets.bake); baked here only when it was not.
                 list.append(assets.loops[key] ?? LoopedBed.bake(list[assetIndex(bed.sound)], seamFrames: Int(bed.seamFrames)))
                 i = list.count - 1
                 looped[key] = i
@@ -141,8 +175,7 @@ public final class Mixer {
             let asset: AudioAsset
             switch cue.sound.source {
             case .synth(let timbre):
-                asset = ToneSynth.tone(
-                    timbre: timbre, pitchHertz: cue.sound.pitchHertz, frameCount: Int(cue.lengthFrames), rate: plan.rate)
+                asset = assets.tone(.init(timbre: timbre, pitchHertz: cue.sound.pitchHertz, frameCount: Int(cue.lengthFrames), rate: plan.rate))
             case .sound(let ref):
                 asset = assets.sounds[ref] ?? AudioAsset(channels: 1, samples: [])
             }
@@ -157,6 +190,9 @@ public final class Mixer {
             self.swell = SwellGenerator(swell, schedule: plan.schedule, rate: plan.rate, channels: plan.channels, seed: plan.seed)
         }
     }
+
+    /// The pitch of the countdown's ticks.
+    static let countdownPitchHertz = 1500.0
 
     /// The synthesized countdown and metronome ticks: 80 ms, cut with a 5-ms release.
     static let tickLength = SessionTime(milliseconds: 80)
