@@ -61,8 +61,7 @@ public struct RenderJob: Sendable {
         if let output = writes[FilePaths.resolved(origin)] {
             throw RenderError("\(origin): the preset is the output file \(output); write the session elsewhere", category: .usage)
         }
-        var assets: [SoundRef: AudioAsset] = [:]
-        var facts: [SoundRef: SoundFacts] = [:]
+        var wanted: [ResolvedSound] = []
         for ref in draft.soundsUsed {
             guard let sound = sounds.sounds[ref] else {
                 throw RenderError("\(origin): the sound '\(ref)' was not resolved before the render; resolve the session's sounds first",
@@ -72,10 +71,15 @@ public struct RenderJob: Sendable {
                 throw RenderError("\(origin): the sound '\(ref)' is the output file \(output); write the session elsewhere",
                                   category: .usage)
             }
-            let loaded = try SoundLoader.load(sound, rate: options.rate, cache: soundCache ?? SoundCache())
-            assets[ref] = loaded.asset
-            facts[ref] = SoundFacts(frameCount: Int64(loaded.asset.frameCount), loudnessLUFS: loaded.loudness.forOutput(channels: options.channels),
-                                    loopsNaturally: sound.loopsNaturally)
+            wanted.append(sound)
+        }
+        let loaded = try SoundLoader.load(wanted, rate: options.rate, cache: soundCache ?? SoundCache(), parallel: threads > 1)
+        var assets: [SoundRef: AudioAsset] = [:]
+        var facts: [SoundRef: SoundFacts] = [:]
+        for (sound, (asset, loudness)) in zip(wanted, loaded) {
+            assets[sound.ref] = asset
+            facts[sound.ref] = SoundFacts(frameCount: Int64(asset.frameCount), loudnessLUFS: loudness.forOutput(channels: options.channels),
+                                          loopsNaturally: sound.loopsNaturally)
         }
         do {
             let plan = try RenderPlan(session: session, options: options, sounds: facts)

@@ -16,8 +16,11 @@ public final class SoundCache: @unchecked Sendable {
         var rate: Int
     }
 
-    private let lock = NSLock()
+    private let lock = NSCondition()
     private var entries: [Key: (asset: AudioAsset, loudness: SoundLoudness)] = [:]
+    /// Sounds being loaded now: another render (or another sound of the same render) waits for
+    /// one of these instead of decoding it again, and loads any other sound meanwhile.
+    private var loading: Set<Key> = []
     private var contentHashes: [String: String] = [:]
     private var loads = 0
 
@@ -39,13 +42,11 @@ public final class SoundCache: @unchecked Sendable {
     static func standardized(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
 
     /// The sound at `path` at `rate`, loaded by `load` the first time it is asked for.
+    /// Sounds of one render may load side by side; a sound is never decoded twice at once.
     func sound(at path: String, rate: Int, load: () throws -> (AudioAsset, SoundLoudness)) throws -> (asset: AudioAsset, loudness: SoundLoudness) {
         let standard = Self.standardized(path)
-        // Held while loading, so two renders never decode the same sound twice.
-        lock.lock()
-        defer { lock.unlock() }
         let identity: Key.Identity
-        if let hash = contentHashes[standard] {
+        if let hash = lock.withLock({ contentHashes[standard] }) {
             identity = .content(sha256: hash)
         } else {
             let attributes = try? FileManager.default.attributesOfItem(atPath: path)
@@ -53,10 +54,35 @@ public final class SoundCache: @unchecked Sendable {
                              modified: (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? -1)
         }
         let key = Key(identity: identity, rate: rate)
-        if let entry = entries[key] { return entry }
-        let (asset, loudness) = try load()
-        loads += 1
-        entries[key] = (asset, loudness)
-        return (asset, loudness)
+        lock.lock()
+        while true {
+            if let entry = entries[key] {
+                lock.unlock()
+                return entry
+            }
+            guard loading.contains(key) else { break }
+            lock.wait()
+        }
+        loading.insert(key)
+        lock.unlock()
+        // Loaded without the lock held; whoever waits for it is woken either way (after a
+        // failure, one of them tries again and gives the error of its own).
+        let loaded: (AudioAsset, SoundLoudness)
+        do {
+            loaded = try load()
+        } catch {
+            lock.withLock {
+                loading.remove(key)
+                lock.broadcast()
+            }
+            throw error
+        }
+        lock.withLock {
+            loads += 1
+            entries[key] = loaded
+            loading.remove(key)
+            lock.broadcast()
+        }
+        return loaded
     }
 }

@@ -15,6 +15,30 @@ struct SoundLoudness: Sendable {
 /// Decodes a resolved sound and resamples it once to the output rate, through a cache shared by
 /// the renders that use it.
 enum SoundLoader {
+    /// Loads `sounds` (in their order), two at a time when `parallel`: the largest files first,
+    /// so the longest decode starts at once and the short ones share the other core. When some
+    /// fail, the first of them in `sounds`' order gives the error, whichever failed first.
+    static func load(_ sounds: [ResolvedSound], rate: Int, cache: SoundCache,
+                     parallel: Bool) throws -> [(asset: AudioAsset, loudness: SoundLoudness)] {
+        let size = { (sound: ResolvedSound) -> Int64 in
+            ((try? FileManager.default.attributesOfItem(atPath: sound.path))?[.size] as? NSNumber)?.int64Value ?? 0
+        }
+        let order = sounds.indices.map { ($0, size(sounds[$0])) }.sorted { $0.1 > $1.1 }.map(\.0)
+        let results = Handoff<[Result<(asset: AudioAsset, loudness: SoundLoudness), any Error>?]>(Array(repeating: nil, count: sounds.count))
+        let lock = NSLock()
+        let loadOne: @Sendable (Int) -> Void = { k in
+            let i = order[k]
+            let result = Result { try load(sounds[i], rate: rate, cache: cache) }
+            lock.withLock { results.value[i] = result }
+        }
+        if parallel, sounds.count > 1 {
+            DispatchQueue.concurrentPerform(iterations: sounds.count, execute: loadOne)
+        } else {
+            for k in sounds.indices { loadOne(k) }
+        }
+        return try results.value.map { try $0!.get() }
+    }
+
     static func load(_ sound: ResolvedSound, rate: Int, cache: SoundCache) throws -> (asset: AudioAsset, loudness: SoundLoudness) {
         let path = sound.path
         return try cache.sound(at: path, rate: rate) {

@@ -180,4 +180,64 @@ let fractional = """
         }
         #expect(byPath.decodeCount == 2)
     }
+
+    /// A render loads its sounds side by side, and renders side by side share a cache: a sound
+    /// asked for while another thread decodes it waits for that decode instead of repeating it.
+    @Test func soundsLoadedSideBySideAreDecodedOnce() throws {
+        let dir = TemporaryDirectory("cacheside")
+        let rain = PackagePaths.root + "/Sounds/rain.ogg"
+        try FileManager.default.copyItem(atPath: rain, toPath: dir.file("a.ogg"))
+        try FileManager.default.copyItem(atPath: rain, toPath: dir.file("b.ogg"))
+        let yaml = "pattern: 4-0-4-0\nsettle: 2\nclosing: 2\nambience: [a.ogg, b.ogg]\n"
+        let cache = SoundCache()
+        cache.know(hashes: [dir.file("a.ogg"): "rain.ogg's bytes", dir.file("b.ogg"): "rain.ogg's bytes"])
+        var outputs: [[Float]] = []
+        for (name, threads) in [("two", 2), ("one", 1)] {
+            var req = try request(yaml, minutes: 0.5, rate: 16000, format: .wav(.int16), output: dir.file("\(name).wav"), dir: dir)
+            req.soundCache = cache
+            req.threads = threads
+            _ = try Renderer.render(req)
+            outputs.append(try readSound(dir.file("\(name).wav")).samples)
+        }
+        #expect(cache.decodeCount == 1)
+        #expect(!outputs[0].isEmpty && outputs[0] == outputs[1])
+
+        // Four renders at once on one cache: box-breath's four sounds, each decoded once.
+        let shared = SoundCache()
+        let box = try String(contentsOfFile: PackagePaths.root + "/Presets/box-breath.yaml", encoding: .utf8)
+        let failures = Mutex(0)
+        let requests = try (0..<4).map { k in
+            var req = try request(box, minutes: 1, rate: 22050, format: .wav(.int16), output: dir.file("box\(k).wav"), dir: dir)
+            req.soundCache = shared
+            return req
+        }
+        DispatchQueue.concurrentPerform(iterations: 4) { k in
+            do { _ = try Renderer.render(requests[k]) } catch { failures.withLock { $0 += 1 } }
+        }
+        #expect(failures.withLock { $0 } == 0)
+        #expect(shared.decodeCount == 4)
+        let first = FileManager.default.contents(atPath: dir.file("box0.wav"))
+        for k in 1..<4 { #expect(first != nil && FileManager.default.contents(atPath: dir.file("box\(k).wav")) == first) }
+    }
+
+    /// Of several sounds that fail to load side by side, the first the session names gives the
+    /// error, whichever thread failed first; a sound that failed is tried again next time.
+    @Test func theFirstBadSoundInTheSessionGivesTheError() throws {
+        let dir = TemporaryDirectory("cachebad")
+        _ = dir.write("first.ogg", "not audio at all")
+        _ = dir.write("second.ogg", String(repeating: "still not audio ", count: 4096))
+        let cache = SoundCache()
+        for _ in 0..<3 {
+            var req = try request("pattern: 4-0-4-0\nsettle: 2\nclosing: 2\nambience: [first.ogg, second.ogg]\n", minutes: 0.5,
+                                  rate: 16000, format: .wav(.int16), output: dir.file("out.wav"), dir: dir)
+            req.soundCache = cache
+            #expect {
+                try Renderer.render(req)
+            } throws: { error in
+                "\(error)".contains("first.ogg") && !"\(error)".contains("second.ogg")
+            }
+        }
+        #expect(cache.decodeCount == 0)
+        #expect(!FileManager.default.fileExists(atPath: dir.file("out.wav")))
+    }
 }

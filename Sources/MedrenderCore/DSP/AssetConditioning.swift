@@ -3,12 +3,34 @@ extension AudioAsset {
     /// sit under the whole mix (and click at every fade), removed once when it is loaded.
     public func withoutDCOffset() -> AudioAsset {
         guard frameCount > 0 else { return self }
+        let channels = self.channels, frames = frameCount
+        // Each channel summed in frame order, by stride (no division a sample).
         var means = [Double](repeating: 0, count: channels)
-        for (i, x) in samples.enumerated() { means[i % channels] += Double(x) }
-        for c in 0..<channels { means[c] /= Double(frameCount) }
+        samples.withUnsafeBufferPointer { p in
+            if channels == 2 {
+                // Both sums in one loop: two chains of additions side by side, each in its order.
+                var left = 0.0, right = 0.0
+                for f in 0..<frames {
+                    left += Double(p[2 * f])
+                    right += Double(p[2 * f + 1])
+                }
+                means = [left / Double(frames), right / Double(frames)]
+                return
+            }
+            for c in 0..<channels {
+                var sum = 0.0
+                for f in 0..<frames { sum += Double(p[f * channels + c]) }
+                means[c] = sum / Double(frames)
+            }
+        }
         guard means.contains(where: { $0 != 0 }) else { return self }
         var out = samples
-        for i in out.indices { out[i] = Float(Double(out[i]) - means[i % channels]) }
+        out.withUnsafeMutableBufferPointer { p in
+            for c in 0..<channels {
+                let mean = means[c]
+                for f in 0..<frames { p[f * channels + c] = Float(Double(p[f * channels + c]) - mean) }
+            }
+        }
         return AudioAsset(channels: channels, samples: out)
     }
 
