@@ -141,41 +141,26 @@ public final class LoudnessGate {
                 var f = 0
                 while f < frameCount {
                     let n = min(first.hop - first.inHop, frameCount - f)
-                    var l1 = s[0], l2 = s[1], lt1 = s[2], lt2 = s[3], lsum = s[4]
-                    var r1 = s[5], r2 = s[6], rt1 = s[7], rt2 = s[8], rsum = s[9]
-                    var m1 = t[0], m2 = t[1], mt1 = t[2], mt2 = t[3], msum = t[4]
-                    var q1 = t[5], q2 = t[6], qt1 = t[7], qt2 = t[8], qsum = t[9]
+                    // The four chains as the four lanes of one vector: left and right of each.
+                    var s1 = SIMD4(s[0], s[5], t[0], t[5]), s2 = SIMD4(s[1], s[6], t[1], t[6])
+                    var t1 = SIMD4(s[2], s[7], t[2], t[7]), t2 = SIMD4(s[3], s[8], t[3], t[8])
+                    var sum = SIMD4(s[4], s[9], t[4], t[9])
                     var i = f * 2
                     for _ in 0..<n {
-                        let xl = Double(a[i]), xr = Double(a[i + 1]), xm = Double(b[i]), xq = Double(b[i + 1])
-                        let yl = b0 * xl + l1, yr = b0 * xr + r1, ym = b0 * xm + m1, yq = b0 * xq + q1
-                        l1 = b1 * xl - a1 * yl + l2
-                        r1 = b1 * xr - a1 * yr + r2
-                        m1 = b1 * xm - a1 * ym + m2
-                        q1 = b1 * xq - a1 * yq + q2
-                        l2 = b2 * xl - a2 * yl
-                        r2 = b2 * xr - a2 * yr
-                        m2 = b2 * xm - a2 * ym
-                        q2 = b2 * xq - a2 * yq
-                        let zl = c0 * yl + lt1, zr = c0 * yr + rt1, zm = c0 * ym + mt1, zq = c0 * yq + qt1
-                        lt1 = c1 * yl - d1 * zl + lt2
-                        rt1 = c1 * yr - d1 * zr + rt2
-                        mt1 = c1 * ym - d1 * zm + mt2
-                        qt1 = c1 * yq - d1 * zq + qt2
-                        lt2 = c2 * yl - d2 * zl
-                        rt2 = c2 * yr - d2 * zr
-                        mt2 = c2 * ym - d2 * zm
-                        qt2 = c2 * yq - d2 * zq
-                        lsum += zl * zl
-                        rsum += zr * zr
-                        msum += zm * zm
-                        qsum += zq * zq
+                        let x = SIMD4(Double(a[i]), Double(a[i + 1]), Double(b[i]), Double(b[i + 1]))
+                        let y = b0 * x + s1
+                        s1 = b1 * x - a1 * y + s2
+                        s2 = b2 * x - a2 * y
+                        let z = c0 * y + t1
+                        t1 = c1 * y - d1 * z + t2
+                        t2 = c2 * y - d2 * z
+                        sum += z * z
                         i += 2
                     }
-                    (s[0], s[1], s[2], s[3], s[4]) = (l1, l2, lt1, lt2, lsum)
-                    (s[5], s[6], s[7], s[8], s[9]) = (r1, r2, rt1, rt2, rsum)
-                    (t[0], t[1], t[2], t[3], t[4]) = (m1, m2, mt1, mt2, msum)
-                    (t[5], t[6], t[7], t[8], t[9]) = (q1, q2, qt1, qt2, qsum)
+                    (s[0], s[1], s[2], s[3], s[4]) = (s1[0], s2[0], t1[0], t2[0], sum[0])
+                    (s[5], s[6], s[7], s[8], s[9]) = (s1[1], s2[1], t1[1], t2[1], sum[1])
+                    (t[0], t[1], t[2], t[3], t[4]) = (s1[2], s2[2], t1[2], t2[2], sum[2])
+                    (t[5], t[6], t[7], t[8], t[9]) = (s1[3], s2[3], t1[3], t2[3], sum[3])
                     f += n
                     first.advance(by: n, s)
                     second.advance(by: n, t)
