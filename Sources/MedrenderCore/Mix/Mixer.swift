@@ -357,28 +357,53 @@ public final class Mixer {
         let fadeInEnd = event.startFrame + event.fadeInFrames
         let fadeOutStart = event.endFrame - event.fadeOutFrames
         asset.samples.withUnsafeBufferPointer { src in
-            var k = (bed.offset + from - event.startFrame) % loopLength
-            for frame in from..<to {
-                var g = event.gain
-                if frame < fadeInEnd {
-                    g *= Float(event.fadeCurve.value(at: (Double(frame - event.startFrame) + 0.5) / Double(event.fadeInFrames)))
+            duckGains.withUnsafeBufferPointer { duck in
+                var k = (bed.offset + from - event.startFrame) % loopLength
+                var frame = from
+                while frame < to {
+                    // A run of frames up to the loop's end or a fade's edge: in a fade, each
+                    // frame's gain is worked out in full; between fades, only the duck changes.
+                    var end = min(to, frame + (loopLength - k))
+                    let fading = frame < fadeInEnd || frame >= fadeOutStart
+                    if frame < fadeInEnd { end = min(end, fadeInEnd) } else if frame < fadeOutStart { end = min(end, fadeOutStart) }
+                    let o = Int(frame - blockStart), n = Int(end - frame), s = Int(k)
+                    if fading {
+                        for j in 0..<n {
+                            let at = frame + Int64(j)
+                            var g = event.gain
+                            if at < fadeInEnd {
+                                g *= Float(event.fadeCurve.value(at: (Double(at - event.startFrame) + 0.5) / Double(event.fadeInFrames)))
+                            }
+                            if at >= fadeOutStart {
+                                g *= Float(event.fadeCurve.value(at: (Double(event.endFrame - at) - 0.5) / Double(event.fadeOutFrames)))
+                            }
+                            if ducked { g *= duck[o + j] }
+                            Self.add(src, s + j, ac, into: out, o + j, oc, gl, gr, g)
+                        }
+                    } else if ducked {
+                        for j in 0..<n { Self.add(src, s + j, ac, into: out, o + j, oc, gl, gr, event.gain * duck[o + j]) }
+                    } else {
+                        for j in 0..<n { Self.add(src, s + j, ac, into: out, o + j, oc, gl, gr, event.gain) }
+                    }
+                    frame = end
+                    k += Int64(n)
+                    if k == loopLength { k = 0 }
                 }
-                if frame >= fadeOutStart {
-                    g *= Float(event.fadeCurve.value(at: (Double(event.endFrame - frame) - 0.5) / Double(event.fadeOutFrames)))
-                }
-                if ducked { g *= duckGains[Int(frame - blockStart)] }
-                let o = Int(frame - blockStart) * oc
-                let s = Int(k) * ac
-                if oc == 2 {
-                    let l = src[s], r = ac == 2 ? src[s + 1] : l
-                    out[o] += l * gl * g
-                    out[o + 1] += r * gr * g
-                } else {
-                    out[o] += (ac == 2 ? (src[s] + src[s + 1]) * 0.5 : src[s]) * g
-                }
-                k += 1
-                if k == loopLength { k = 0 }
             }
+        }
+    }
+
+    /// Adds frame `s` of a sound of `ac` channels to frame `o` of an output of `oc`, at pan gains
+    /// `gl`, `gr` and gain `g`.
+    @inline(__always)
+    private static func add(_ src: UnsafeBufferPointer<Float>, _ s: Int, _ ac: Int, into out: UnsafeMutablePointer<Float>, _ o: Int,
+                            _ oc: Int, _ gl: Float, _ gr: Float, _ g: Float) {
+        if oc == 2 {
+            let l = src[s * ac], r = ac == 2 ? src[s * ac + 1] : l
+            out[o * 2] += l * gl * g
+            out[o * 2 + 1] += r * gr * g
+        } else {
+            out[o] += (ac == 2 ? (src[s * 2] + src[s * 2 + 1]) * 0.5 : src[s]) * g
         }
     }
 }
