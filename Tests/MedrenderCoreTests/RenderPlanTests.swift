@@ -196,19 +196,27 @@ func withCutCues(_ session: Session) -> Session {
         return (session, sounds)
     }
 
-    @Test func tonesBakedOnceMixAsTonesMadeByEachMixer() throws {
+    @Test func bakedAssetsMixAsAssetsMadeByEachMixer() throws {
         let (session, sounds) = Self.everyLayerSession(swell: .tone)
         let facts = sounds.mapValues { SoundFacts(frameCount: Int64($0.frameCount)) }
-        let plan = try RenderPlan(session: session, options: RenderOptions(rate: 8000, length: .duration(.seconds(46))), sounds: facts)
-        var baked = MixAssets(sounds: sounds, facts: facts)
-        baked.bake(for: plan)
-        // Every synthesized cue and tick is baked: the cues' tones and the countdown's tick.
-        let synthesized = plan.cues.filter { if case .synth = $0.sound.source { return true } else { return false } }
-        #expect(!synthesized.isEmpty)
-        #expect(baked.tones.count >= Set(synthesized.map { "\($0.sound.source)\($0.sound.pitchHertz)\($0.lengthFrames)" }).count + 1)
-        let unbaked = MixAssets(sounds: sounds, facts: facts)
-        #expect(unbaked.tones.isEmpty)
-        #expect(mix(plan, assets: baked) == mix(plan, assets: unbaked))
+        // As the session has them, and with a bed's sound also played once as a clip.
+        var both = session
+        both.voice.clips.append(TimedClip(sound: SoundRef("bed"), at: .seconds(20)))
+        for (session, kept) in [(session, ["word", "short"]), (both, ["word", "short", "bed"])] {
+            let plan = try RenderPlan(session: session, options: RenderOptions(rate: 8000, length: .duration(.seconds(46))), sounds: facts)
+            var baked = MixAssets(sounds: sounds, facts: facts)
+            baked.bake(for: plan)
+            // Every synthesized cue and tick is baked: the cues' tones and the countdown's tick.
+            let synthesized = plan.cues.filter { if case .synth = $0.sound.source { return true } else { return false } }
+            #expect(!synthesized.isEmpty)
+            #expect(baked.tones.count >= Set(synthesized.map { "\($0.sound.source)\($0.sound.pitchHertz)\($0.lengthFrames)" }).count + 1)
+            // Both beds are baked to loops; a sound played only as a bed is let go.
+            #expect(baked.loops.count == 2)
+            #expect(Set(baked.sounds.keys) == Set(kept.map(SoundRef.init)))
+            let unbaked = MixAssets(sounds: sounds, facts: facts)
+            #expect(unbaked.tones.isEmpty && unbaked.loops.isEmpty)
+            #expect(mix(plan, assets: baked) == mix(plan, assets: unbaked))
+        }
     }
 
     @Test(arguments: [0, 1, 4095, 4096, 4097, 8000 * 17 + 3, 8000 * 33 + 11], [BreathSwell.Kind.noise, .tone])

@@ -29,13 +29,19 @@ public struct MixAssets: Sendable {
     }
 
     /// Bakes the seam into every bed `plan` loops and synthesizes every tone it plays, once, so
-    /// every mixer of the render (pass 1's parts, pass 2, the stems) shares them.
+    /// every mixer of the render (pass 1's parts, pass 2, the stems) shares them. A sound played
+    /// only as a bed is then let go: its loop is what plays, and a long bed held twice is most of
+    /// a render's memory.
     public mutating func bake(for plan: RenderPlan) {
         for bed in plan.beds {
             let key = LoopKey(sound: bed.sound, seamFrames: bed.seamFrames)
             guard loops[key] == nil, let raw = sounds[bed.sound] else { continue }
             loops[key] = LoopedBed.bake(raw, seamFrames: Int(bed.seamFrames))
         }
+        var playedAsIs: Set<SoundRef> = []
+        for clip in plan.clips { if case .file(let ref) = clip.sound { playedAsIs.insert(ref) } }
+        for cue in plan.cues { if case .sound(let ref) = cue.sound.source { playedAsIs.insert(ref) } }
+        for bed in plan.beds where !playedAsIs.contains(bed.sound) { sounds[bed.sound] = nil }
         for key in Self.toneKeys(for: plan) where tones[key] == nil {
             tones[key] = ToneSynth.tone(timbre: key.timbre, pitchHertz: key.pitchHertz, frameCount: key.frameCount, rate: key.rate)
         }
