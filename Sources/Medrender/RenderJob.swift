@@ -22,9 +22,10 @@ public struct RenderJob: Sendable {
     public var soundCache: SoundCache?
     /// Measured loudness of mixes already rendered, so a repeat skips pass 1 and streams at once.
     public var loudnessCache: LoudnessCache?
-    /// The cores the render may keep busy. With 2 or more, pass 1's two parts run side by side and
-    /// pass 2 mixes on one thread while it encodes on another; with 1, all of it runs on the
-    /// calling thread. The bytes written are the same either way.
+    /// The cores the render may keep busy. With 2 or more, the sounds load two at a time, pass 1's
+    /// two pairs of parts run side by side and pass 2 mixes on one thread while it encodes on
+    /// another; with 1, all of it runs on the calling thread. The bytes written are the same
+    /// either way.
     public var threads = 2
     /// The name a stream's stems take (the output file's name otherwise).
     var streamName: String { session.name }
