@@ -48,61 +48,65 @@ public final class LoudnessGate {
 
     /// Adds `frameCount` interleaved frames.
     public func add(_ frames: UnsafePointer<Float>, frameCount: Int) {
-        let channels = self.channels
+        let (b0, b1, b2, c0, c1, c2) = b
+        let (a1, a2, d1, d2) = a
         state.withUnsafeMutableBufferPointer { s in
             var f = 0
             while f < frameCount {
                 let n = min(hop - inHop, frameCount - f)
-                // Channels two at a time, as the lanes of one vector: two independent filter
-                // chains side by side, twice the work per cycle. A last channel of its own runs
-                // beside a silent lane. The running sums carry over calls, so how the frames are
-                // split never changes the order of the additions.
-                var c = 0
-                while c < channels {
-                    let both = c + 1 < channels
-                    let d = both ? c + 1 : c
-                    var s1 = SIMD2(s[c * 5], s[d * 5]), s2 = SIMD2(s[c * 5 + 1], s[d * 5 + 1])
-                    var t1 = SIMD2(s[c * 5 + 2], s[d * 5 + 2]), t2 = SIMD2(s[c * 5 + 3], s[d * 5 + 3])
-                    var sum = SIMD2(s[c * 5 + 4], s[d * 5 + 4])
-                    var i = f * channels + c
-                    if both {
-                        for _ in 0..<n {
-                            let z = filter(SIMD2(Double(frames[i]), Double(frames[i + 1])), &s1, &s2, &t1, &t2)
-                            sum += z * z
-                            i += channels
-                        }
-                        (s[d * 5], s[d * 5 + 1], s[d * 5 + 2], s[d * 5 + 3], s[d * 5 + 4]) = (s1[1], s2[1], t1[1], t2[1], sum[1])
-                    } else {
-                        for _ in 0..<n {
-                            let z = filter(SIMD2(Double(frames[i]), 0), &s1, &s2, &t1, &t2)
-                            sum += z * z
-                            i += channels
-                        }
+                if channels == 2 {
+                    // Both channels in one loop: two independent filter chains side by side, twice
+                    // the work per cycle, the same operations in the same order per channel.
+                    var l1 = s[0], l2 = s[1], lt1 = s[2], lt2 = s[3], lsum = s[4]
+                    var r1 = s[5], r2 = s[6], rt1 = s[7], rt2 = s[8], rsum = s[9]
+                    var i = f * 2
+                    for _ in 0..<n {
+                        let xl = Double(frames[i]), xr = Double(frames[i + 1])
+                        let yl = b0 * xl + l1, yr = b0 * xr + r1
+                        l1 = b1 * xl - a1 * yl + l2
+                        r1 = b1 * xr - a1 * yr + r2
+                        l2 = b2 * xl - a2 * yl
+                        r2 = b2 * xr - a2 * yr
+                        let zl = c0 * yl + lt1, zr = c0 * yr + rt1
+                        lt1 = c1 * yl - d1 * zl + lt2
+                        rt1 = c1 * yr - d1 * zr + rt2
+                        lt2 = c2 * yl - d2 * zl
+                        rt2 = c2 * yr - d2 * zr
+                        lsum += zl * zl
+                        rsum += zr * zr
+                        i += 2
                     }
-                    (s[c * 5], s[c * 5 + 1], s[c * 5 + 2], s[c * 5 + 3], s[c * 5 + 4]) = (s1[0], s2[0], t1[0], t2[0], sum[0])
-                    c += 2
+                    (s[0], s[1], s[2], s[3], s[4]) = (l1, l2, lt1, lt2, lsum)
+                    (s[5], s[6], s[7], s[8], s[9]) = (r1, r2, rt1, rt2, rsum)
+                } else {
+                    for c in 0..<channels {
+                        // The running sum carries over calls, so how the frames are split never
+                        // changes the order of the additions.
+                        var s1 = s[c * 5], s2 = s[c * 5 + 1], t1 = s[c * 5 + 2], t2 = s[c * 5 + 3], sum = s[c * 5 + 4]
+                        var i = (f * channels) + c
+                        for _ in 0..<n {
+                            let x = Double(frames[i])
+                            // Transposed direct form II, twice.
+                            let y = b0 * x + s1
+                            s1 = b1 * x - a1 * y + s2
+                            s2 = b2 * x - a2 * y
+                            let z = c0 * y + t1
+                            t1 = c1 * y - d1 * z + t2
+                            t2 = c2 * y - d2 * z
+                            sum += z * z
+                            i += channels
+                        }
+                        s[c * 5] = s1
+                        s[c * 5 + 1] = s2
+                        s[c * 5 + 2] = t1
+                        s[c * 5 + 3] = t2
+                        s[c * 5 + 4] = sum
+                    }
                 }
                 f += n
                 advance(by: n, s)
             }
         }
-    }
-
-    /// One frame through the K-weighting of every chain in the lanes of `x`: the shelf, then the
-    /// high-pass, each a biquad in transposed direct form II whose two state values are `s1`,
-    /// `s2` and `t1`, `t2`. Lane by lane, the same operations in the same order whatever the
-    /// width, so a chain's figures never depend on what runs beside it.
-    @inline(__always)
-    private func filter<V: SIMD>(_ x: V, _ s1: inout V, _ s2: inout V, _ t1: inout V, _ t2: inout V) -> V where V.Scalar == Double {
-        let (b0, b1, b2, c0, c1, c2) = b
-        let (a1, a2, d1, d2) = a
-        let y = b0 * x + s1
-        s1 = b1 * x - a1 * y + s2
-        s2 = b2 * x - a2 * y
-        let z = c0 * y + t1
-        t1 = c1 * y - d1 * z + t2
-        t2 = c2 * y - d2 * z
-        return z
     }
 
     /// Counts `n` frames into the current 100-ms hop, and closes the hop when it is full.
@@ -130,6 +134,8 @@ public final class LoudnessGate {
                            frameCount: Int) {
         precondition(first.channels == 2 && second.channels == 2 && first.hop == second.hop && first.inHop == second.inHop,
                      "two gates fed together must be stereo and in step")
+        let (b0, b1, b2, c0, c1, c2) = first.b
+        let (a1, a2, d1, d2) = first.a
         first.state.withUnsafeMutableBufferPointer { s in
             second.state.withUnsafeMutableBufferPointer { t in
                 var f = 0
@@ -141,7 +147,13 @@ public final class LoudnessGate {
                     var sum = SIMD4(s[4], s[9], t[4], t[9])
                     var i = f * 2
                     for _ in 0..<n {
-                        let z = first.filter(SIMD4(Double(a[i]), Double(a[i + 1]), Double(b[i]), Double(b[i + 1])), &s1, &s2, &t1, &t2)
+                        let x = SIMD4(Double(a[i]), Double(a[i + 1]), Double(b[i]), Double(b[i + 1]))
+                        let y = b0 * x + s1
+                        s1 = b1 * x - a1 * y + s2
+                        s2 = b2 * x - a2 * y
+                        let z = c0 * y + t1
+                        t1 = c1 * y - d1 * z + t2
+                        t2 = c2 * y - d2 * z
                         sum += z * z
                         i += 2
                     }
