@@ -31,7 +31,8 @@ public struct MixAssets: Sendable {
     /// Bakes the seam into every bed `plan` loops and synthesizes every tone it plays, once, so
     /// every mixer of the render (pass 1's parts, pass 2, the stems) shares them. A sound played
     /// only as a bed is then let go: its loop is what plays, and a long bed held twice is most of
-    /// a render's memory.
+    /// a render's memory. So the assets serve `plan`: another plan's loops are baked from sounds
+    /// loaded for it.
     public mutating func bake(for plan: RenderPlan) {
         for bed in plan.beds {
             let key = LoopKey(sound: bed.sound, seamFrames: bed.seamFrames)
