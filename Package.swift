@@ -110,7 +110,7 @@ let package = Package(
             dependencies: ["MedrenderPreview", "MedrenderCore"]),
         .testTarget(
             name: "MedrenderBuildTests",
-            dependencies: ["MedrenderBuild", "Medrender", "MedrenderTestSupport"]),
+            dependencies: ["MedrenderBuild", "Medrender", "MedrenderTestSupport", "MedrenderCore", "MedrenderPresets"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,83 @@
+import Foundation
+import Medrender
+import MedrenderBuild
+import MedrenderCore
+import MedrenderPresets
+import MedrenderTestSupport
+import Testing
+
+/// The bytes of every stock preset's render, in every format, are what they were when
+/// `LibraryBytes.json` was recorded: a change to how a render is organised must not change what
+/// it writes. A change that means to change the sound records the file again
+/// (`MEDRENDER_RECORD_GOLDEN=1 swift test --filter LibraryBytesTests`) and says why in its commit.
+@Suite struct LibraryBytesTests {
+    static let library = PresetLibrary(root: PackagePaths.root)
+    static let goldenFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("LibraryBytes.json").path
+    static let formats: [(String, OutputFormat)] = [
+        ("ogg", .ogg(quality: 4)), ("wav", .wav(.int16)), ("flac", .flac(.int24)), ("opus", .opus(quality: 4)), ("mp3", .mp3(quality: 4)),
+    ]
+
+    /// (key, preset, rate, channels): every preset at 8 kHz stereo, one at 48 kHz, one in mono.
+    static let cases: [(String, String, Int, Int)] = {
+        var list = library.presetNames().map { ("\($0)-8000-2", $0, 8000, 2) }
+        list += [("box-breath-48000-2", "box-breath", 48000, 2), ("coherent-24000-1", "coherent", 24000, 1)]
+        return list
+    }()
+
+    static func hashes(of name: String, rate: Int, channels: Int) throws -> [String: String] {
+        let file = try library.presetPath(name)
+        let session = try PresetDecoder.load(path: file)
+        let dir = TemporaryDirectory("bytes-\(name)-\(rate)")
+        var result: [String: String] = [:]
+        for (ext, format) in formats {
+            let out = dir.file("\(name).\(ext)")
+            var request = RenderRequest(
+                session: session, presetFile: file,
+                options: RenderOptions(rate: rate, channels: channels, length: .duration(.seconds(60))),
+                format: format, outputPath: out, library: library)
+            request.threads = 2
+            _ = try Renderer.render(request)
+            var hasher = SHA256Hasher()
+            hasher.update(try Data(contentsOf: URL(fileURLWithPath: out)))
+            result[ext] = hasher.finalizeHex()
+        }
+        return result
+    }
+
+    @Test func everyPresetRendersTheRecordedBytes() async throws {
+        // Two at a time: the renders are independent.
+        let all = try await withThrowingTaskGroup(of: (String, [String: String]).self) { group in
+            var pending = Self.cases[...]
+            var found: [String: [String: String]] = [:]
+            for _ in 0..<2 {
+                if let (key, name, rate, channels) = pending.popFirst() {
+                    group.addTask { (key, try Self.hashes(of: name, rate: rate, channels: channels)) }
+                }
+            }
+            while let (key, hashes) = try await group.next() {
+                found[key] = hashes
+                if let (key, name, rate, channels) = pending.popFirst() {
+                    group.addTask { (key, try Self.hashes(of: name, rate: rate, channels: channels)) }
+                }
+            }
+            return found
+        }
+        if ProcessInfo.processInfo.environment["MEDRENDER_RECORD_GOLDEN"] == "1" {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(all).write(to: URL(fileURLWithPath: Self.goldenFile))
+            return
+        }
+        let recorded = try JSONDecoder().decode([String: [String: String]].self, from: Data(contentsOf: URL(fileURLWithPath: Self.goldenFile)))
+        for (key, hashes) in all.sorted(by: { $0.key < $1.key }) {
+            guard let expected = recorded[key] else {
+                Issue.record("\(key): no recorded bytes; record them with MEDRENDER_RECORD_GOLDEN=1")
+                continue
+            }
+            for (ext, hash) in hashes.sorted(by: { $0.key < $1.key }) {
+                #expect(hash == expected[ext], "\(key).\(ext): the bytes changed")
+            }
+        }
+        #expect(Set(all.keys) == Set(recorded.keys), "the recorded renders and the library differ")
+    }
+}
