@@ -50,46 +50,7 @@ public struct RenderJob: Sendable {
     /// Everything a render checks before mixing: every sound decoded, the plan made with their
     /// lengths (clips and prompts that fit). Returns the plan, as the cue sheet gives it.
     public func plan() throws -> RenderPlan {
-        try prepare(writing: []).plan
-    }
-
-    /// The plan, the assets and the credits, with every sound loaded once (from the cache when it
-    /// holds them). No output may be one of the files the render reads.
-    func prepare(writing outputs: [String]) throws -> (plan: RenderPlan, assets: MixAssets) {
-        let draft = try schedulePlan()
-        var writes: [String: String] = [:]
-        for path in outputs { writes[FilePaths.resolved(path)] = path }
-        if let output = writes[FilePaths.resolved(origin)] {
-            throw RenderError("\(origin): the preset is the output file \(output); write the session elsewhere", category: .usage)
-        }
-        var wanted: [ResolvedSound] = []
-        for ref in draft.soundsUsed {
-            guard let sound = sounds.sounds[ref] else {
-                throw RenderError("\(origin): the sound '\(ref)' was not resolved before the render; resolve the session's sounds first",
-                                  category: .internal)
-            }
-            if let output = writes[FilePaths.resolved(sound.path)] {
-                throw RenderError("\(origin): the sound '\(ref)' is the output file \(output); write the session elsewhere",
-                                  category: .usage)
-            }
-            wanted.append(sound)
-        }
-        let loaded = try SoundLoader.load(wanted, rate: options.rate, cache: soundCache ?? SoundCache(), parallel: threads > 1)
-        var assets: [SoundRef: AudioAsset] = [:]
-        var facts: [SoundRef: SoundFacts] = [:]
-        for (sound, (asset, loudness)) in zip(wanted, loaded) {
-            assets[sound.ref] = asset
-            facts[sound.ref] = SoundFacts(frameCount: Int64(asset.frameCount), loudnessLUFS: loudness.forOutput(channels: options.channels),
-                                          loopsNaturally: sound.loopsNaturally)
-        }
-        do {
-            let plan = try RenderPlan(session: session, options: options, sounds: facts)
-            var mix = MixAssets(sounds: assets, facts: facts)
-            mix.bake(for: plan)
-            return (plan, mix)
-        } catch {
-            throw RenderError.plan(error, preset: origin)
-        }
+        try prepare().plan
     }
 
     /// The files the render writes: the audio (when it goes to a file), the cue sheets, the stems.
@@ -114,156 +75,101 @@ public struct RenderJob: Sendable {
     /// The most the loudness gain raises a quiet mix, in dB.
     static let maximumGainDecibels = 60.0
 
-    /// Renders to `destination` (and the cue sheets and stems) and reports what it wrote. Every
-    /// file is written beside its place first and they are put in place together at the end, so a
-    /// render that fails anywhere changes none of them.
+    /// Prepares the render and writes it to `destination`; see `run(_:to:progress:)`.
     public func run(to destination: RenderDestination,
                     progress: (@Sendable (RenderProgress) -> Void)? = nil) throws -> RenderReport {
-        let (plan, assets) = try prepare(writing: outputPaths(to: destination, layers: Set(Layer.allCases)))
-        let tags = outputTags(plan: plan)
-        // Every output is created first, so a folder that cannot take one fails before any mixing.
-        func makeWriter() throws -> OutputWriter {
-            switch destination {
-            case .file(let path):
-                return try OutputWriter(format: format, path: path, plan: plan, tags: tags, seed: session.seed, blockFrames: Renderer.blockFrames)
-            case .standardOutput:
-                return try OutputWriter(format: format, path: OutputWriter.standardOutput, plan: plan, tags: tags, seed: session.seed,
-                                        blockFrames: Renderer.blockFrames)
-            case .sink(let sink):
-                return try OutputWriter(format: format, path: NSTemporaryDirectory() + "/medrender-stream.\(format.fileExtension)",
-                                        stream: RenderSinkAdapter(sink), plan: plan, tags: tags, seed: session.seed,
-                                        blockFrames: Renderer.blockFrames)
-            }
-        }
-        let firstWriter = try makeWriter()
-        var cueSheets: [AtomicOutputFile] = []
-        for path in cueSheetPaths { cueSheets.append(try CueSheetWriter.prepare(plan, to: path)) }
-        let stems = stemsDirectory == nil ? [] : try openStems(to: destination, plan: plan, sounds: assets.facts, tags: tags)
-        let channels = plan.channels
-        let total = plan.totalFrames
-        // Progress weighs each pass by what it costs for this format (pass 1 is a few per cent).
-        let checked = DecodedCheck.headroomDecibels(format, rate: plan.rate) > 0 && firstWriter.temporaryPath != nil
-        let weights = PassWeights.forFormat(format, checked: checked)
-        var weighted: (@Sendable (RenderProgress) -> Void)?
-        if let progress {
-            weighted = { @Sendable (report: RenderProgress) in
+        try run(prepare(), to: destination, progress: progress)
+    }
+
+    /// Stage 3: writes a prepared render to `destination` (and the cue sheets and stems) and
+    /// reports what it wrote. Pass 1 measures the master chain before the gain (or takes the
+    /// measure of the same mix made before); pass 2 writes it with the gain and the limiter, again
+    /// when a lossy file decodes over the ceiling or off the target (`LossyRetryPolicy`); the
+    /// stems follow the mix's chain; then every file is put in place together (`OutputSet`), so a
+    /// render that fails anywhere changes none of them.
+    public func run(_ prepared: PreparedRender, to destination: RenderDestination,
+                    progress: (@Sendable (RenderProgress) -> Void)? = nil) throws -> RenderReport {
+        let plan = prepared.plan
+        let outputs = try OutputSet(job: self, prepared: prepared, destination: destination)
+        let headroom = DecodedCheck.headroomDecibels(format, rate: plan.rate)
+        let lossy = headroom > 0
+        let weights = PassWeights.forFormat(format, checked: lossy && outputs.audio.temporaryPath != nil)
+        let weighted = progress.map { progress in
+            { @Sendable (report: RenderProgress) in
                 var report = report
                 report.weights = weights
                 progress(report)
             }
         }
-
-        // Pass 1: measure the mix as it will be, before the gain (or take the measure of the same
-        // mix made before).
         let parallel = threads > 1
+
+        // Pass 1.
         let mixKey = LoudnessCache.Key(job: self)
         let measured: Double
         if let known = loudnessCache?.measured(mixKey) {
             measured = known
         } else {
-            measured = try Renderer.measureLoudness(plan: plan, assets: assets, parallel: parallel, progress: weighted)
+            measured = LoudnessPass.measure(prepared, parallel: parallel, progress: weighted)
             loudnessCache?.record(measured, for: mixKey)
         }
         let gainDecibels = measured.isFinite ? min(Self.maximumGainDecibels, plan.master.loudnessLUFS - measured) : 0
-        let gain = Float(decibelsToGain(gainDecibels))
 
-        // Pass 2: mixing, the gain and the limiter on one thread; measuring and encoding on this one
-        // (or all of it on this one). A lossy format keeps a codec headroom under the ceiling; a
-        // lossy file is decoded back and, when it breaks the ceiling or misses the target, written
-        // again with what was measured taken into account.
-        let lossy = DecodedCheck.headroomDecibels(format, rate: plan.rate) > 0
-        var headroom = DecodedCheck.headroomDecibels(format, rate: plan.rate)
-        var correction = 0.0
-        var writer = firstWriter
-        var attempt = 0
-        var producer: Handoff<PassTwoProducer>
+        // Pass 2: a lossy file is measured as it decodes (an OGG file as it is written, on its own
+        // thread; other lossy files read back once written), so what goes into it need not be.
+        var policy = LossyRetryPolicy(ceilingDBTP: plan.master.truePeakDBTP, targetLUFS: plan.master.loudnessLUFS,
+                                      gainDecibels: gainDecibels, headroomDecibels: headroom)
+        var figures: WritePass.Figures
         var decoded: DecodedFigures?
         while true {
-            // A lossy file is measured as it decodes, so what goes into the encoder need not be.
-            // An OGG file is decoded as it is written, on its own thread; other lossy files are
-            // read back once written.
+            let writer = outputs.audio
             let checked = lossy && writer.temporaryPath != nil
-            let live = checked ? try writer.vorbisEncoder.map { try LiveVorbisCheck(encoder: $0, totalFrames: total) } : nil
+            let live = checked ? try writer.vorbisEncoder.map { try LiveVorbisCheck(encoder: $0, totalFrames: plan.totalFrames) } : nil
             defer { live?.stop() }
-            let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: plan.master.truePeakDBTP - headroom)
-            producer = Handoff(try PassTwoProducer(plan: plan, assets: assets, gain: gain * Float(decibelsToGain(correction)), limiter: limiter,
-                                                   measuresOutput: !checked))
-            let pipeline = BlockPipeline(depth: parallel ? 8 : 1, samplesPerBlock: Renderer.blockFrames * channels)
-            var written: Int64 = 0
-            let pass = producer
-            try pipeline.run(onOwnThread: parallel, produce: { block in pass.value.next(into: &block) }) { block in
-                let start = block.samples + block.offset * channels
-                try writer.write(start, frameCount: block.frames)
-                written += Int64(block.frames)
-                weighted?(RenderProgress(pass: 2, framesDone: written, totalFrames: total))
-            }
-            try writer.finish()
-            if let error = producer.value.failure { throw error }
-            guard lossy, let file = writer.temporaryPath else { break }
-            let measured: DecodedFigures
+            figures = try WritePass.run(prepared, into: writer, gain: Float(decibelsToGain(gainDecibels + policy.correctionDecibels)),
+                                        ceilingDecibels: policy.limiterCeilingDecibels, measuresOutput: !checked, parallel: parallel,
+                                        progress: weighted)
+            guard checked, let file = writer.temporaryPath else { break }
             if let live {
-                measured = try live.finish()
+                decoded = try live.finish()
             } else {
-                weighted?(RenderProgress(pass: 3, framesDone: 0, totalFrames: total))
-                measured = try DecodedCheck.measure(fileAt: file, playbackRate: DecodedCheck.playbackRate(format))
-                weighted?(RenderProgress(pass: 3, framesDone: total, totalFrames: total))
+                weighted?(RenderProgress(pass: 3, framesDone: 0, totalFrames: plan.totalFrames))
+                decoded = try DecodedCheck.measure(fileAt: file, playbackRate: DecodedCheck.playbackRate(format))
+                weighted?(RenderProgress(pass: 3, framesDone: plan.totalFrames, totalFrames: plan.totalFrames))
             }
-            decoded = measured
-            let over = measured.truePeak - plan.master.truePeakDBTP
-            let off = plan.master.loudnessLUFS - measured.loudness
-            let loudnessMissed = measured.loudness.isFinite && abs(off) > DecodedCheck.loudnessTolerance
-            guard attempt < DecodedCheck.maximumRetries, over > 0 || loudnessMissed else { break }
-            attempt += 1
-            if over > 0 { headroom += over + 0.3 }
-            if loudnessMissed { correction += min(off, Self.maximumGainDecibels - gainDecibels - correction) }
-            writer = try makeWriter()
+            guard policy.retry(after: decoded!) else { break }
+            try outputs.reopenAudio()
         }
-        let outputMeter = producer.value.meter, truePeak = producer.value.truePeak
-        let peak = decoded?.samplePeak ?? producer.value.samplePeak
-        let loudness = try decoded?.loudness ?? outputMeter.integratedLoudness()
-        let range = try decoded?.range ?? outputMeter.loudnessRange()
-        let truePeakDecibels = decoded?.truePeak ?? (truePeak.peak > 0 ? truePeak.peakDecibels : -.infinity)
-        var notes = sounds.warnings + plan.notes
-        // The gain reaches the target unless the limiter or the gain's cap holds the mix down.
-        let target = plan.master.loudnessLUFS
-        if !loudness.isFinite {
-            notes.append(String(format: "the mix is below -70 LUFS, too quiet to measure, so it was not raised to the target %.1f LUFS; make its sounds or cues louder", target))
-        } else if target - loudness > 0.5 {
-            let cause = gainDecibels >= Self.maximumGainDecibels
-                ? String(format: "the mix is too quiet to raise further (the gain stops at +%.0f dB)", Self.maximumGainDecibels)
-                : String(format: "the true-peak ceiling (%.1f dBTP) holds it down; lower --loudness or raise --true-peak",
-                         plan.master.truePeakDBTP)
-            notes.append(String(format: "the output is %.1f LUFS, %.1f LU under the target %.1f LUFS: ", loudness, target - loudness, target)
-                + cause)
-        }
-        try writeStems(stems, assets: assets, gain: gain * Float(decibelsToGain(correction)))
+        let finalGain = Float(decibelsToGain(gainDecibels + policy.correctionDecibels))
+        try StemPass.write(outputs.stems, prepared: prepared, gain: finalGain, ceilingDecibels: policy.limiterCeilingDecibels)
+        try outputs.commit()
 
-        // All done: into place, the audio first, holding the folders' locks so that another render
-        // into the same places puts its set in place before or after this one, never between.
-        let places = ((destination.filePath.map { [$0] } ?? []) + stems.map(\.writer.path) + cueSheetPaths)
-            .filter { !StreamOutput.isStream($0) }
-            .map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
-        try FolderLock.withLock(on: places) {
-            try writer.commit()
-            for stem in stems { try stem.writer.commit() }
-            for sheet in cueSheets { try sheet.commit() }
-        }
+        let loudness = try decoded?.loudness ?? figures.meter.integratedLoudness()
+        let range = try decoded?.range ?? figures.meter.loudnessRange()
+        let truePeak = decoded?.truePeak ?? (figures.truePeak.peak > 0 ? figures.truePeak.peakDecibels : -.infinity)
+        let peak = decoded?.samplePeak ?? figures.samplePeak
         return RenderReport(
-            output: destination.name, rate: plan.rate, channels: channels, frames: total,
-            durationSeconds: Double(total) / Double(plan.rate), cycles: plan.schedule.cycleCount,
-            measuredLoudnessLUFS: measured.isFinite ? measured : nil, gainDecibels: gainDecibels + correction,
+            output: destination.name, rate: plan.rate, channels: plan.channels, frames: plan.totalFrames,
+            durationSeconds: Double(plan.totalFrames) / Double(plan.rate), cycles: plan.schedule.cycleCount,
+            measuredLoudnessLUFS: measured.isFinite ? measured : nil, gainDecibels: gainDecibels + policy.correctionDecibels,
             loudnessLUFS: loudness.isFinite ? loudness : nil,
             loudnessRangeLU: range.isFinite ? range : nil,
-            truePeakDBTP: truePeakDecibels.isFinite ? truePeakDecibels : nil, stems: stems.map(\.writer.path), warnings: notes,
+            truePeakDBTP: truePeak.isFinite ? truePeak : nil, stems: outputs.stems.map(\.writer.path),
+            warnings: prepared.warnings + Self.loudnessNotes(loudness: loudness, plan: plan, gainDecibels: gainDecibels),
             samplePeakDBFS: peak > 0 ? gainToDecibels(Double(peak)) : nil,
-            limiterReductionDecibels: -gainToDecibels(Double(producer.value.limiter.deepestGain)))
+            limiterReductionDecibels: -gainToDecibels(Double(figures.deepestGain)))
     }
 
-    /// The tags of the output: the session's metadata (or its name), the sounds' credits, the sections.
-    func outputTags(plan: RenderPlan) -> OutputTags {
-        let m = session.metadata
-        return OutputTags(title: m.title ?? session.name, artist: m.artist, album: m.album, date: m.date,
-                          comment: m.comment ?? session.description, credits: sounds.credits(for: plan.soundsUsed),
-                          chapters: plan.sections)
+    /// What the report says when the output misses its target: the gain reaches it unless the
+    /// limiter or the gain's cap holds the mix down.
+    static func loudnessNotes(loudness: Double, plan: RenderPlan, gainDecibels: Double) -> [String] {
+        let target = plan.master.loudnessLUFS
+        if !loudness.isFinite {
+            return [String(format: "the mix is below -70 LUFS, too quiet to measure, so it was not raised to the target %.1f LUFS; make its sounds or cues louder", target)]
+        }
+        guard target - loudness > 0.5 else { return [] }
+        let cause = gainDecibels >= maximumGainDecibels
+            ? String(format: "the mix is too quiet to raise further (the gain stops at +%.0f dB)", maximumGainDecibels)
+            : String(format: "the true-peak ceiling (%.1f dBTP) holds it down; lower --loudness or raise --true-peak", plan.master.truePeakDBTP)
+        return [String(format: "the output is %.1f LUFS, %.1f LU under the target %.1f LUFS: ", loudness, target - loudness, target) + cause]
     }
 }

@@ -67,18 +67,32 @@ public enum Renderer {
                       origin: request.presetFile).schedulePlan()
     }
 
+    /// Stage 1 of a render of `request`: its sounds found, decoded and the session planned with
+    /// their lengths (see `PreparedRender`). The plan, the cue sheets and the preview come from it;
+    /// `render(_:to:progress:)` writes it without decoding or planning again.
+    public static func prepare(_ request: RenderRequest) throws -> PreparedRender {
+        let job = try request.job()
+        try job.checkOutputs(job.outputPaths(to: request.destination, layers: Set(Layer.allCases)))
+        return try job.prepare()
+    }
+
     /// Everything a render of `request` checks before mixing: the preset, every sound (found,
     /// readable, decoded, not too long) and the plan with the sounds' lengths (clips and prompts
     /// that fit). Returns the plan.
     public static func check(_ request: RenderRequest) throws -> RenderPlan {
-        let job = try request.job()
-        return try job.prepare(writing: job.outputPaths(to: request.destination, layers: Set(Layer.allCases))).plan
+        try prepare(request).plan
     }
 
     /// Renders `request` to its output file (and its cue sheets and stems) and reports what it
     /// wrote; see `RenderJob.run`.
     public static func render(_ request: RenderRequest,
                               progress: (@Sendable (RenderProgress) -> Void)? = nil) throws -> RenderReport {
-        try request.job().run(to: request.destination, progress: progress)
+        try render(prepare(request), to: request.destination, progress: progress)
+    }
+
+    /// Writes a prepared render to `destination`; see `RenderJob.run(_:to:progress:)`.
+    public static func render(_ prepared: PreparedRender, to destination: RenderDestination,
+                              progress: (@Sendable (RenderProgress) -> Void)? = nil) throws -> RenderReport {
+        try prepared.job.run(prepared, to: destination, progress: progress)
     }
 }

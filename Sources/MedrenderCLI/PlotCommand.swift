@@ -43,10 +43,11 @@ struct PlotCommand: ParsableCommand {
             p.quality = 0
             let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
             let (request, _) = try p.request(library: library, output: audioPath)
-            let plan = try Renderer.check(request)
+            let prepared = try Renderer.prepare(request)
+            let plan = prepared.plan
             var envelope: [Float] = []
             if waveform {
-                _ = try Renderer.render(request)
+                _ = try Renderer.render(prepared, to: request.destination)
                 envelope = try PreviewWriter.envelope(of: audioPath)
             }
             let timeline = SessionTimeline(plan: plan, title: request.session.name, envelope: envelope)

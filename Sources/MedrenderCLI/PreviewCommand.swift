@@ -59,9 +59,10 @@ struct PreviewCommand: ParsableCommand {
             let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
             let (request, rateNote) = try parameters(output: audioPath).request(library: library, output: audioPath)
             if let rateNote { Console.error("medrender: \(rateNote)\n") }
-            let plan = try Renderer.check(request)
+            let prepared = try Renderer.prepare(request)
+            let plan = prepared.plan
             let page = try AtomicOutputFile(path: output)
-            let report = try Renderer.render(request)
+            let report = try Renderer.render(prepared, to: request.destination)
             for warning in report.warnings { Console.error("medrender: warning: \(warning)\n") }
             try PreviewWriter.writePage(page, plan: plan, session: request.session, report: report, audioPath: audioPath,
                                         format: request.format, embed: audio == nil)

@@ -107,12 +107,13 @@ struct RenderCommand: ParsableCommand {
             request.stemsDirectory = stems
             request.cueSheetPaths = cues.map { [$0] } ?? []
             let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1 && !json)
-            let plan = preview == nil ? nil : try Renderer.check(request)
+            // Prepared once: the page's plan is the render's, and no sound is decoded twice.
+            let prepared = try Renderer.prepare(request)
             let page = try preview.map { try AtomicOutputFile(path: $0) }
-            let report = try Renderer.render(request) { bar.update($0) }
+            let report = try Renderer.render(prepared, to: request.destination) { bar.update($0) }
             bar.finish()
-            if let page, let plan {
-                try PreviewWriter.writePage(page, plan: plan, session: request.session, report: report, audioPath: output,
+            if let page {
+                try PreviewWriter.writePage(page, plan: prepared.plan, session: request.session, report: report, audioPath: output,
                                             format: request.format, embed: false)
             }
             for warning in report.warnings {

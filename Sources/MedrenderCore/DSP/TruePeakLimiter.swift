@@ -82,12 +82,15 @@ public final class TruePeakLimiter {
         gain == 1 && heldSum == Double(lookahead) && dequeCount > 0 && minimumValues[dequeHead] == 1
     }
 
-    /// Limits `frameCount` frames from `input` into `output` (which must not overlap it).
+    /// Limits `frameCount` frames from `input` into `output` (which must not overlap it). When
+    /// `gains` is given (room for `frameCount`), it gets the gain applied to each output frame, the
+    /// same for every channel: what a stem of this mix is multiplied by to follow it.
     ///
     /// Most of a session is far under the ceiling: when the limiter is at rest and a whole block,
     /// and the frames before it that the detector has yet to look at, are under half the ceiling,
     /// the block only passes through the delay line. Otherwise every frame is detected and limited.
-    public func process(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, frameCount: Int) {
+    public func process(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, frameCount: Int,
+                        gains: UnsafeMutablePointer<Float>? = nil) {
         let count = frameCount * channels
         var loudest: Float = 0
         var lastLoud = -1
@@ -97,10 +100,11 @@ public final class TruePeakLimiter {
         }
         if lastLoud < 0, quietRun > detectorDelay + 1, isIdle {
             passThrough(input, output, frameCount: frameCount)
+            gains?.update(repeating: 1, count: frameCount)
             quietRun += frameCount
             return
         }
-        limitEachFrame(input, output, frameCount: frameCount)
+        limitEachFrame(input, output, frameCount: frameCount, gains: gains)
         quietRun = lastLoud < 0 ? quietRun + frameCount : frameCount - 1 - lastLoud
     }
 
@@ -140,7 +144,8 @@ public final class TruePeakLimiter {
 
     /// Detects and limits every frame. The state lives in locals and buffer pointers for the loop
     /// (the class's own stored arrays would be checked for exclusive access at every frame).
-    private func limitEachFrame(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, frameCount: Int) {
+    private func limitEachFrame(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, frameCount: Int,
+                                gains: UnsafeMutablePointer<Float>?) {
         let channels = self.channels, historyFrames = self.historyFrames, detectorDelay = self.detectorDelay
         let ceiling = self.ceiling, lookahead = self.lookahead, latency = self.latency
         let releaseCoefficient = self.releaseCoefficient
@@ -212,6 +217,7 @@ public final class TruePeakLimiter {
                     }
                     output[f * channels + c] = y
                 }
+                gains?[f] = gain
             }
         }
         }

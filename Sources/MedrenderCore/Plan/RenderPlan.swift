@@ -8,14 +8,14 @@ public struct RenderPlan: Sendable {
     public let channels: Int
     public let totalFrames: Int64
     public let total: SessionTime
-    public let layers: Set<Layer>
+    public private(set) var layers: Set<Layer>
     public let schedule: BreathSchedule
     public let sections: [SessionSection]
     /// Bells and voice clips, in start order. Cues are generated from the schedule as they play.
-    public let clips: [ClipEvent]
-    public let beds: [BedEvent]
+    public private(set) var clips: [ClipEvent]
+    public private(set) var beds: [BedEvent]
     /// The cue for each phase kind that has one (and only when the cues layer is on).
-    public let cues: [CuePlan]
+    public private(set) var cues: [CuePlan]
     public let master: MasterPlan
     public let seed: UInt64
     /// How the ambience dips under the voice.
@@ -28,11 +28,11 @@ public struct RenderPlan: Sendable {
     public let cueUnderPromptGain: Float
     /// Voice sounds the plan does not play but whose lengths shape the other layers (the ducking,
     /// the end bell after the outro).
-    let unmixedSoundsNeeded: [SoundRef]
+    private(set) var unmixedSoundsNeeded: [SoundRef]
     /// Metronome ticks through the phases, when the cues layer has one.
-    public let metronome: Metronome?
+    public private(set) var metronome: Metronome?
     /// The breath swell, when the cues layer has one.
-    public let swell: BreathSwell?
+    public private(set) var swell: BreathSwell?
     /// How the session was fitted to a length shorter than its preset's, and what was left out:
     /// warnings for the report.
     public let notes: [String]
@@ -133,6 +133,23 @@ public struct RenderPlan: Sendable {
             truePeakDBTP: session.master.truePeakDBTP)
         self.seed = session.seed
         self.soundFrameCounts = sounds?.mapValues(\.frameCount) ?? [:]
+    }
+
+    /// The same plan with only `layers` mixed: what planning with only those layers gives (the
+    /// clock, the placements and the ducking do not depend on the layers mixed), without planning
+    /// again. A stem is the plan restricted to its layer.
+    public func restricted(to layers: Set<Layer>) -> RenderPlan {
+        var plan = self
+        plan.layers = self.layers.intersection(layers)
+        plan.clips = clips.filter { layers.contains($0.layer) }
+        if !layers.contains(.ambience) { plan.beds = [] }
+        if !layers.contains(.cues) {
+            plan.cues = []
+            plan.metronome = nil
+            plan.swell = nil
+        }
+        plan.unmixedSoundsNeeded = []
+        return plan
     }
 
     /// The frames a clip sounds: its sound's length, cut at `maximumFrames` (a synthesized tick

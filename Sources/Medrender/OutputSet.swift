@@ -1,0 +1,75 @@
+import Foundation
+import MedrenderCore
+import MedrenderIO
+
+/// Every file one render writes: the audio, its cue sheets and its stems. Each is written beside
+/// its place (or, for a pipe, a device or a caller's sink, as a stream) and `commit()` puts them in
+/// place, the audio first, holding the folders' locks, so another render into the same places puts
+/// its set in place before or after this one, never between.
+///
+/// What it promises: a render that fails or is interrupted before `commit()` changes none of the
+/// files (their temporary files are removed). What it cannot: `commit()` renames one file after
+/// another, so a crash or a full disk between two renames leaves the earlier outputs new and the
+/// later ones as they were; and a stream has already been sent as it went.
+final class OutputSet {
+    let job: RenderJob
+    let prepared: PreparedRender
+    let destination: RenderDestination
+    /// The audio being written; `reopenAudio()` starts it again (a lossy file written again).
+    private(set) var audio: OutputWriter
+    private let cueSheets: [AtomicOutputFile]
+    let stems: [StemPass.Stem]
+
+    /// Opens every output first, so a folder that cannot take one fails before any mixing.
+    init(job: RenderJob, prepared: PreparedRender, destination: RenderDestination) throws {
+        self.job = job
+        self.prepared = prepared
+        self.destination = destination
+        let plan = prepared.plan
+        try job.checkOutputs(job.outputPaths(to: destination, layers: plan.layers))
+        audio = try Self.openAudio(job: job, prepared: prepared, destination: destination)
+        cueSheets = try job.cueSheetPaths.map { path throws(IOError) in try CueSheetWriter.prepare(plan, to: path) }
+        var stems: [StemPass.Stem] = []
+        if job.stemsDirectory != nil {
+            for layer in Layer.allCases where plan.layers.contains(layer) {
+                let layerPlan = plan.restricted(to: [layer])
+                var tags = prepared.tags
+                tags.title += " (\(layer.rawValue))"
+                let writer = try OutputWriter(format: job.format, path: job.stemPath(to: destination, layer: layer), plan: layerPlan,
+                                              tags: tags, seed: job.session.seed, blockFrames: Renderer.blockFrames)
+                stems.append(StemPass.Stem(layer: layer, plan: layerPlan, writer: writer))
+            }
+        }
+        self.stems = stems
+    }
+
+    private static func openAudio(job: RenderJob, prepared: PreparedRender, destination: RenderDestination) throws -> OutputWriter {
+        let (format, plan, tags, seed, block) = (job.format, prepared.plan, prepared.tags, job.session.seed, Renderer.blockFrames)
+        switch destination {
+        case .file(let path):
+            return try OutputWriter(format: format, path: path, plan: plan, tags: tags, seed: seed, blockFrames: block)
+        case .standardOutput:
+            return try OutputWriter(format: format, path: OutputWriter.standardOutput, plan: plan, tags: tags, seed: seed, blockFrames: block)
+        case .sink(let sink):
+            return try OutputWriter(format: format, path: NSTemporaryDirectory() + "/medrender-stream.\(format.fileExtension)",
+                                    stream: RenderSinkAdapter(sink), plan: plan, tags: tags, seed: seed, blockFrames: block)
+        }
+    }
+
+    /// Starts the audio again, from an empty file.
+    func reopenAudio() throws {
+        audio = try Self.openAudio(job: job, prepared: prepared, destination: destination)
+    }
+
+    /// Puts every output in place, the audio first.
+    func commit() throws {
+        let places = ((destination.filePath.map { [$0] } ?? []) + stems.map(\.writer.path) + job.cueSheetPaths)
+            .filter { !StreamOutput.isStream($0) }
+            .map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
+        try FolderLock.withLock(on: places) {
+            try audio.commit()
+            for stem in stems { try stem.writer.commit() }
+            for sheet in cueSheets { try sheet.commit() }
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Synchronization
+import MedrenderCore
+
+/// Pass 1: the integrated loudness of the mix as it will be, before the gain: the master chain up
+/// to the gain (`MasterChain` with no gain and no limiter), measured in parts that are combined by
+/// their gating blocks.
+///
+/// The parts go two by two, each pair on one thread with its two streams' loudness filters side by
+/// side (`LoudnessGate.add(_:_:_:_:)`, twice the work per cycle), the pairs side by side when
+/// `parallel`, one after the other otherwise; the result is the same.
+enum LoudnessPass {
+    /// Pass 1 is split into this many parts, always: the split, and so the measured loudness and
+    /// the output's bytes, never depend on the machine's cores.
+    static let parts = 4
+
+    /// The frames where the parts start, and the session's end: on whole seconds, so the meter's
+    /// 100-ms blocks fall the same way in each part.
+    static func cuts(totalFrames total: Int64, rate: Int) -> [Int64] {
+        let second = Int64(rate)
+        var bounds: [Int64] = [0]
+        for k in 1..<parts {
+            let b = total * Int64(k) / Int64(parts) / second * second
+            if b > bounds.last! { bounds.append(b) }
+        }
+        bounds.append(total)
+        return bounds
+    }
+
+    static func measure(_ prepared: PreparedRender, parallel: Bool, progress: ((RenderProgress) -> Void)?) -> Double {
+        let plan = prepared.plan, assets = prepared.assets
+        let total = plan.totalFrames
+        let blockFrames = Renderer.blockFrames
+        let cuts = Self.cuts(totalFrames: total, rate: plan.rate)
+        let parts = cuts.count - 1
+        // LoudnessGate measures as libebur128 does (BS.1770), several times faster; each part's
+        // gate is made before the threads start and is used by one thread only.
+        let gates = Handoff((0..<parts).map { _ in LoudnessGate(channels: plan.channels, rate: plan.rate) })
+        let counter = ProgressCounter(parts: parts)
+        let report = Handoff(progress)
+        let pairs = (parts + 1) / 2
+        let measurePair: @Sendable (Int) -> Void = { pair in
+            let members = Array((pair * 2)..<min(parts, pair * 2 + 2))
+            let chains = members.map { MasterChain(plan: plan, assets: assets, startFrame: cuts[$0], blockFrames: blockFrames) }
+            var buffers = members.map { _ in [Float](repeating: 0, count: blockFrames * plan.channels) }
+            var at = members.map { cuts[$0] }
+            let ends = members.map { cuts[$0 + 1] }
+            let g = members.map { gates.value[$0] }
+            var counts = [Int](repeating: 0, count: members.count)  // filled in place: nothing allocated per block
+            while zip(at, ends).contains(where: { $0 < $1 }) {
+                for k in members.indices { counts[k] = Int(min(Int64(blockFrames), ends[k] - at[k])) }
+                for k in members.indices where counts[k] > 0 {
+                    buffers[k].withUnsafeMutableBufferPointer { chains[k].render(into: $0.baseAddress!, frameCount: counts[k]) }
+                }
+                if members.count == 2, plan.channels == 2, counts[0] == counts[1] {
+                    buffers[0].withUnsafeBufferPointer { a in
+                        buffers[1].withUnsafeBufferPointer { b in
+                            LoudnessGate.add(g[0], a.baseAddress!, g[1], b.baseAddress!, frameCount: counts[0])
+                        }
+                    }
+                } else {
+                    for k in members.indices where counts[k] > 0 {
+                        buffers[k].withUnsafeBufferPointer { g[k].add($0.baseAddress!, frameCount: counts[k]) }
+                    }
+                }
+                for k in members.indices { at[k] += Int64(counts[k]) }
+                for (k, part) in members.enumerated() { counter.record(part: part, framesDone: at[k] - cuts[part]) }
+                let sum = counter.total
+                // Side by side, only the first pair reports, so the callback is never run on two
+                // threads at once.
+                if pair == 0 || !parallel { report.value?(RenderProgress(pass: 1, framesDone: sum, totalFrames: total)) }
+            }
+        }
+        if parallel {
+            DispatchQueue.concurrentPerform(iterations: pairs, execute: measurePair)
+        } else {
+            for pair in 0..<pairs { measurePair(pair) }
+        }
+        return LoudnessGate.integratedLoudness(of: gates.value)
+    }
+}
+
+/// Frames done by each part of a pass, summed for progress; parts report from their own threads.
+final class ProgressCounter: Sendable {
+    private let done: Mutex<[Int64]>
+
+    init(parts: Int) { done = Mutex(Array(repeating: 0, count: parts)) }
+
+    func record(part: Int, framesDone: Int64) { done.withLock { $0[part] = framesDone } }
+
+    var total: Int64 { done.withLock { $0.reduce(0, +) } }
+}

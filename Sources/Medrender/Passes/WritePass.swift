@@ -1,0 +1,123 @@
+import Foundation
+import MedrenderCore
+import MedrenderIO
+
+/// Pass 2: the master chain with the gain and the limiter (`MasterChain`), its output measured as
+/// it goes (unless the file is measured as it decodes) and handed to the writer. Mixing and
+/// limiting ride on one thread while the encoder runs on this one (`BlockPipeline`), or all of it
+/// runs here in turn; the bytes are the same.
+enum WritePass {
+    /// What one write pass measured of its output, before encoding or dither.
+    struct Figures {
+        var meter: LoudnessMeter
+        var truePeak: TruePeakMeter
+        var samplePeak: Float
+        /// The limiter's deepest gain (1 when it never acted).
+        var deepestGain: Float
+    }
+
+    static func run(_ prepared: PreparedRender, into writer: OutputWriter, gain: Float, ceilingDecibels: Double,
+                    measuresOutput: Bool, parallel: Bool, progress: ((RenderProgress) -> Void)?) throws -> Figures {
+        let plan = prepared.plan
+        let channels = plan.channels
+        let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: ceilingDecibels)
+        let producer = Handoff(try Producer(prepared, gain: gain, limiter: limiter, measuresOutput: measuresOutput))
+        let pipeline = BlockPipeline(depth: parallel ? 8 : 1, samplesPerBlock: Renderer.blockFrames * channels)
+        var written: Int64 = 0
+        let total = plan.totalFrames
+        try pipeline.run(onOwnThread: parallel, produce: { block in producer.value.next(into: &block) }) { block in
+            try writer.write(block.samples + block.offset * channels, frameCount: block.frames)
+            written += Int64(block.frames)
+            progress?(RenderProgress(pass: 2, framesDone: written, totalFrames: total))
+        }
+        try writer.finish()
+        let p = producer.value
+        if let error = p.failure { throw error }
+        return Figures(meter: p.meter, truePeak: p.truePeak, samplePeak: p.samplePeak, deepestGain: limiter.deepestGain)
+    }
+
+    /// The producing half: the chain's next block into the ring, measured when asked.
+    final class Producer {
+        let meter: LoudnessMeter
+        let truePeak: TruePeakMeter
+        private(set) var samplePeak: Float = 0
+        private(set) var failure: IOError?
+        let chain: MasterChain
+        let measuresOutput: Bool
+
+        init(_ prepared: PreparedRender, gain: Float, limiter: TruePeakLimiter, measuresOutput: Bool) throws(IOError) {
+            let plan = prepared.plan
+            meter = try LoudnessMeter(channels: plan.channels, rate: plan.rate, withRange: true)
+            truePeak = TruePeakMeter(channels: plan.channels, rate: plan.rate)
+            chain = MasterChain(plan: plan, assets: prepared.assets, gain: gain, limiting: .limiter(limiter),
+                                blockFrames: Renderer.blockFrames)
+            self.measuresOutput = measuresOutput
+        }
+
+        /// Fills `block` with the next frames to write; false when the session is done.
+        func next(into block: inout BlockPipeline.Block) -> Bool {
+            guard let (offset, frames) = chain.next(into: block.samples) else { return false }
+            block.offset = offset
+            block.frames = frames
+            guard measuresOutput else { return true }
+            let start = block.samples + offset * chain.channels
+            for i in 0..<(frames * chain.channels) { samplePeak = max(samplePeak, abs(start[i])) }
+            truePeak.add(start, frameCount: frames)
+            do {
+                try meter.add(start, frameCount: frames)
+            } catch {
+                failure = error
+            }
+            return true
+        }
+    }
+}
+
+/// When a lossy file is written again: a codec adds its own peaks and shifts the loudness a
+/// little, so a lossy file is measured as it decodes, and when it breaks the ceiling or misses the
+/// target it is written again, with the headroom under the ceiling raised by what it went over
+/// (and 0.3 dB more) and the gain corrected by what it missed, at most `maximumRetries` times.
+struct LossyRetryPolicy {
+    /// The ceiling and the target, as the listener gets them.
+    let ceilingDBTP: Double
+    let targetLUFS: Double
+    /// The gain pass 1 chose, in dB; the correction never takes the whole past `maximumGainDecibels`.
+    let gainDecibels: Double
+    let maximumGainDecibels: Double
+    let maximumRetries: Int
+    let loudnessTolerance: Double
+    /// The codec headroom kept under the ceiling now, in dB.
+    private(set) var headroomDecibels: Double
+    /// The correction added to the gain now, in dB.
+    private(set) var correctionDecibels = 0.0
+    /// The writes made again so far.
+    private(set) var retries = 0
+
+    init(ceilingDBTP: Double, targetLUFS: Double, gainDecibels: Double, headroomDecibels: Double,
+         maximumGainDecibels: Double = RenderJob.maximumGainDecibels,
+         maximumRetries: Int = DecodedCheck.maximumRetries, loudnessTolerance: Double = DecodedCheck.loudnessTolerance) {
+        self.ceilingDBTP = ceilingDBTP
+        self.targetLUFS = targetLUFS
+        self.gainDecibels = gainDecibels
+        self.headroomDecibels = headroomDecibels
+        self.maximumGainDecibels = maximumGainDecibels
+        self.maximumRetries = maximumRetries
+        self.loudnessTolerance = loudnessTolerance
+    }
+
+    /// The limiter's ceiling for the next write, in dBTP.
+    var limiterCeilingDecibels: Double { ceilingDBTP - headroomDecibels }
+
+    /// Takes what the written file decoded to; true when it is to be written again, with the
+    /// headroom and the correction already adjusted.
+    mutating func retry(after decoded: DecodedFigures) -> Bool {
+        let over = decoded.truePeak - ceilingDBTP
+        let off = targetLUFS - decoded.loudness
+        let loudnessMissed = decoded.loudness.isFinite && abs(off) > loudnessTolerance
+        guard retries < maximumRetries, over > 0 || loudnessMissed else { return false }
+        retries += 1
+        if over > 0 { headroomDecibels += over + 0.3 }
+        if loudnessMissed { correctionDecibels += min(off, maximumGainDecibels - gainDecibels - correctionDecibels) }
+        return true
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import MedrenderCore
+import MedrenderIO
+import MedrenderPresets
+
+/// A render is three stages:
+///
+/// 1. **prepare** (`RenderJob.prepare()`, `Renderer.prepare(_:)`): the session's sounds decoded and
+///    conditioned at the output rate, and the session planned with their lengths, once. What needs
+///    only the plan (a cue sheet, a preview page, a plot, a check) stops here.
+/// 2. **the master chain** (`MasterChain`): mix → fades → gain → limiter, the one chain that pass
+///    1 measures (up to the gain), pass 2 writes and every stem follows.
+/// 3. **write** (`RenderJob.run(_:to:progress:)`): pass 1, pass 2 with the retry policy of a lossy
+///    format (`LossyRetryPolicy`), the stems, and the outputs put in place together (`OutputSet`).
+///
+/// A `PreparedRender` is the first stage's result: it renders as many times, to as many places, as
+/// a caller wants, without decoding or planning again.
+public struct PreparedRender: Sendable {
+    /// What was asked: the session, its sounds, the options and the format.
+    public let job: RenderJob
+    /// The session on one clock, with the sounds' lengths.
+    public let plan: RenderPlan
+    /// Every sound the plan plays, decoded at its rate, with the tones and loops baked.
+    public let assets: MixAssets
+    /// The tags of the output: the session's metadata (or its name), the sounds' credits, the sections.
+    public let tags: OutputTags
+
+    /// What the render has to say before mixing: replaced sounds, and how the session was fitted.
+    public var warnings: [String] { job.sounds.warnings + plan.notes }
+}
+
+extension RenderJob {
+    /// Stage 1: decodes every sound the session plays (from the cache when it holds them) and
+    /// plans the session with their lengths.
+    public func prepare() throws -> PreparedRender {
+        let draft = try schedulePlan()
+        var wanted: [ResolvedSound] = []
+        for ref in draft.soundsUsed {
+            guard let sound = sounds.sounds[ref] else {
+                throw RenderError("\(origin): the sound '\(ref)' was not resolved before the render; resolve the session's sounds first",
+                                  category: .internal)
+            }
+            wanted.append(sound)
+        }
+        let loaded = try SoundLoader.load(wanted, rate: options.rate, cache: soundCache ?? SoundCache(), parallel: threads > 1)
+        var assets: [SoundRef: AudioAsset] = [:]
+        var facts: [SoundRef: SoundFacts] = [:]
+        for (sound, (asset, loudness)) in zip(wanted, loaded) {
+            assets[sound.ref] = asset
+            facts[sound.ref] = SoundFacts(frameCount: Int64(asset.frameCount), loudnessLUFS: loudness.forOutput(channels: options.channels),
+                                          loopsNaturally: sound.loopsNaturally)
+        }
+        do {
+            let plan = try RenderPlan(session: session, options: options, sounds: facts)
+            var mix = MixAssets(sounds: assets, facts: facts)
+            mix.bake(for: plan)
+            return PreparedRender(job: self, plan: plan, assets: mix, tags: outputTags(plan: plan))
+        } catch {
+            throw RenderError.plan(error, preset: origin)
+        }
+    }
+
+    /// Refuses outputs that are files the render reads: the preset, or one of its sounds.
+    func checkOutputs(_ outputs: [String]) throws {
+        var writes: [String: String] = [:]
+        for path in outputs { writes[FilePaths.resolved(path)] = path }
+        if let output = writes[FilePaths.resolved(origin)] {
+            throw RenderError("\(origin): the preset is the output file \(output); write the session elsewhere", category: .usage)
+        }
+        for sound in sounds.sounds.values.sorted(by: { $0.ref.name < $1.ref.name }) {
+            if let output = writes[FilePaths.resolved(sound.path)] {
+                throw RenderError("\(origin): the sound '\(sound.ref)' is the output file \(output); write the session elsewhere",
+                                  category: .usage)
+            }
+        }
+    }
+
+    /// The tags of the output: the session's metadata (or its name), the sounds' credits, the sections.
+    func outputTags(plan: RenderPlan) -> OutputTags {
+        let m = session.metadata
+        return OutputTags(title: m.title ?? session.name, artist: m.artist, album: m.album, date: m.date,
+                          comment: m.comment ?? session.description, credits: sounds.credits(for: plan.soundsUsed),
+                          chapters: plan.sections)
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+@testable import Medrender
+import MedrenderCore
+import MedrenderPresets
+import MedrenderTestSupport
+import Testing
+
+/// A render in three stages: prepared once, written as many times as asked.
+@Suite struct PreparedRenderTests {
+    static func boxBreath(output: String) throws -> RenderRequest {
+        let file = try library.presetPath("box-breath")
+        return RenderRequest(session: try PresetDecoder.load(path: file), presetFile: file,
+                             options: RenderOptions(rate: 8000, length: .duration(.seconds(60))),
+                             format: .wav(.int16), outputPath: output, library: library)
+    }
+
+    /// Preparing decodes each sound once; writing the prepared render, to a file with its stems
+    /// and again to a stream, decodes none, and gives the bytes a render from scratch gives.
+    @Test func aPreparedRenderDecodesEachSoundOnceWhateverItFeeds() throws {
+        let dir = TemporaryDirectory("prepared")
+        let cache = SoundCache()
+        var request = try Self.boxBreath(output: dir.file("a.wav"))
+        request.soundCache = cache
+        request.stemsDirectory = dir.file("stems")
+        try FileManager.default.createDirectory(atPath: dir.file("stems"), withIntermediateDirectories: true)
+        let prepared = try Renderer.prepare(request)
+        let sounds = prepared.plan.soundsUsed.count
+        #expect(sounds == 4, "box-breath plays \(prepared.plan.soundsUsed)")
+        #expect(cache.decodeCount == sounds)
+        let report = try Renderer.render(prepared, to: .file(dir.file("a.wav")))
+        #expect(report.stems.count == 4)
+        _ = try Renderer.render(prepared, to: .file(dir.file("b.wav")))
+        #expect(cache.decodeCount == sounds, "writing decoded a sound again")
+
+        var fresh = try Self.boxBreath(output: dir.file("fresh.wav"))
+        fresh.threads = 1
+        _ = try Renderer.render(fresh)
+        let a = try Data(contentsOf: URL(fileURLWithPath: dir.file("a.wav")))
+        #expect(a == (try Data(contentsOf: URL(fileURLWithPath: dir.file("b.wav")))))
+        #expect(a == (try Data(contentsOf: URL(fileURLWithPath: dir.file("fresh.wav")))))
+    }
+
+    /// A prepared render refuses to write over a file it reads.
+    @Test func aPreparedRenderDoesNotWriteOverItsPreset() throws {
+        let dir = TemporaryDirectory("prepared-self")
+        let request = try Self.boxBreath(output: dir.file("a.wav"))
+        let prepared = try Renderer.prepare(request)
+        #expect(throws: RenderError.self) { try Renderer.render(prepared, to: .file(request.presetFile)) }
+    }
+}
+
+/// When a lossy file is written again, alone: what it went over and what it missed by.
+@Suite struct LossyRetryPolicyTests {
+    static func figures(loudness: Double, truePeak: Double) -> DecodedFigures {
+        DecodedFigures(loudness: loudness, range: 3, truePeak: truePeak, samplePeak: 0.5)
+    }
+
+    static func policy(gain: Double = 6) -> LossyRetryPolicy {
+        LossyRetryPolicy(ceilingDBTP: -1, targetLUFS: -16, gainDecibels: gain, headroomDecibels: 1)
+    }
+
+    @Test func onTargetAndUnderTheCeilingIsKept() {
+        var policy = Self.policy()
+        let retriedPolicy = policy.retry(after: Self.figures(loudness: -16.3, truePeak: -1.2))
+        #expect(!retriedPolicy)
+        #expect(policy.retries == 0)
+        #expect(policy.limiterCeilingDecibels == -2)
+    }
+
+    @Test func overTheCeilingRaisesTheHeadroomByTheOvershootAndAMargin() {
+        var policy = Self.policy()
+        let retriedPolicy = policy.retry(after: Self.figures(loudness: -16, truePeak: -0.6))
+        #expect(retriedPolicy)
+        #expect(abs(policy.headroomDecibels - 1.7) < 1e-12)
+        #expect(abs(policy.limiterCeilingDecibels - -2.7) < 1e-12)
+        #expect(policy.correctionDecibels == 0)
+    }
+
+    @Test func offTargetCorrectsTheGainWithinItsCap() {
+        var policy = Self.policy()
+        let retriedPolicy = policy.retry(after: Self.figures(loudness: -16.8, truePeak: -3))
+        #expect(retriedPolicy)
+        #expect(abs(policy.correctionDecibels - 0.8) < 1e-12)
+        var capped = Self.policy(gain: 59.5)
+        let retriedCapped = capped.retry(after: Self.figures(loudness: -18, truePeak: -3))
+        #expect(retriedCapped)
+        #expect(abs(capped.correctionDecibels - 0.5) < 1e-12, "the gain stops at +60 dB")
+    }
+
+    @Test func anUnmeasurablyQuietFileIsNotCorrectedAndRetriesStopAtThree() {
+        var quiet = Self.policy()
+        let retriedQuiet = quiet.retry(after: Self.figures(loudness: -.infinity, truePeak: -.infinity))
+        #expect(!retriedQuiet)
+        var policy = Self.policy()
+        var count = 0
+        while policy.retry(after: Self.figures(loudness: -16, truePeak: 0)) { count += 1 }
+        #expect(count == 3)
+        #expect(policy.retries == 3)
+    }
+}
