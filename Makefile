@@ -2,7 +2,7 @@
 
 SWIFT      ?= swift
 LIB_PKGS   := pkg-config libsndfile1-dev libsamplerate0-dev libvorbis-dev libogg-dev libebur128-dev
-TEST_PKGS  := ffmpeg sox libsox-fmt-all curl python3-yaml chromium
+TEST_PKGS  := ffmpeg sox libsox-fmt-all curl python3-yaml chromium vorbis-tools
 SLURM_PKGS := slurm-wlm munge
 SOUND_PKGS := festival festvox-us-slt-hts sox ffmpeg python3-numpy
 DEMO       := --preset box-breath --minutes 15 -o out.ogg
@@ -68,7 +68,7 @@ uninstall:
 		$(SHARE)/zsh/site-functions/_medrender $(SHARE)/fish/vendor_completions.d/medrender.fish
 	rm -rf $(SHARE)/medrender
 
-## Install what is missing (Debian): the libraries; for tests also ffmpeg and sox, curl, PyYAML, and chromium (the preview page in a headless browser).
+## Install what is missing (Debian): the libraries; for tests also ffmpeg and sox, curl, PyYAML, chromium (the preview page in a headless browser) and vorbis-tools (ogginfo).
 deps:
 	@./scripts/install-packages $(LIB_PKGS)
 

@@ -8,6 +8,7 @@ protocol FrameEncoder: AnyObject {
 }
 
 extension VorbisEncoder: FrameEncoder {}
+extension PiecedVorbisEncoder: FrameEncoder {}
 
 /// Quantizes the mix for a sample format: TPDF-dithered 16 bits, 24 bits, or 32-bit float as it
 /// is, into buffers allocated once.

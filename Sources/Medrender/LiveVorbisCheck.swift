@@ -23,7 +23,7 @@ final class LiveVorbisCheck: @unchecked Sendable {
 
     /// Starts decoding the stream of `encoder` (from its headers on), keeping its first
     /// `totalFrames` frames: the stream's last packet decodes past the end, which a reader trims.
-    init(encoder: VorbisEncoder, totalFrames: Int64) throws {
+    init(encoder: any VorbisPacketSource, totalFrames: Int64) throws {
         let decoder = try VorbisPacketDecoder(headers: encoder.headerPackets)
         let measure = try DecodedMeasure(channels: decoder.channels, rate: decoder.rate)
         let box = Unchecked((decoder, measure))

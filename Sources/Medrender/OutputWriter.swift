@@ -87,14 +87,20 @@ final class OutputWriter {
     private let id3Chapters: [ID3Chapters.Chapter]
 
     /// A writer to `path`: a file (atomically), standard output (`-`), or a pipe or device.
-    convenience init(format: OutputFormat, path: String, plan: RenderPlan, tags: OutputTags, seed: UInt64, blockFrames: Int) throws(IOError) {
+    convenience init(format: OutputFormat, path: String, plan: RenderPlan, tags: OutputTags, seed: UInt64, blockFrames: Int,
+                     vorbisThreads: Int? = nil) throws(IOError) {
         let stream: (any ByteSink)? = path == Self.standardOutput ? StreamOutput() : StreamOutput.isStream(path) ? try StreamOutput(path: path) : nil
-        try self.init(format: format, path: path, stream: stream, plan: plan, tags: tags, seed: seed, blockFrames: blockFrames)
+        try self.init(format: format, path: path, stream: stream, plan: plan, tags: tags, seed: seed, blockFrames: blockFrames,
+                      vorbisThreads: vorbisThreads)
     }
 
     /// A writer to `stream` when given (`path` then only names it), else to the file at `path`.
+    ///
+    /// - Parameter vorbisThreads: for OGG, encode the stream in pieces on this many threads
+    ///   (`PiecedVorbisEncoder`: the same bytes for any number); nil, the default, encodes it in
+    ///   one encoder (`VorbisEncoder`), as before.
     init(format: OutputFormat, path: String, stream: (any ByteSink)?, plan: RenderPlan, tags: OutputTags, seed: UInt64,
-         blockFrames: Int) throws(IOError) {
+         blockFrames: Int, vorbisThreads: Int? = nil) throws(IOError) {
         self.format = format
         self.path = path
         // RIFF sizes are 32 bits: a WAV over 4 GiB cannot be written, so it is refused before any mixing.
@@ -117,7 +123,7 @@ final class OutputWriter {
         switch (format, stream) {
         case (.ogg(let quality), let stream?):
             file = nil
-            encoder = try VorbisEncoder(sink: stream, channels: channels, rate: rate, quality: quality, tags: tags.vorbisComments)
+            encoder = try Self.vorbisEncoder(sink: stream, plan: plan, quality: quality, tags: tags, threads: vorbisThreads)
         case (.wav(let bits), let stream?):
             file = nil
             let writer = try StreamingWaveWriter(
@@ -130,7 +136,7 @@ final class OutputWriter {
             file = output
             switch format {
             case .ogg(let quality):
-                encoder = try VorbisEncoder(sink: output, channels: channels, rate: rate, quality: quality, tags: tags.vorbisComments)
+                encoder = try Self.vorbisEncoder(sink: output, plan: plan, quality: quality, tags: tags, threads: vorbisThreads)
             case .wav(let bits), .flac(let bits):
                 let container: SoundFileContainer
                 if case .wav = format { container = .wav } else { container = .flac }
@@ -151,8 +157,18 @@ final class OutputWriter {
         try encoder.write(frames, frameCount: frameCount)
     }
 
+    /// One Vorbis encoder, or one that encodes in pieces on `threads` threads.
+    private static func vorbisEncoder(sink: any ByteSink, plan: RenderPlan, quality: Double, tags: OutputTags,
+                                      threads: Int?) throws(IOError) -> any FrameEncoder {
+        guard let threads else {
+            return try VorbisEncoder(sink: sink, channels: plan.channels, rate: plan.rate, quality: quality, tags: tags.vorbisComments)
+        }
+        return try PiecedVorbisEncoder(sink: sink, channels: plan.channels, rate: plan.rate, quality: quality, tags: tags.vorbisComments,
+                                       totalFrames: Int(plan.totalFrames), threads: threads)
+    }
+
     /// The Vorbis encoder, when the format is OGG.
-    var vorbisEncoder: VorbisEncoder? { encoder as? VorbisEncoder }
+    var vorbisEncoder: (any VorbisPacketSource)? { encoder as? any VorbisPacketSource }
 
     /// The file being written, before it is put in place (or copied to a stream): nil for a
     /// stream written as it goes.

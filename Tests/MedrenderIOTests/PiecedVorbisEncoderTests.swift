@@ -1,0 +1,204 @@
+import Foundation
+import MedrenderCore
+import MedrenderIO
+import MedrenderTestSupport
+import Testing
+
+/// A session-like test signal: two slow tones, a quiet noise bed, and struck sounds with sharp
+/// attacks at irregular times (so the encoder chooses runs of short blocks of many lengths, which
+/// move its block grid), with silent stretches between some of them.
+func sessionSignal(frames: Int, rate: Int, channels: Int, seed: UInt64 = 7) -> [Float] {
+    var samples = [Float](repeating: 0, count: frames * channels)
+    var random = SplitMix64(seed: seed)
+    let r = Double(rate)
+    // Strikes: every 0.3–2.3 s, a decaying 600–2600 Hz partial with a one-sample attack.
+    var strikes: [(frame: Int, frequency: Double)] = []
+    var at = Int(0.4 * r)
+    while at < frames {
+        strikes.append((at, 600 + Double(random.next() % 2000)))
+        at += Int((0.3 + Double(random.next() % 2000) / 1000) * r)
+    }
+    for n in 0..<frames {
+        let t = Double(n) / r
+        // The pad fades out for 3 s of every 40, leaving the noise and the strikes alone.
+        let cycle = t.truncatingRemainder(dividingBy: 40)
+        let pad = cycle > 30 && cycle < 33 ? 0.0 : 0.25
+        let tone = pad * (sin(2 * .pi * 220 * t) + 0.5 * sin(2 * .pi * 331 * t)) * (0.7 + 0.3 * sin(2 * .pi * 0.1 * t))
+        for c in 0..<channels {
+            samples[n * channels + c] = Float(tone * (c == 0 ? 1 : 0.8)) + 0.01 * random.nextSample()
+        }
+    }
+    for strike in strikes {
+        let length = min(Int(0.25 * r), frames - strike.frame)
+        for i in 0..<length {
+            let t = Double(i) / r
+            let value = Float(0.5 * exp(-t * 18) * sin(2 * .pi * strike.frequency * t + 0.3))
+            for c in 0..<channels { samples[(strike.frame + i) * channels + c] += value }
+        }
+    }
+    return samples
+}
+
+/// What a pieced encode gives: the file's bytes and where its pieces meet.
+struct PiecedResult {
+    var bytes: [UInt8]
+    var splices: [Int64]
+    var longBlock: Int
+}
+
+/// Encodes `samples` in pieces, handing them over in blocks of `feed` frames.
+func encodePieced(_ samples: [Float], channels: Int, rate: Int, threads: Int, pieceSeconds: Double, quality: Double = 4,
+                  feed: Int = 4096) throws -> PiecedResult {
+    let sink = MemorySink()
+    let frames = samples.count / channels
+    let encoder = try PiecedVorbisEncoder(sink: sink, channels: channels, rate: rate, quality: quality, tags: [("TITLE", "pieces")],
+                                          totalFrames: frames, threads: threads, pieceSeconds: pieceSeconds)
+    try samples.withUnsafeBufferPointer { (p) throws(IOError) in
+        var at = 0
+        while at < frames {
+            let n = min(feed, frames - at)
+            try encoder.write(p.baseAddress! + at * channels, frameCount: n)
+            at += n
+        }
+    }
+    try encoder.finish()
+    return PiecedResult(bytes: sink.bytes, splices: encoder.splices, longBlock: encoder.longBlockFrames)
+}
+
+/// Encodes `samples` with one `VorbisEncoder`.
+func encodeSingle(_ samples: [Float], channels: Int, rate: Int, quality: Double = 4) throws -> [UInt8] {
+    let sink = MemorySink()
+    let encoder = try VorbisEncoder(sink: sink, channels: channels, rate: rate, quality: quality, tags: [("TITLE", "pieces")])
+    try samples.withUnsafeBufferPointer { (p) throws(IOError) in try encoder.write(p.baseAddress!, frameCount: samples.count / channels) }
+    try encoder.finish()
+    return sink.bytes
+}
+
+/// Decodes an OGG with ffmpeg's own Vorbis decoder (not libvorbis): an independent reader.
+func decodeWithFFmpeg(_ bytes: [UInt8], channels: Int, in dir: TemporaryDirectory, name: String) throws -> [Float] {
+    let input = dir.file("\(name).ogg"), output = dir.file("\(name).f32")
+    try Data(bytes).write(to: URL(fileURLWithPath: input))
+    let result = try runProcess(which("ffmpeg")!, ["-v", "error", "-y", "-i", input, "-f", "f32le", "-c:a", "pcm_f32le", output])
+    try #require(result.status == 0, "ffmpeg failed: \(result.stderr)")
+    let data = try Data(contentsOf: URL(fileURLWithPath: output))
+    return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+}
+
+func rmsDifference(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>) -> Double {
+    var sum = 0.0
+    for (x, y) in zip(a, b) { sum += Double(x - y) * Double(x - y) }
+    return (sum / Double(max(1, min(a.count, b.count)))).squareRoot()
+}
+
+func largestStep(_ samples: [Float], frames: Range<Int>, channels: Int) -> Float {
+    var step: Float = 0
+    for n in frames.dropFirst() where n < samples.count / channels {
+        for c in 0..<channels { step = max(step, abs(samples[n * channels + c] - samples[(n - 1) * channels + c])) }
+    }
+    return step
+}
+
+@Suite("PiecedVorbisEncoder")
+struct PiecedVorbisEncoderTests {
+    static let hasFFmpeg = which("ffmpeg") != nil
+
+    @Test("a 10-minute stream is continuous at every splice and within the codec's own noise of one encoder",
+          .enabled(if: hasFFmpeg, "needs ffmpeg"))
+    func splicesAreContinuous() throws {
+        let dir = TemporaryDirectory("io-pieced")
+        let rate = 22050, channels = 1, frames = 600 * rate
+        let input = sessionSignal(frames: frames, rate: rate, channels: channels)
+        let pieced = try encodePieced(input, channels: channels, rate: rate, threads: 2, pieceSeconds: 15)
+        // 600 s in pieces of about 15 s (whole steps of 4096 frames), the last one longer: a
+        // splice near every boundary.
+        let piece = 4096 * Int((15 * Double(rate) / 4096).rounded())
+        #expect(pieced.splices.count == frames / piece - 1)
+        let single = try encodeSingle(input, channels: channels, rate: rate)
+        // The codec's own noise: what one encoder changes between two neighbouring qualities
+        // (4 and 4.1, the smallest step oggenc's -q is given in).
+        let neighbour = try encodeSingle(input, channels: channels, rate: rate, quality: 4.1)
+        let a = try decodeWithFFmpeg(pieced.bytes, channels: channels, in: dir, name: "pieced")
+        let b = try decodeWithFFmpeg(single, channels: channels, in: dir, name: "single")
+        let c = try decodeWithFFmpeg(neighbour, channels: channels, in: dir, name: "neighbour")
+        try #require(a.count == frames * channels && b.count == frames * channels && c.count == frames * channels)
+        let noise = rmsDifference(b[...], c[...])
+        let difference = rmsDifference(a[...], b[...])
+        #expect(noise > 0, "two qualities decoded the same")
+        #expect(difference <= noise, "pieced vs one encoder \(difference), codec noise \(noise)")
+        // At each splice, over the two long blocks either side: no step larger than one encoder's
+        // largest there (plus the codec noise's own scale), and no difference from one encoder
+        // larger than between two qualities there. A splice whose blocks do not meet leaves an
+        // aliasing error of the signal's own size (0.1 or more here).
+        let half = pieced.longBlock / 2
+        for splice in pieced.splices {
+            let window = max(0, Int(splice) - 2 * pieced.longBlock)..<min(frames, Int(splice) + half + 2 * pieced.longBlock)
+            let samples = (window.lowerBound * channels)..<(window.upperBound * channels)
+            let step = largestStep(a, frames: window, channels: channels)
+            let reference = largestStep(b, frames: window, channels: channels)
+            #expect(step <= reference * 1.1 + 0.01, "splice at \(splice): step \(step) against \(reference)")
+            let local = rmsDifference(a[samples], b[samples])
+            let localNoise = rmsDifference(b[samples], c[samples])
+            #expect(local <= max(localNoise, noise), "splice at \(splice): difference \(local), codec noise \(localNoise)")
+        }
+    }
+
+    @Test("the stream has its exact length, mono and stereo, at every rate", arguments: [8000, 22050, 44100, 48000, 96000], [1, 2])
+    func exactLength(rate: Int, channels: Int) throws {
+        let dir = TemporaryDirectory("io-pieced")
+        // Three pieces of about 1.5 s, and an odd number of frames.
+        let frames = Int(4.9 * Double(rate)) + 7
+        let input = sessionSignal(frames: frames, rate: rate, channels: channels)
+        let pieced = try encodePieced(input, channels: channels, rate: rate, threads: 2, pieceSeconds: 1.5, feed: 1000)
+        #expect(pieced.splices.count == 2)
+        let path = dir.file("pieces.ogg")
+        try Data(pieced.bytes).write(to: URL(fileURLWithPath: path))
+        // libvorbisfile (through libsndfile) and ffmpeg both read every frame and no more.
+        let reader = try SoundFileReader(path: path)
+        #expect(reader.frameCount == Int64(frames))
+        #expect(reader.rate == rate && reader.channels == channels)
+        if Self.hasFFmpeg {
+            let decoded = try decodeWithFFmpeg(pieced.bytes, channels: channels, in: dir, name: "ffmpeg")
+            #expect(decoded.count == frames * channels)
+        }
+    }
+
+    @Test("the same bytes with 1, 2 and 4 threads, however the audio is handed over")
+    func sameBytesAnyThreads() throws {
+        let rate = 22050, channels = 2
+        let input = sessionSignal(frames: 20 * rate, rate: rate, channels: channels, seed: 11)
+        let one = try encodePieced(input, channels: channels, rate: rate, threads: 1, pieceSeconds: 2)
+        #expect(one.splices.count >= 8)
+        let two = try encodePieced(input, channels: channels, rate: rate, threads: 2, pieceSeconds: 2, feed: 333)
+        let four = try encodePieced(input, channels: channels, rate: rate, threads: 4, pieceSeconds: 2, feed: 65536)
+        #expect(one.bytes == two.bytes)
+        #expect(one.bytes == four.bytes)
+        #expect(one.splices == four.splices)
+    }
+
+    @Test("ogginfo finds nothing wrong", .enabled(if: which("ogginfo") != nil, "needs ogginfo (vorbis-tools)"))
+    func ogginfoClean() throws {
+        let dir = TemporaryDirectory("io-pieced")
+        let rate = 44100, channels = 2
+        let input = sessionSignal(frames: 12 * rate, rate: rate, channels: channels, seed: 3)
+        let pieced = try encodePieced(input, channels: channels, rate: rate, threads: 2, pieceSeconds: 2)
+        let path = dir.file("pieces.ogg")
+        try Data(pieced.bytes).write(to: URL(fileURLWithPath: path))
+        let result = try runProcess(which("ogginfo")!, [path])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let text = result.stdout + result.stderr
+        #expect(!text.contains("WARNING") && !text.contains("ERROR"), "\(text)")
+        #expect(text.contains("Vorbis stream 1"))
+    }
+
+    @Test("a stream shorter than two pieces is one piece: no splice", arguments: [0, 1, 4096, 44100])
+    func shortStreams(frames: Int) throws {
+        let input = sessionSignal(frames: frames, rate: 44100, channels: 2)
+        let pieced = try encodePieced(input, channels: 2, rate: 44100, threads: 2, pieceSeconds: 1)
+        #expect(pieced.splices.isEmpty)
+        let dir = TemporaryDirectory("io-pieced")
+        let path = dir.file("short.ogg")
+        try Data(pieced.bytes).write(to: URL(fileURLWithPath: path))
+        let reader = try SoundFileReader(path: path)
+        #expect(reader.frameCount == Int64(frames))
+    }
+}
