@@ -17,6 +17,8 @@ struct ClipPlacer {
     let fitted: Bool
     /// What was left out, for the report.
     private(set) var notes: [String] = []
+    /// The guided script's lines, placed (`placeScript`).
+    private(set) var guideLines: [PlacedLine] = []
 
     init(session: Session, options: RenderOptions, sounds: [SoundRef: SoundFacts]?, schedule: BreathSchedule, total: SessionTime,
          fitted: Bool = false) {
@@ -149,7 +151,31 @@ struct ClipPlacer {
             }
         }
 
+        try placeScript()
         clips.sort { $0.startFrame < $1.startFrame }
+    }
+
+    /// Places the guided script's lines after every other voice sound, which they never overlap
+    /// (`ScriptPlacer`), and plays each as a voice clip.
+    private mutating func placeScript() throws(PlanError) {
+        guard let script = session.guide, !script.lines.isEmpty else { return }
+        let obstacles = voiceClips.compactMap { c -> Range<Int64>? in
+            guard case .file(let ref) = c.sound else { return nil }
+            let n = min(length(of: ref), c.maximumFrames)
+            return n > 0 ? c.startFrame..<(c.startFrame + n) : nil
+        }
+        let placer = ScriptPlacer(
+            script: script, rate: options.rate, schedule: schedule, total: total,
+            lengthFrames: script.lines.map { $0.sound.map(length(of:)) ?? 0 }, obstacles: obstacles)
+        guideLines = try placer.place()
+        for line in guideLines {
+            guard let ref = line.sound else { continue }
+            let event = ClipEvent(
+                layer: .voice, sound: .file(ref), startFrame: line.startFrame, maximumFrames: max(0, totalFrames - line.startFrame),
+                gain: Float(decibelsToGain(voiceGain(ref))), pan: 0, releaseFrames: 0)
+            voiceClips.append(event)
+            if options.layers.contains(.voice) { clips.append(event) }
+        }
     }
 
     /// Ducking: the ambience dips under every voice clip, reaching its depth as the voice starts;
