@@ -81,12 +81,21 @@ public enum GuideSpeech {
         }
         var trial = session
         trial.fitsGuide = false
+        // Each trial length is the preset's own, so a line that does not fit is an error, not left out.
         var total = session.settle + session.closing + .seconds(1)
         for _ in 0..<200 {
             var o = options
             o.length = .duration(total)
+            trial.defaultLength = o.length
             do {
                 _ = try RenderPlan(session: trial, options: o, sounds: lengths)
+                // The steps above may overshoot: come down a second at a time while it still fits.
+                while total > .seconds(1) {
+                    o.length = .duration(total - .seconds(1))
+                    trial.defaultLength = o.length
+                    guard (try? RenderPlan(session: trial, options: o, sounds: lengths)) != nil else { break }
+                    total = total - .seconds(1)
+                }
                 return total
             } catch {
                 switch error {

@@ -38,7 +38,7 @@ extension GuideVoice.Engine {
 struct FestivalEngine: SpeechEngine {
     var engine: GuideVoice.Engine { .festival }
     func program(voice: String?) -> String { "text2wave" }
-    var package: String? { "festival (and festvox-us-slt-hts for its default voice)" }
+    var package: String? { "festival festvox-us-slt-hts" }
     func defaultVoice(for language: Language) -> String? { language == .english ? "cmu_us_slt_arctic_hts" : nil }
     func arguments(voice: String, text: String, textFile: String, output: String) -> [String] {
         ["-eval", "(voice_\(voice))", "-o", output, textFile]

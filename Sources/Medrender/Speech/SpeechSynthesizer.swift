@@ -43,8 +43,11 @@ public struct SpeechSynthesizer: Sendable {
     public var cacheDirectory: String
 
     public init(cacheDirectory: String? = nil) {
-        self.cacheDirectory = cacheDirectory ?? Self.defaultCacheDirectory()
+        self.cacheDirectory = cacheDirectory ?? Self.cacheDirectoryOverride ?? Self.defaultCacheDirectory()
     }
+
+    /// A cache folder for the work done in a task (a test's own), instead of the user's.
+    @TaskLocal public static var cacheDirectoryOverride: String?
 
     public static func defaultCacheDirectory() -> String {
         let env = ProcessInfo.processInfo.environment
@@ -74,7 +77,7 @@ public struct SpeechSynthesizer: Sendable {
         let engine = request.engine.description
         let program = engine.program(voice: request.voice)
         guard let executable = Self.locate(program) else {
-            let fix = engine.package.map { "install the Debian package \($0) (apt-get install \($0.split(separator: " ")[0]))" }
+            let fix = engine.package.map { "install it: apt-get install \($0)" }
                 ?? "give the program's path, executable, as the voice's name"
             throw SpeechError("\(place): the speech engine \(request.engine.rawValue) ('\(program)') is not installed; \(fix)",
                               category: .missingInput)

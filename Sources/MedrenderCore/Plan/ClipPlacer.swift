@@ -164,10 +164,36 @@ struct ClipPlacer {
             let n = min(length(of: ref), c.maximumFrames)
             return n > 0 ? c.startFrame..<(c.startFrame + n) : nil
         }
-        let placer = ScriptPlacer(
-            script: script, rate: options.rate, schedule: schedule, total: total,
-            lengthFrames: script.lines.map { $0.sound.map(length(of:)) ?? 0 }, obstacles: obstacles)
-        guideLines = try placer.place()
+        // In a session shorter than its preset's, a line that does not fit is left out with a
+        // note, as a clip is; at the preset's length or longer, it is an error.
+        var shorter = fitted
+        switch (session.defaultLength, options.length) {
+        case (.duration(let preset), _): shorter = shorter || total < preset
+        case (.cycles(let preset), .cycles(let asked)): shorter = shorter || asked < preset
+        default: break
+        }
+        var kept = script
+        var indices = Array(script.lines.indices)
+        while true {
+            let placer = ScriptPlacer(
+                script: kept, rate: options.rate, schedule: schedule, total: total,
+                lengthFrames: kept.lines.map { $0.sound.map(length(of:)) ?? 0 }, obstacles: obstacles)
+            do {
+                guideLines = try placer.place().map { var line = $0; line.index = indices[line.index]; return line }
+                break
+            } catch {
+                let dropped: Int
+                switch error {
+                case .guideLineDoesNotFit(let line, _, _, _, _), .guideLinePlacement(let line, _, _, _): dropped = line
+                default: throw error
+                }
+                guard shorter else { throw error }
+                let text = kept.lines[dropped].text.map { "\"\($0.prefix(40))\"" } ?? "a clip"
+                notes.append("guide line \(indices[dropped] + 1) (\(text)) does not fit the shorter session: left out")
+                kept.lines.remove(at: dropped)
+                indices.remove(at: dropped)
+            }
+        }
         for line in guideLines {
             guard let ref = line.sound else { continue }
             let event = ClipEvent(
