@@ -37,7 +37,7 @@ import Testing
         #expect(script.lines[3].content == .clip(SoundRef("voice-hold"), text: "Halten."))
         #expect(script.lines[4].during == .closing)
         #expect(script.lines[5].start == .at(.seconds(90)))
-        #expect(script.lines[0].location == ScriptLocation(file: "g.yaml", line: 6, column: 7))
+        #expect(script.lines[0].location == ScriptLocation(file: "g.yaml", line: 7, column: 7))
         #expect(session.soundsUsed.contains(SoundRef("voice-hold")))
     }
 
@@ -45,7 +45,7 @@ import Testing
         ("  lines:\n    - say: \"\"\n", "g.yaml:4:12: guide.lines[0].say: the text is empty"),
         ("  lines:\n    - say: hi\n      clip: bell\n", "g.yaml:5:13: guide.lines[0].clip: give 'say'"),
         ("  lines:\n    - say: hi\n      at: 3\n      pause: 1\n", "g.yaml:5:11: guide.lines[0].at: a line placed by 'at' or 'on' takes no 'pause'"),
-        ("  voice: { engine: espeak }\n  lines:\n    - say: hi\n", "unknown speech engine 'espeak' (did you mean 'espeak-ng'?)"),
+        ("  voice: { engine: espeak }\n  lines:\n    - say: hi\n", "g.yaml:3:20: guide.voice.engine: unknown speech engine 'espeak'; choose one of: festival, espeak-ng, flite, command"),
         ("  lines:\n    - say: hi\n      on: { cycle: 2 }\n", "'on' needs 'cycle' and 'phase'"),
         ("  lines:\n    - say: hi\n      pause: { min: 1, weight: 0 }\n", "is out of range"),
         ("  lines:\n    - say: \(String(repeating: "a", count: 2001))\n", "is 2001 characters; a line takes at most 2000"),
@@ -66,8 +66,8 @@ import Testing
             _ = try PresetDecoder.decode("pattern: 4-0-6-0\nlanguage: nl\n", file: "g.yaml", defaultName: "g")
             Issue.record("decoded")
         } catch {
-            #expect(error.description.contains("g.yaml:2:11: language: unknown language 'nl'; choose one of: en, de, fr, es, it, pt"),
-                    "\(error.description)")
+            #expect(error.description.hasPrefix("g.yaml:2:11: language: unknown language 'nl'"), "\(error.description)")
+            #expect(error.description.hasSuffix("choose one of: en, de, fr, es, it, pt"), "\(error.description)")
         }
     }
 }
