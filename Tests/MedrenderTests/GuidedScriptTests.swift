@@ -155,6 +155,8 @@ import Testing
         // Whole seconds, no longer than the script at its minimum needs: a second less does not fit.
         #expect(plan.totalFrames % 16000 == 0)
         #expect(plan.total < .seconds(60), "\(plan.total)")
+        #expect(plan.guide.lines.count == 5, "a line was left out")
+        #expect(plan.schedule.start == .seconds(10) && plan.total - plan.schedule.end >= .seconds(10))
         var shorter = request
         shorter.session.fitsGuide = false
         shorter.session.defaultLength = .duration(plan.total - .seconds(1))

@@ -82,18 +82,24 @@ public enum GuideSpeech {
         var trial = session
         trial.fitsGuide = false
         // Each trial length is the preset's own, so a line that does not fit is an error, not left out.
+        let lineCount = session.guide?.lines.count ?? 0
         var total = session.settle + session.closing + .seconds(1)
         for _ in 0..<200 {
             var o = options
             o.length = .duration(total)
             trial.defaultLength = o.length
+            // A plan that fitted the session by leaving a line out is not long enough.
+            func whole(_ plan: RenderPlan) -> Bool { plan.guide.lines.count == lineCount }
             do {
-                _ = try RenderPlan(session: trial, options: o, sounds: lengths)
+                guard whole(try RenderPlan(session: trial, options: o, sounds: lengths)) else {
+                    total = total + .seconds(5)
+                    continue
+                }
                 // The steps above may overshoot: come down a second at a time while it still fits.
                 while total > .seconds(1) {
                     o.length = .duration(total - .seconds(1))
                     trial.defaultLength = o.length
-                    guard (try? RenderPlan(session: trial, options: o, sounds: lengths)) != nil else { break }
+                    guard let plan = try? RenderPlan(session: trial, options: o, sounds: lengths), whole(plan) else { break }
                     total = total - .seconds(1)
                 }
                 return total
