@@ -60,6 +60,7 @@ public enum GuideSpeech {
         job.sounds.sounds.merge(speech) { $1 }
         if session.fitsGuide {
             job.options.length = .duration(try fittedLength(session, sounds: job.sounds, options: job.options, origin: job.origin))
+            job.session.defaultLength = job.options.length
         }
     }
 
