@@ -50,7 +50,11 @@ let package = Package(
         // The facade: load assets, two passes, encode.
         .target(
             name: "Medrender",
-            dependencies: ["MedrenderCore", "MedrenderPresets", "MedrenderIO"]),
+            dependencies: [
+                "MedrenderCore", "MedrenderPresets", "MedrenderIO",
+                // Speech's cache key (Speech/SpeechCache.swift).
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         // Library builds: planner, runner, manifest, shards, merge.
         .target(
             name: "MedrenderBuild",

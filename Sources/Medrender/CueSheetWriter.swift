@@ -29,14 +29,21 @@ public struct CueSheetEvent: Hashable, Sendable {
     public var name: String
     public var frame: Int64
     public var endFrame: Int64
+    /// What a voice line says (a guided script's spoken text, or a clip's `text:`).
+    public var text: String?
+    /// The words of the session's language, for captions.
+    public var words: Words = .english
 
     /// The plan's sections, voice clips and bells, in order of their first frame (sections first
     /// on a tie).
     public static func events(of plan: RenderPlan) -> [CueSheetEvent] {
         var events: [CueSheetEvent] = []
+        let words = plan.guide.language.words
+        var spoken: [Int64: [PlacedLine]] = [:]
+        for line in plan.guide.lines { spoken[line.startFrame, default: []].append(line) }
         for (index, section) in plan.sections.enumerated() {
             let end = plan.sections[(index + 1)...].first { $0.frame > section.frame }?.frame ?? plan.totalFrames
-            events.append(CueSheetEvent(kind: .section, name: section.name, frame: section.frame, endFrame: end))
+            events.append(CueSheetEvent(kind: .section, name: words.section(section.name), frame: section.frame, endFrame: end, words: words))
         }
         for clip in plan.clips {
             let kind: Kind, name: String
@@ -46,8 +53,9 @@ public struct CueSheetEvent: Hashable, Sendable {
             case (.bells, .countdown): kind = .countdown; name = "countdown"
             default: continue
             }
+            let text = kind == .voice ? spoken[clip.startFrame]?.first { $0.sound?.name == name }?.text : nil
             events.append(CueSheetEvent(kind: kind, name: name, frame: clip.startFrame,
-                                        endFrame: clip.startFrame + plan.soundingFrames(of: clip)))
+                                        endFrame: clip.startFrame + plan.soundingFrames(of: clip), text: text, words: words))
         }
         let order: [Kind: Int] = [.section: 0, .voice: 1, .bell: 2, .countdown: 3]
         return events.enumerated().sorted {
@@ -55,13 +63,14 @@ public struct CueSheetEvent: Hashable, Sendable {
         }.map(\.element)
     }
 
-    /// What a caption shows for it: the section's name, or the sound in brackets.
+    /// What a caption shows for it: the section's name, what the voice says, or the sound in
+    /// brackets, in the session's language.
     public var caption: String {
         switch kind {
         case .section: name
-        case .voice: "[voice: \(name)]"
-        case .bell: "[bell]"
-        case .countdown: "[tick]"
+        case .voice: text ?? "[\(words.voice.lowercased()): \(name)]"
+        case .bell: "[\(words.bell.lowercased())]"
+        case .countdown: "[\(words.tick.lowercased())]"
         }
     }
 }
@@ -73,12 +82,13 @@ public enum CueSheetWriter {
         var text = "{\"rate\": \(plan.rate), \"frames\": \(plan.totalFrames), \"cycles\": \(plan.schedule.cycleCount),\n"
         text += " \"sections\": ["
         text += plan.sections.map {
-            "{\"name\": \"\(escape($0.name))\", \"frame\": \($0.frame), \"seconds\": \($0.time)}"
+            "{\"name\": \"\(escape(plan.guide.language.words.section($0.name)))\", \"frame\": \($0.frame), \"seconds\": \($0.time)}"
         }.joined(separator: ", ")
         text += "],\n \"events\": [\n"
         text += CueSheetEvent.events(of: plan).map {
             "  {\"type\": \"\($0.kind.rawValue)\", \"name\": \"\(escape($0.name))\", \"frame\": \($0.frame), "
-                + "\"seconds\": \(jsonSeconds($0.frame, plan.rate)), \"endFrame\": \($0.endFrame), \"endSeconds\": \(jsonSeconds($0.endFrame, plan.rate))}"
+                + "\"seconds\": \(jsonSeconds($0.frame, plan.rate)), \"endFrame\": \($0.endFrame), \"endSeconds\": \(jsonSeconds($0.endFrame, plan.rate))"
+                + ($0.text.map { ", \"text\": \"\(escape($0))\"" } ?? "") + "}"
         }.joined(separator: ",\n")
         text += "\n],\n \"cues\": [\n"
         var first = true
@@ -124,6 +134,7 @@ public enum CueSheetWriter {
             SessionTime(milliseconds: (frame * 1000 + Int64(plan.rate) / 2) / Int64(plan.rate))
         }
         let events = CueSheetEvent.events(of: plan)
+        let words = plan.guide.language.words
         var next = 0
         var counts: [CueSheetEvent.Kind: Int] = [:]
         func emitEvents(before limit: SessionTime?) {
@@ -139,7 +150,7 @@ public enum CueSheetWriter {
         for mark in plan.cueMarks {
             emitEvents(before: mark.time)
             index += 1
-            text += "\n\(index)\n\(vttTime(mark.time)) --> \(vttTime(mark.time + mark.length))\n\(mark.kind.instruction)\n"
+            text += "\n\(index)\n\(vttTime(mark.time)) --> \(vttTime(mark.time + mark.length))\n\(words.instruction(mark.kind))\n"
         }
         emitEvents(before: nil)
         return text
@@ -150,15 +161,16 @@ public enum CueSheetWriter {
     public static func audacityLabels(_ plan: RenderPlan) -> String {
         var text = ""
         let rate = plan.rate
+        let words = plan.guide.language.words
         for section in plan.sections {
-            text += "\(seconds(section.frame, rate))\t\(seconds(section.frame, rate))\t\(section.name)\n"
+            text += "\(seconds(section.frame, rate))\t\(seconds(section.frame, rate))\t\(words.section(section.name))\n"
         }
         for event in CueSheetEvent.events(of: plan) where event.kind != .section {
             text += "\(seconds(event.frame, rate))\t\(seconds(event.endFrame, rate))\t\(event.caption)\n"
         }
         for mark in plan.cueMarks {
             let end = (mark.time + mark.length).frame(atRate: rate)
-            text += "\(seconds(mark.frame, rate))\t\(seconds(end, rate))\t\(mark.kind.instruction) (\(mark.cycle))\n"
+            text += "\(seconds(mark.frame, rate))\t\(seconds(end, rate))\t\(words.instruction(mark.kind)) (\(mark.cycle))\n"
         }
         return text
     }

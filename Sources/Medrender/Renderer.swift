@@ -47,6 +47,7 @@ public struct RenderRequest: Sendable {
         var job = RenderJob(session: session, sounds: ResolvedSounds(), options: options, format: format, origin: presetFile)
         let draft = try job.schedulePlan()
         job.sounds = try library.resolveSounds(draft.soundsUsed, for: session, presetFile: presetFile, stockFallback: stockFallback)
+        try GuideSpeech.prepare(&job)  // guide: the script's speech synthesized before the plan (Speech/GuideSpeech.swift)
         job.cueSheetPaths = cueSheetPaths
         job.stemsDirectory = stemsDirectory
         job.soundCache = soundCache

@@ -30,6 +30,10 @@ public struct SessionParameters: Sendable, Hashable {
     public var artist: String?
     public var album: String?
     public var stockFallback = false
+    /// `--voice ENGINE[:NAME]`, `--language CODE`, `--minutes fit` (SessionParameters+Guide.swift).
+    public var voice: String?
+    public var language: String?
+    public var fitToGuide = false
 
     public init(preset: String) { self.preset = preset }
 
@@ -155,6 +159,7 @@ public struct SessionParameters: Sendable, Hashable {
     public func loadSession(library: PresetLibrary) throws -> (session: Session, file: String, length: SessionLength) {
         let file = try library.presetPath(preset)
         var session = try PresetDecoder.load(path: file)
+        try applyGuide(to: &session)
         var changes: [String] = []
         if let replacement = try parsedPattern() {
             session.replacePattern(with: replacement)

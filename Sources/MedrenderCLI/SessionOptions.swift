@@ -9,8 +9,15 @@ struct SessionOptions: ParsableArguments {
     @Option(name: .long, help: "A preset name from Presets/ (see 'medrender presets') or a path to a .yaml file.")
     var preset: String
 
-    @Option(name: .long, parsing: .unconditional, help: "Session length in minutes (decimal, up to 1440). Default: the preset's.")
-    var minutes: Double?
+    @Option(name: .long, parsing: .unconditional,
+            help: "Session length in minutes (decimal, up to 1440), or 'fit' for as long as the preset's guided script. Default: the preset's.")
+    var minutes: MinutesArgument?
+
+    @Option(name: .long, help: "The guided script's voice, ENGINE[:NAME]: festival, espeak-ng, flite or command:PROGRAM.")
+    var voice: String?
+
+    @Option(name: .long, help: "The language of the words and the voice: en, de, fr, es, it or pt.")
+    var language: String?
 
     @Option(name: .long, help: "Session length in whole breath cycles, instead of --minutes.")
     var cycles: Int?
@@ -37,7 +44,10 @@ struct SessionOptions: ParsableArguments {
     /// by the commands that have them).
     var parameters: SessionParameters {
         var p = SessionParameters(preset: preset)
-        p.minutes = minutes
+        p.minutes = minutes?.minutes
+        p.fitToGuide = minutes?.fit ?? false
+        p.voice = voice
+        p.language = language
         p.cycles = cycles
         p.rate = rate
         p.pattern = pattern
@@ -67,5 +77,20 @@ func asValidation<T>(_ body: () throws -> T) throws -> T {
         return try body()
     } catch let error as RenderError where error.category == .usage {
         throw ValidationError(error.message)
+    }
+}
+
+/// `--minutes M` or `--minutes fit`.
+struct MinutesArgument: ExpressibleByArgument {
+    var minutes: Double?
+    var fit: Bool { minutes == nil }
+    init?(argument: String) {
+        if argument == "fit" {
+            minutes = nil
+        } else if let value = Double(argument) {
+            minutes = value
+        } else {
+            return nil
+        }
     }
 }

@@ -9,6 +9,7 @@ public enum PresetDecoder {
     static let topKeys = [
         "name", "description", "minutes", "cycles", "pattern", "ramp", "segments", "limits", "settle", "closing",
         "cues", "voice", "ambience", "bells", "master", "seed", "metadata", "credits",
+        "guide", "language",
     ]
 
     /// The largest preset file read, in bytes (the library's presets are a few KiB).
@@ -79,7 +80,7 @@ public enum PresetDecoder {
         if fields["minutes"] != nil, fields["cycles"] != nil {
             throw fields["cycles"]!.error("give 'minutes' or 'cycles', not both")
         }
-        if let node = fields["minutes"] {
+        if let node = fields["minutes"], !decodeFit(node, into: &session) {
             session.defaultLength = .duration(SessionTime(minutes: try node.number(in: 0.05...1440, unit: "min"))!)
         }
         if let node = fields["cycles"] {
@@ -101,6 +102,8 @@ public enum PresetDecoder {
             if let n = f["date"] { session.metadata.date = try n.tagText() }
             if let n = f["comment"] { session.metadata.comment = try n.tagText() }
         }
+        if let node = fields["guide"] { session.guide = try decodeGuide(node) }
+        if let node = fields["language"] { session.language = try decodeLanguage(node) }
         if let node = fields["credits"] {
             // Keyed by a sound as the preset names it, so a misspelt one is caught.
             let names = session.soundsUsed.map(\.name)

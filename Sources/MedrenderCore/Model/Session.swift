@@ -36,6 +36,12 @@ public struct Session: Hashable, Sendable {
     public var metronome: Metronome?
     /// A soft tone or noise that rises through each inhale and falls through each exhale, when set.
     public var swell: BreathSwell?
+    /// The guided script (`guide:`), when the preset has one.
+    public var guide: GuideScript?
+    /// The language of the words a listener meets and of the script's voice, default English.
+    public var language: Language = .english
+    /// Whether the session is as long as its script needs (`minutes: fit`, `--minutes fit`).
+    public var fitsGuide = false
 
     public init(
         name: String, description: String = "", defaultLength: SessionLength = .duration(.seconds(600)),
@@ -69,6 +75,7 @@ public struct Session: Hashable, Sendable {
         add(voice.track)
         for kind in PhaseKind.allCases { add(voice.prompts[kind]) }
         for clip in voice.clips { add(clip.sound) }
+        for line in guide?.lines ?? [] { if case .clip(let ref, _) = line.content { add(ref) } }
         add(bells.interval)
         for bed in ambience { add(bed.sound) }
         for kind in PhaseKind.allCases {
@@ -114,7 +121,8 @@ extension Session {
     public func stockReplacement(for ref: SoundRef) -> (role: SoundRole, stock: SoundRef)? {
         if ambience.contains(where: { $0.sound == ref }) { return (.ambience, SoundRef("rain")) }
         if voice.outro == ref { return (.voice, SoundRef("voice-outro")) }
-        if voice.intro == ref || voice.track == ref || voice.clips.contains(where: { $0.sound == ref }) {
+        if voice.intro == ref || voice.track == ref || voice.clips.contains(where: { $0.sound == ref })
+            || guide?.lines.contains(where: { $0.sound == ref }) == true {
             return (.voice, SoundRef("voice-intro"))
         }
         for (kind, prompt) in voice.prompts where prompt == ref {

@@ -17,6 +17,8 @@ struct ClipPlacer {
     let fitted: Bool
     /// What was left out, for the report.
     private(set) var notes: [String] = []
+    /// The guided script's lines, placed (`placeScript`).
+    private(set) var guideLines: [PlacedLine] = []
 
     init(session: Session, options: RenderOptions, sounds: [SoundRef: SoundFacts]?, schedule: BreathSchedule, total: SessionTime,
          fitted: Bool = false) {
@@ -149,7 +151,57 @@ struct ClipPlacer {
             }
         }
 
+        try placeScript()
         clips.sort { $0.startFrame < $1.startFrame }
+    }
+
+    /// Places the guided script's lines after every other voice sound, which they never overlap
+    /// (`ScriptPlacer`), and plays each as a voice clip.
+    private mutating func placeScript() throws(PlanError) {
+        guard let script = session.guide, !script.lines.isEmpty else { return }
+        let obstacles = voiceClips.compactMap { c -> Range<Int64>? in
+            guard case .file(let ref) = c.sound else { return nil }
+            let n = min(length(of: ref), c.maximumFrames)
+            return n > 0 ? c.startFrame..<(c.startFrame + n) : nil
+        }
+        // In a session shorter than its preset's, a line that does not fit is left out with a
+        // note, as a clip is; at the preset's length or longer, it is an error.
+        var shorter = fitted
+        switch (session.defaultLength, options.length) {
+        case (.duration(let preset), _): shorter = shorter || total < preset
+        case (.cycles(let preset), .cycles(let asked)): shorter = shorter || asked < preset
+        default: break
+        }
+        var kept = script
+        var indices = Array(script.lines.indices)
+        while true {
+            let placer = ScriptPlacer(
+                script: kept, rate: options.rate, schedule: schedule, total: total,
+                lengthFrames: kept.lines.map { $0.sound.map(length(of:)) ?? 0 }, obstacles: obstacles)
+            do {
+                guideLines = try placer.place().map { var line = $0; line.index = indices[line.index]; return line }
+                break
+            } catch {
+                let dropped: Int
+                switch error {
+                case .guideLineDoesNotFit(let line, _, _, _, _), .guideLinePlacement(let line, _, _, _): dropped = line
+                default: throw error
+                }
+                guard shorter else { throw error }
+                let text = kept.lines[dropped].text.map { "\"\($0.prefix(40))\"" } ?? "a clip"
+                notes.append("guide line \(indices[dropped] + 1) (\(text)) does not fit the shorter session: left out")
+                kept.lines.remove(at: dropped)
+                indices.remove(at: dropped)
+            }
+        }
+        for line in guideLines {
+            guard let ref = line.sound else { continue }
+            let event = ClipEvent(
+                layer: .voice, sound: .file(ref), startFrame: line.startFrame, maximumFrames: max(0, totalFrames - line.startFrame),
+                gain: Float(decibelsToGain(voiceGain(ref))), pan: 0, releaseFrames: 0)
+            voiceClips.append(event)
+            if options.layers.contains(.voice) { clips.append(event) }
+        }
     }
 
     /// Ducking: the ambience dips under every voice clip, reaching its depth as the voice starts;

@@ -36,9 +36,20 @@ extension PlanError: CustomStringConvertible {
         case .fadesLongerThanSession(let fadeIn, let fadeOut, let total):
             return "the master fade-in (\(fadeIn) s) and fade-out (\(fadeOut) s) last longer than the \(total) s session; "
                 + "shorten 'master.fade-in' or 'master.fade-out', or make the session longer"
+        case .guideLineDoesNotFit(let line, let location, let text, let missing, let reason):
+            return "\(Self.lineName(line, location, text)) does not fit: \(reason), \(missing) s missing; "
+                + "make the session longer (or use --minutes fit), shorten the pauses before it or its text"
+        case .guideLinePlacement(let line, let location, let text, let problem):
+            return "\(Self.lineName(line, location, text)) \(problem)"
         case .tooLong(let total, let limit):
             return "a session of \(total) s is longer than the \(limit) s (24 h) medrender renders; make it shorter"
         }
+    }
+
+    /// `guide line 3 ("Let the shoulders…", preset.yaml:12:7)`.
+    static func lineName(_ line: Int, _ location: ScriptLocation?, _ text: String) -> String {
+        let excerpt = text.count > 32 ? String(text.prefix(30)) + "…" : text
+        return "guide line \(line + 1) (\(excerpt.isEmpty ? "" : "\"\(excerpt)\", ")\(location.map(\.description) ?? "no location"))"
     }
 
     private func minutesText(_ t: SessionTime) -> String {

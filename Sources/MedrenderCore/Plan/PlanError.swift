@@ -19,4 +19,8 @@ public enum PlanError: Error, Hashable, Sendable {
     case segmentDoesNotFit(index: Int, name: String, before: SessionTime, available: SessionTime)
     /// A bed's start point that leaves no room for the crossfades around it.
     case bedsOverlap(sound: SoundRef, at: SessionTime, crossfade: SessionTime, total: SessionTime)
+    /// A line of the guided script that does not fit the time it is given (`missing` more needed).
+    case guideLineDoesNotFit(line: Int, location: ScriptLocation?, text: String, missing: SessionTime, reason: String)
+    /// A line of the guided script placed where it cannot be (a cycle past the end, over a prompt).
+    case guideLinePlacement(line: Int, location: ScriptLocation?, text: String, problem: String)
 }

@@ -38,6 +38,8 @@ public struct RenderPlan: Sendable {
     public let notes: [String]
     /// Each sound's length in frames at the output rate (empty for a plan made without them).
     public let soundFrameCounts: [SoundRef: Int64]
+    /// The guided script's lines as placed, and the language of the words (guide: GuideScript.swift).
+    public let guide: GuidePlan
 
     /// The longest session medrender renders: 24 hours.
     public static let longestSession = SessionTime.seconds(24 * 3600)
@@ -133,6 +135,7 @@ public struct RenderPlan: Sendable {
             truePeakDBTP: session.master.truePeakDBTP)
         self.seed = session.seed
         self.soundFrameCounts = sounds?.mapValues(\.frameCount) ?? [:]
+        self.guide = GuidePlan(lines: placer.guideLines, language: session.language)
     }
 
     /// The same plan with only `layers` mixed: what planning with only those layers gives (the

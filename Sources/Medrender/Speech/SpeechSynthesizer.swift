@@ -1,0 +1,202 @@
+import Crypto
+import Foundation
+import MedrenderCore
+import MedrenderIO
+
+/// Why speech could not be made: each says what, where and how to fix it, in one line.
+public struct SpeechError: DiagnosedError, Hashable {
+    public var message: String
+    public var category: ErrorCategory
+    public init(_ message: String, category: ErrorCategory) {
+        self.message = message
+        self.category = category
+    }
+    public var description: String { message }
+}
+
+/// One line to speak, resolved: engine, voice, language and text.
+public struct SpeechRequest: Hashable, Sendable {
+    public var engine: GuideVoice.Engine
+    /// The engine's voice (for `command`, the program).
+    public var voice: String
+    public var language: Language
+    public var text: String
+
+    /// Changes whenever the way speech is made changes, so old cache entries are not reused.
+    public static let version = "1"
+
+    /// The cache key: SHA-256 of engine, voice, language, text and version.
+    public var key: String {
+        var hasher = SHA256()
+        for field in ["medrender-speech", Self.version, engine.rawValue, voice, language.rawValue, text] {
+            hasher.update(data: Array(field.utf8) + [0])
+        }
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// Runs the speech engines (the one type in medrender that starts processes), checks what they
+/// make, and keeps each line's audio in the cache by its content hash, so a line is synthesized
+/// once for every render, build and server that shares the cache.
+public struct SpeechSynthesizer: Sendable {
+    /// The cache folder: `$XDG_CACHE_HOME/medrender/speech`, or `~/.cache/medrender/speech`.
+    public var cacheDirectory: String
+
+    public init(cacheDirectory: String? = nil) {
+        self.cacheDirectory = cacheDirectory ?? Self.cacheDirectoryOverride ?? Self.defaultCacheDirectory()
+    }
+
+    /// A cache folder for the work done in a task (a test's own), instead of the user's.
+    @TaskLocal public static var cacheDirectoryOverride: String?
+
+    public static func defaultCacheDirectory() -> String {
+        let env = ProcessInfo.processInfo.environment
+        if let xdg = env["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return "\(xdg)/medrender/speech" }
+        let home = env["HOME"] ?? NSHomeDirectory()
+        return "\(home)/.cache/medrender/speech"
+    }
+
+    /// Where a request's audio lives in the cache.
+    public func cachedPath(_ request: SpeechRequest) -> String { "\(cacheDirectory)/\(request.key).wav" }
+
+    /// The program's full path on `PATH` (or as given, when it holds a slash), nil when absent.
+    static func locate(_ program: String) -> String? {
+        if program.contains("/") { return FileManager.default.isExecutableFile(atPath: program) ? program : nil }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for dir in path.split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(dir)/\(program)") {
+            return "\(dir)/\(program)"
+        }
+        return nil
+    }
+
+    /// The audio of `request`: from the cache, or made now and put in the cache atomically. A
+    /// failure leaves nothing in the cache. `place` names the line for messages.
+    public func audio(for request: SpeechRequest, place: String) throws -> String {
+        let final = cachedPath(request)
+        if FileManager.default.fileExists(atPath: final) { return final }
+        let engine = request.engine.description
+        let program = engine.program(voice: request.voice)
+        guard let executable = Self.locate(program) else {
+            let fix = engine.package.map { "install it: apt-get install \($0)" }
+                ?? "give the program's path, executable, as the voice's name"
+            throw SpeechError("\(place): the speech engine \(request.engine.rawValue) ('\(program)') is not installed; \(fix)",
+                              category: .missingInput)
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: cacheDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw SpeechError("\(place): cannot create the speech cache \(cacheDirectory) (\(error.localizedDescription)); "
+                + "set XDG_CACHE_HOME to a folder you can write", category: .cannotCreate)
+        }
+        let scratch = "\(cacheDirectory)/.\(request.key)-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
+        let textFile = scratch + ".txt", raw = scratch + ".wav"
+        defer {
+            try? FileManager.default.removeItem(atPath: textFile)
+            try? FileManager.default.removeItem(atPath: raw)
+        }
+        guard FileManager.default.createFile(atPath: textFile, contents: Data(request.text.utf8)) else {
+            throw SpeechError("\(place): cannot write in the speech cache \(cacheDirectory); set XDG_CACHE_HOME to a folder you can write",
+                              category: .cannotCreate)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = engine.arguments(voice: request.voice, text: request.text, textFile: textFile, output: raw)
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
+        do {
+            try process.run()
+        } catch {
+            throw SpeechError("\(place): cannot run \(executable) (\(error.localizedDescription)); check that it is an executable program",
+                              category: .missingInput)
+        }
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let lastLine = stderr.split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
+        guard process.terminationStatus == 0 else {
+            throw SpeechError("\(place): \(request.engine.rawValue) ('\(program)') failed with exit code \(process.terminationStatus)"
+                + (lastLine.isEmpty ? "" : ": \(lastLine)") + "; check the voice '\(request.voice)' and the text", category: .badData)
+        }
+        // Some engines exit 0 after saying why they spoke nothing (an unknown voice).
+        let size = (try? FileManager.default.attributesOfItem(atPath: raw)[.size] as? NSNumber)?.int64Value ?? 0
+        guard size > 0 else {
+            throw SpeechError("\(place): \(request.engine.rawValue) ('\(program)') wrote no audio"
+                + (lastLine.isEmpty ? "" : ": \(lastLine)") + "; check the voice '\(request.voice)'", category: .badData)
+        }
+        try Self.trimmed(raw, to: final, place: place, engine: request.engine.rawValue)
+        return final
+    }
+
+    /// Below this, a sample at either end of the speech is silence and is cut (−60 dBFS).
+    static let silenceThreshold: Float = 0.001
+
+    /// Copies the engine's WAV to `final` (atomically) without its leading and trailing silence,
+    /// so a line's first sound is on its first frame.
+    static func trimmed(_ raw: String, to final: String, place: String, engine: String) throws {
+        let asset: AudioAsset
+        let rate: Int
+        do {
+            let reader = try SoundFileReader(path: raw)
+            rate = reader.rate
+            asset = try reader.readAll()
+        } catch {
+            throw SpeechError("\(place): \(engine) wrote something that is not a sound (\(error)); check the engine", category: .badData)
+        }
+        let channels = asset.channels, frames = asset.frameCount
+        func loud(_ frame: Int) -> Bool {
+            (0..<channels).contains { abs(asset.samples[frame * channels + $0]) > silenceThreshold }
+        }
+        guard let first = (0..<frames).first(where: loud), let last = (0..<frames).last(where: loud) else {
+            throw SpeechError("\(place): \(engine) made only silence; check the voice and the text", category: .badData)
+        }
+        var samples = Array(asset.samples[(first * channels)..<((last + 1) * channels)])
+        do {
+            let file = try AtomicOutputFile(path: final)
+            let writer = try SoundFileWriter(file: file, container: .wav, sampleFormat: .float32, channels: channels, rate: rate)
+            try samples.withUnsafeMutableBufferPointer { buffer throws(IOError) in
+                try writer.write(buffer.baseAddress!, frameCount: last - first + 1)
+            }
+            try writer.finish()
+            try file.commit()
+        } catch {
+            throw SpeechError("\(place): cannot write the speech cache (\(error)); set XDG_CACHE_HOME to a folder you can write",
+                              category: .cannotCreate)
+        }
+    }
+
+    /// Each engine, whether it is installed, its package and the voices it has.
+    public static func installedEngines() -> [(engine: GuideVoice.Engine, installed: Bool, package: String?, voices: [String])] {
+        GuideVoice.Engine.allCases.filter { $0 != .command }.map { engine in
+            let description = engine.description
+            let installed = locate(description.program(voice: nil)) != nil
+            var voices: [String] = []
+            if installed {
+                switch engine {
+                case .festival: voices = FestivalEngine.installedVoices()
+                case .espeakNG: voices = run(["espeak-ng", "--voices"]).split(separator: "\n").dropFirst()
+                    .compactMap { $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.map(String.init) }
+                case .flite: voices = run(["flite", "-lv"]).replacingOccurrences(of: "Voices available:", with: "")
+                    .split(whereSeparator: \.isWhitespace).map(String.init)
+                case .command: break
+                }
+            }
+            return (engine, installed, description.package, voices)
+        }
+    }
+
+    /// A program's standard output (for listing voices), empty when it fails.
+    private static func run(_ command: [String]) -> String {
+        guard let executable = locate(command[0]) else { return "" }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = Array(command.dropFirst())
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return "" }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}

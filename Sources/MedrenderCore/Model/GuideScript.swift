@@ -1,0 +1,144 @@
+/// A guided script: the voice that speaks it and its lines, in speaking order.
+///
+/// The script is a pure value: the text and the timing rules as the author wrote them. Speech is
+/// synthesized before planning; each spoken line then names the sound that holds its audio.
+public struct GuideScript: Hashable, Sendable {
+    /// The voice the `say:` lines are spoken with; nil takes the language's default voice.
+    public var voice: GuideVoice?
+    public var lines: [GuideLine]
+
+    public init(voice: GuideVoice? = nil, lines: [GuideLine]) {
+        self.voice = voice
+        self.lines = lines
+    }
+}
+
+/// A speech engine and one of its voices.
+public struct GuideVoice: Hashable, Sendable {
+    public enum Engine: String, Hashable, Sendable, CaseIterable {
+        case festival
+        case espeakNG = "espeak-ng"
+        case flite
+        /// A program the user has: it is run with the text and an output path as its arguments.
+        case command
+    }
+    public var engine: Engine
+    /// The voice's name for the engine (`cmu_us_slt_arctic_hts`, `de`, `slt`), or for `command`
+    /// the program to run; nil takes the engine's default for the language.
+    public var name: String?
+
+    public init(engine: Engine, name: String? = nil) {
+        self.engine = engine
+        self.name = name
+    }
+}
+
+/// The three parts of a session a line can belong to.
+public enum SessionPart: String, Hashable, Sendable, CaseIterable {
+    case settle, breathing, closing
+}
+
+/// Where a line sits in the preset (`file:line:column`), for messages.
+public struct ScriptLocation: Hashable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var column: Int
+    public init(file: String, line: Int, column: Int) {
+        self.file = file
+        self.line = line
+        self.column = column
+    }
+    public var description: String { "\(file):\(line):\(column)" }
+}
+
+/// One line of a script: spoken text or a recording, and when it starts.
+public struct GuideLine: Hashable, Sendable {
+    public enum Content: Hashable, Sendable {
+        /// Text to be spoken by the script's voice.
+        case say(String)
+        /// A recording, with what it says when the author gave it (for the captions).
+        case clip(SoundRef, text: String?)
+    }
+
+    /// How a line's start is found.
+    public enum Start: Hashable, Sendable {
+        /// After the previous line ends (or the start of its part), by a fixed pause.
+        case after(SessionTime)
+        /// After the previous line ends, by an elastic pause: at least `minimum`, plus the
+        /// run's spare time in proportion to `weight` (> 0).
+        case elastic(minimum: SessionTime, weight: Double)
+        /// At a set time from the start of the file.
+        case at(SessionTime)
+        /// On the first frame of a phase of a cycle (1-based).
+        case on(cycle: Int, phase: PhaseKind)
+    }
+
+    public var content: Content
+    public var start: Start
+    /// The part the line belongs to: with it, the line flows from that part's start (after its
+    /// pause). Nil: the part of the line before it.
+    public var during: SessionPart?
+    /// Where the author wrote it.
+    public var location: ScriptLocation?
+    /// The sound that holds a spoken line's audio, once synthesized (a clip's own sound otherwise).
+    public var speech: SoundRef?
+
+    public init(content: Content, start: Start = .after(GuideLine.defaultPause), during: SessionPart? = nil,
+                location: ScriptLocation? = nil) {
+        self.content = content
+        self.start = start
+        self.during = during
+        self.location = location
+    }
+
+    /// The pause before a line that gives none: 1 s.
+    public static let defaultPause = SessionTime.seconds(1)
+
+    /// The sound the line plays: a clip's, or a spoken line's synthesized audio (nil before synthesis).
+    public var sound: SoundRef? {
+        switch content {
+        case .say: speech
+        case .clip(let ref, _): ref
+        }
+    }
+
+    /// What the line says, for the captions: the spoken text, or a clip's `text:`.
+    public var text: String? {
+        switch content {
+        case .say(let text): text
+        case .clip(_, let text): text
+        }
+    }
+
+    /// Whether the line is placed by a time or a cue of its own rather than after the one before.
+    public var isAnchored: Bool {
+        switch start {
+        case .at, .on: true
+        case .after, .elastic: during != nil
+        }
+    }
+}
+
+/// A spoken line or a clip with text, placed on the clock: what the captions show.
+public struct PlacedLine: Hashable, Sendable {
+    /// The line's index in the script (0-based).
+    public var index: Int
+    public var text: String?
+    public var sound: SoundRef?
+    public var startFrame: Int64
+    /// The frame after its last.
+    public var endFrame: Int64
+}
+
+/// What the plan knows of a session's script and its words.
+public struct GuidePlan: Hashable, Sendable {
+    /// Every line placed, in speaking order.
+    public var lines: [PlacedLine]
+    /// The language of the words a listener meets.
+    public var language: Language
+
+    public init(lines: [PlacedLine] = [], language: Language = .english) {
+        self.lines = lines
+        self.language = language
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import MedrenderCore
+
+extension PresetDecoder {
+    /// The most characters a spoken line may have.
+    public static let maximumSpokenCharacters = 2000
+
+    /// `language: en|de|fr|es|it|pt`.
+    static func decodeLanguage(_ node: PresetNode) throws(PresetError) -> Language {
+        try node.choice(Language.self, what: "language")
+    }
+
+    /// `minutes: fit`: the session is as long as its guided script needs. Returns whether it was.
+    static func decodeFit(_ node: PresetNode, into session: inout Session) -> Bool {
+        guard (try? node.string()) == "fit" else { return false }
+        session.fitsGuide = true
+        return true
+    }
+
+    /// `guide: { voice: { engine, name }, lines: [ … ] }`.
+    static func decodeGuide(_ node: PresetNode) throws(PresetError) -> GuideScript {
+        let fields = try node.mapping(allowed: ["voice", "lines"])
+        var script = GuideScript(lines: [])
+        if let v = fields["voice"] { script.voice = try decodeGuideVoice(v) }
+        guard let linesNode = fields["lines"] else {
+            throw node.error("a guide needs 'lines:', a list such as [{ say: \"Let the shoulders soften.\" }]")
+        }
+        let items = try linesNode.sequence()
+        guard !items.isEmpty else { throw linesNode.error("is empty; give at least one line such as { say: \"Welcome.\" }") }
+        for item in items { script.lines.append(try decodeGuideLine(item)) }
+        return script
+    }
+
+    /// `voice: { engine: festival|espeak-ng|flite|command, name: VOICE }`, or `voice: ENGINE[:NAME]`.
+    static func decodeGuideVoice(_ node: PresetNode) throws(PresetError) -> GuideVoice {
+        if case .scalar = node.node {
+            let text = try node.string()
+            return try guideVoice(text, node: node)
+        }
+        let f = try node.mapping(allowed: ["engine", "name"])
+        guard let e = f["engine"] else { throw node.error("give the voice's 'engine': festival, espeak-ng, flite or command") }
+        var voice = GuideVoice(engine: try e.choice(GuideVoice.Engine.self, what: "speech engine"))
+        if let n = f["name"] { voice.name = try n.name() }
+        if voice.engine == .command, voice.name == nil {
+            throw node.error("the 'command' engine needs 'name': the program to run with the text and an output path")
+        }
+        return voice
+    }
+
+    /// `ENGINE[:NAME]`, as `--voice` and a short `voice:` give it.
+    public static func guideVoice(_ text: String) throws(PresetError) -> GuideVoice {
+        try guideVoice(text, node: nil)
+    }
+
+    private static func guideVoice(_ text: String, node: PresetNode?) throws(PresetError) -> GuideVoice {
+        let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+        let engines = GuideVoice.Engine.allCases.map(\.rawValue)
+        func fail(_ message: String) -> PresetError {
+            node?.error(message) ?? PresetError(file: "", field: "--voice", message: message, category: .usage)
+        }
+        guard let first = parts.first, let engine = GuideVoice.Engine(rawValue: first) else {
+            var message = "unknown speech engine '\(parts.first ?? "")'"
+            if let guess = didYouMean(parts.first ?? "", among: engines) { message += " (did you mean '\(guess)'?)" }
+            throw fail(message + "; choose one of: \(engines.joined(separator: ", ")), as ENGINE or ENGINE:VOICE")
+        }
+        let name = parts.count > 1 && !parts[1].isEmpty ? parts[1] : nil
+        if engine == .command, name == nil { throw fail("the 'command' engine needs a program: command:PATH") }
+        return GuideVoice(engine: engine, name: name)
+    }
+
+    static func decodeGuideLine(_ item: PresetNode) throws(PresetError) -> GuideLine {
+        let f = try item.mapping(allowed: ["say", "clip", "text", "at", "pause", "during", "on"])
+        let location = ScriptLocation(file: item.file, line: item.line ?? 0, column: item.column ?? 0)
+        let content: GuideLine.Content
+        switch (f["say"], f["clip"]) {
+        case (let say?, nil):
+            if let text = f["text"] { throw text.error("'text' goes with a 'clip' (what it says); a 'say' line is its own text") }
+            content = .say(try spokenText(say))
+        case (nil, let clip?):
+            content = .clip(try clip.sound(), text: try f["text"].map { n throws(PresetError) in try spokenText(n) })
+        case (_?, _?):
+            throw f["clip"]!.error("give 'say' (text to speak) or 'clip' (a recording), not both")
+        case (nil, nil):
+            throw item.error("a line needs 'say: \"text to speak\"' or 'clip: NAME|PATH'")
+        }
+        var line = GuideLine(content: content, location: location)
+        if let at = f["at"], let on = f["on"] { _ = at; throw on.error("give 'at' or 'on', not both") }
+        if let n = f["during"] {
+            if let other = f["at"] ?? f["on"] { throw other.error("a line with 'during' flows from its part's start; drop 'at'/'on' or 'during'") }
+            line.during = try n.choice(SessionPart.self, what: "part")
+        }
+        if let pause = f["pause"], let other = f["at"] ?? f["on"] {
+            _ = pause
+            throw other.error("a line placed by 'at' or 'on' takes no 'pause'; drop one of them")
+        }
+        if let n = f["at"] { line.start = .at(try n.seconds(in: 0...86400)) }
+        if let n = f["on"] {
+            let o = try n.mapping(allowed: ["cycle", "phase"])
+            guard let c = o["cycle"], let p = o["phase"] else {
+                throw n.error("'on' needs 'cycle' and 'phase', such as { cycle: 3, phase: exhale }")
+            }
+            line.start = .on(cycle: try c.integer(in: 1...100_000, unit: "cycles"), phase: try p.choice(PhaseKind.self, what: "phase"))
+        }
+        if let n = f["pause"] {
+            if case .mapping = n.node {
+                let p = try n.mapping(allowed: ["min", "weight"])
+                let minimum = try p["min"]?.seconds(in: 0...3600) ?? .zero
+                let weight = try p["weight"]?.number(in: 0.001...1000, unit: "") ?? 1
+                line.start = .elastic(minimum: minimum, weight: weight)
+            } else {
+                line.start = .after(try n.seconds(in: 0...3600))
+            }
+        }
+        return line
+    }
+
+    /// Text to speak or to caption: not empty, at most `maximumSpokenCharacters`, on one line
+    /// (a block scalar's line breaks become spaces).
+    static func spokenText(_ node: PresetNode) throws(PresetError) -> String {
+        let raw = try node.string()
+        let text = raw.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: " ")
+        guard !text.isEmpty else { throw node.error("the text is empty; write what the voice says") }
+        guard text.count <= maximumSpokenCharacters else {
+            throw node.error("is \(text.count) characters; a line takes at most \(maximumSpokenCharacters): split it into several lines")
+        }
+        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw node.error("contains a control character; write plain text")
+        }
+        return text
+    }
+}

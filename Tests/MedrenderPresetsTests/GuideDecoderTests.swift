@@ -1,0 +1,73 @@
+import MedrenderCore
+import MedrenderPresets
+import Testing
+
+/// `guide:` and `language:` decode, and a bad line is a one-line error at its line and column.
+@Suite struct GuideDecoderTests {
+    static func decode(_ guide: String, extra: String = "") throws(PresetError) -> Session {
+        try PresetDecoder.decode("pattern: 4-0-6-0\n\(extra)guide:\n" + guide, file: "g.yaml", defaultName: "g")
+    }
+
+    @Test func aScriptDecodesEveryKindOfLine() throws {
+        let session = try Self.decode("""
+              voice: { engine: espeak-ng, name: de }
+              lines:
+                - say: "Willkommen."
+                - say: "Atme."
+                  pause: 2.5
+                - say: "Weiter."
+                  pause: { min: 4, weight: 3 }
+                - clip: voice-hold
+                  text: "Halten."
+                  on: { cycle: 3, phase: hold-in }
+                - say: "Ende."
+                  during: closing
+                - say: "Zeit."
+                  at: 90
+            """, extra: "language: de\nminutes: fit\n")
+        #expect(session.language == .german)
+        #expect(session.fitsGuide)
+        let script = try #require(session.guide)
+        #expect(script.voice == GuideVoice(engine: .espeakNG, name: "de"))
+        #expect(script.lines.map(\.text) == ["Willkommen.", "Atme.", "Weiter.", "Halten.", "Ende.", "Zeit."])
+        #expect(script.lines[0].start == .after(GuideLine.defaultPause))
+        #expect(script.lines[1].start == .after(SessionTime(milliseconds: 2500)))
+        #expect(script.lines[2].start == .elastic(minimum: .seconds(4), weight: 3))
+        #expect(script.lines[3].start == .on(cycle: 3, phase: .holdIn))
+        #expect(script.lines[3].content == .clip(SoundRef("voice-hold"), text: "Halten."))
+        #expect(script.lines[4].during == .closing)
+        #expect(script.lines[5].start == .at(.seconds(90)))
+        #expect(script.lines[0].location == ScriptLocation(file: "g.yaml", line: 7, column: 7))
+        #expect(session.soundsUsed.contains(SoundRef("voice-hold")))
+    }
+
+    @Test(arguments: [
+        ("  lines:\n    - say: \"\"\n", "g.yaml:4:12: guide.lines[0].say: the text is empty"),
+        ("  lines:\n    - say: hi\n      clip: bell\n", "g.yaml:5:13: guide.lines[0].clip: give 'say'"),
+        ("  lines:\n    - say: hi\n      at: 3\n      pause: 1\n", "g.yaml:5:11: guide.lines[0].at: a line placed by 'at' or 'on' takes no 'pause'"),
+        ("  voice: { engine: espeak }\n  lines:\n    - say: hi\n", "g.yaml:3:20: guide.voice.engine: unknown speech engine 'espeak'; choose one of: festival, espeak-ng, flite, command"),
+        ("  lines:\n    - say: hi\n      on: { cycle: 2 }\n", "'on' needs 'cycle' and 'phase'"),
+        ("  lines:\n    - say: hi\n      pause: { min: 1, weight: 0 }\n", "is out of range"),
+        ("  lines:\n    - say: \(String(repeating: "a", count: 2001))\n", "is 2001 characters; a line takes at most 2000"),
+        ("  lines: []\n", "is empty; give at least one line"),
+    ])
+    func aBadLineIsOneLineAtItsPlace(yaml: String, message: String) throws {
+        do {
+            _ = try Self.decode(yaml)
+            Issue.record("decoded")
+        } catch {
+            #expect(error.description.contains(message), "\(error.description)")
+            #expect(!error.description.contains("\n"))
+        }
+    }
+
+    @Test func anUnknownLanguageListsTheOnesThereAre() throws {
+        do {
+            _ = try PresetDecoder.decode("pattern: 4-0-6-0\nlanguage: nl\n", file: "g.yaml", defaultName: "g")
+            Issue.record("decoded")
+        } catch {
+            #expect(error.description.hasPrefix("g.yaml:2:11: language: unknown language 'nl'"), "\(error.description)")
+            #expect(error.description.hasSuffix("choose one of: en, de, fr, es, it, pt"), "\(error.description)")
+        }
+    }
+}
