@@ -51,7 +51,8 @@ import Testing
         #expect(sheet.status == 400 && String(decoding: sheet.body, as: UTF8.self).contains("given twice"))
         let head = try server.get("/presets", curl: ["-I"])
         let get = try server.get("/presets")
-        #expect(head.status == 200 && head.body.isEmpty)
+        // (curl -I writes the headers where the body would go: there is no body.)
+        #expect(head.status == 200 && String(decoding: head.body, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
         #expect(Self.header("content-length", head.headers) == "\(get.body.count)")
         #expect(try server.get("/healthz").status == 200)
     }
@@ -66,7 +67,7 @@ import Testing
         #expect(Self.header("cache-control", whole.headers)?.contains("immutable") == true)
         // From the cache: its length, a range of it, the same tag for another spelling of the query.
         let head = try server.get(Self.query, curl: ["-I"])
-        #expect(head.status == 200 && head.body.isEmpty && Self.header("content-length", head.headers) == "\(whole.body.count)")
+        #expect(head.status == 200 && head.body.count < 1000 && Self.header("content-length", head.headers) == "\(whole.body.count)")
         let part = try server.get("/render?format=ogg&rate=16000&minutes=2.0&preset=box-breath", curl: ["-r", "1000-1999"])
         #expect(part.status == 206 && Self.header("etag", part.headers) == etag)
         #expect(Self.header("content-range", part.headers) == "bytes 1000-1999/\(whole.body.count)")
