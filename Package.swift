@@ -68,7 +68,7 @@ let package = Package(
         .target(
             name: "MedrenderServer",
             dependencies: [
-                "Medrender", "MedrenderCore", "MedrenderPresets", "MedrenderPreview",
+                "Medrender", "MedrenderCore", "MedrenderPresets", "MedrenderPreview", "MedrenderBuild",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -4,7 +4,10 @@ import MedrenderCore
 /// Sounds decoded and resampled once, with their loudness, and shared read-only by every render
 /// that uses them (the renders of a build run side by side). A sound is known by the SHA-256 of
 /// its bytes when the build has hashed it (so two files of the same bytes are decoded once), else
-/// by its path, size and modification time; and by the rate.
+/// by its path, size and modification time; and by the rate. It holds at most `maximumBytes` of
+/// decoded samples: past that, the sounds used least recently go first (a render that holds one
+/// keeps its copy until it ends). The bound is unlimited by default (a build's renders share every
+/// sound); a server sets one.
 public final class SoundCache: @unchecked Sendable {
     struct Key: Hashable {
         enum Identity: Hashable {
@@ -18,13 +21,35 @@ public final class SoundCache: @unchecked Sendable {
 
     private let lock = NSCondition()
     private var entries: [Key: (asset: AudioAsset, loudness: SoundLoudness)] = [:]
+    /// When each entry was last used (a counter, larger is more recent).
+    private var lastUse: [Key: UInt64] = [:]
+    private var clock: UInt64 = 0
+    private var heldBytes = 0
+    /// The most bytes of decoded samples it keeps; `Int.max` keeps everything.
+    public let maximumBytes: Int
     /// Sounds being loaded now: another render (or another sound of the same render) waits for
     /// one of these instead of decoding it again, and loads any other sound meanwhile.
     private var loading: Set<Key> = []
     private var contentHashes: [String: String] = [:]
     private var loads = 0
 
-    public init() {}
+    public init(maximumBytes: Int = .max) { self.maximumBytes = max(0, maximumBytes) }
+
+    /// Bytes of decoded samples it holds now (never more than `maximumBytes`).
+    public var bytes: Int { lock.withLock { heldBytes } }
+
+    static func size(of asset: AudioAsset) -> Int { asset.samples.count * MemoryLayout<Float>.stride }
+
+    /// Keeps `key` as used now, and drops the least recently used entries while over the bound.
+    /// Called with the lock held.
+    private func touch(_ key: Key) {
+        clock += 1
+        lastUse[key] = clock
+        while heldBytes > maximumBytes, let oldest = lastUse.min(by: { $0.value < $1.value })?.key {
+            if let dropped = entries.removeValue(forKey: oldest) { heldBytes -= Self.size(of: dropped.asset) }
+            lastUse[oldest] = nil
+        }
+    }
 
     /// How many sounds it holds.
     public var count: Int { lock.withLock { entries.count } }
@@ -57,6 +82,7 @@ public final class SoundCache: @unchecked Sendable {
         lock.lock()
         while true {
             if let entry = entries[key] {
+                touch(key)
                 lock.unlock()
                 return entry
             }
@@ -80,6 +106,8 @@ public final class SoundCache: @unchecked Sendable {
         lock.withLock {
             loads += 1
             entries[key] = loaded
+            heldBytes += Self.size(of: loaded.0)
+            touch(key)
             loading.remove(key)
             lock.broadcast()
         }

@@ -8,15 +8,17 @@ import MedrenderServer
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve the preset library and renders over HTTP (GET /presets, /presets/NAME, /render, /cues).",
+        abstract: "Serve the preset library and renders over HTTP (GET /presets, /presets/NAME, /render, /cues, /preview, /healthz, /metrics).",
         discussion: """
             GET /render takes the render's options as query parameters, named as the options without \
-            their dashes (preset, minutes, format, pattern, hold-in, loudness, layers…) and streams the \
-            file as it is encoded. Bad parameters get 400 with the command line's message, an unknown \
-            preset 404, and with every render place and the queue taken, 503 with Retry-After.
+            their dashes (preset, minutes, format, pattern, hold-in, loudness, layers…), renders into the \
+            render cache and streams the file as it is written; a repeat, and byte ranges of it, are served \
+            from the cache. Bad parameters get 400 with the command line's message, an unknown preset 404, \
+            and with every render place and the queue taken, 503 with Retry-After. Each request is logged \
+            as one JSON line on standard error.
             """)
 
-    @Option(name: .long, help: "The address to listen on.")
+    @Option(name: .long, help: "The address to listen on; beyond loopback it needs --api-keys or --allow-anonymous.")
     var host = "127.0.0.1"
 
     @Option(name: .long, help: "The port to listen on; 0 takes a free one (the line on standard error says which).")
@@ -28,10 +30,54 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("queue"), help: "Renders that may wait for a place before 503.")
     var maximumQueued = 16
 
+    @Option(name: .customLong("cache-dir"), help: "The render cache's folder (default: medrender-render-cache-UID in the temporary folder).")
+    var cacheDirectory: String?
+
+    @Option(name: .customLong("cache-size"), help: "The render cache's bound in MiB; the least recently used renders go first.")
+    var cacheMiB = 2048
+
+    @Option(name: .customLong("sound-cache"), help: "Decoded sounds kept in memory, in MiB; the least recently used go first.")
+    var soundCacheMiB = 256
+
+    @Option(name: .customLong("max-connections"), help: "Open connections; past it a request gets 503 and its connection is closed.")
+    var maximumConnections = 256
+
+    @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may sit idle before it is closed.")
+    var idleTimeout = 30
+
+    @Option(name: .customLong("send-timeout"), help: "Seconds a response may wait on a client that reads nothing before it is ended.")
+    var sendTimeout = 60
+
+    @Option(name: .customLong("api-keys"), help: "A file of keys, one per line (or sha256:HEX of one); requests then need one.")
+    var apiKeys: String?
+
+    @Flag(name: .customLong("allow-anonymous"), help: "Serve without keys on an address beyond loopback.")
+    var allowAnonymous = false
+
+    @Option(name: .customLong("client-renders"), help: "Renders at once per key (or for everyone without keys); 0 for no limit.")
+    var clientRenders = 0
+
+    @Option(name: .customLong("client-renders-per-minute"), help: "Renders started per minute per key; 0 for no limit.")
+    var clientRendersPerMinute = 0
+
+    @Option(name: .customLong("max-minutes"), help: "The longest session a request may ask for, in minutes.")
+    var maximumMinutes: Double?
+
+    @Option(name: .customLong("shutdown-grace"), help: "Seconds running streams may go on after SIGTERM before they are ended.")
+    var shutdownGrace = 20
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port \(port): give 0 to 65535") }
         if let maximumRenders, maximumRenders < 1 { throw ValidationError("--max-renders \(maximumRenders): give 1 or more") }
         guard maximumQueued >= 0 else { throw ValidationError("--queue \(maximumQueued): give 0 or more") }
+        guard cacheMiB >= 0 else { throw ValidationError("--cache-size \(cacheMiB): give 0 or more MiB") }
+        guard soundCacheMiB >= 0 else { throw ValidationError("--sound-cache \(soundCacheMiB): give 0 or more MiB") }
+        guard maximumConnections >= 1 else { throw ValidationError("--max-connections \(maximumConnections): give 1 or more") }
+        guard idleTimeout >= 1 else { throw ValidationError("--idle-timeout \(idleTimeout): give 1 or more seconds") }
+        guard sendTimeout >= 1 else { throw ValidationError("--send-timeout \(sendTimeout): give 1 or more seconds") }
+        guard clientRenders >= 0, clientRendersPerMinute >= 0 else { throw ValidationError("--client-renders…: give 0 or more") }
+        if let maximumMinutes, !(maximumMinutes > 0) { throw ValidationError("--max-minutes \(maximumMinutes): give more than 0") }
+        guard shutdownGrace >= 0 else { throw ValidationError("--shutdown-grace \(shutdownGrace): give 0 or more seconds") }
     }
 
     func run() throws {
@@ -41,17 +87,34 @@ struct ServeCommand: ParsableCommand {
         settings.port = port
         settings.maximumRenders = maximumRenders ?? ProcessInfo.processInfo.activeProcessorCount
         settings.maximumQueued = maximumQueued
-        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        if let cacheDirectory { settings.cacheFolder = cacheDirectory }
+        settings.cacheBytes = Int64(cacheMiB) << 20
+        settings.soundCacheBytes = soundCacheMiB << 20
+        settings.maximumConnections = maximumConnections
+        settings.idleTimeoutSeconds = idleTimeout
+        settings.sendTimeoutSeconds = sendTimeout
+        settings.apiKeysFile = apiKeys
+        settings.allowAnonymous = allowAnonymous
+        settings.clientRenders = clientRenders
+        settings.clientRendersPerMinute = clientRendersPerMinute
+        settings.maximumMinutes = maximumMinutes
+        settings.shutdownGraceSeconds = shutdownGrace
+        LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
         var logger = Logger(label: "medrender")
         logger.logLevel = .info
-        let service = MedrenderService(settings: settings)
+        let service: MedrenderService
+        do {
+            service = try MedrenderService(settings: settings, logger: logger)
+        } catch {
+            throw fail(error)
+        }
         let host = self.host
         let finished = DispatchSemaphore(value: 0)
         let failure = ServeFailure()
         Task {
             do {
-                try await service.run(logger: logger) { port in
-                    Console.error("medrender: serving \(library.root) on http://\(host):\(port)\n")
+                try await service.run { port in
+                    Console.error("medrender: serving the library on http://\(host):\(port)\n")
                 }
             } catch {
                 failure.error = error
@@ -66,4 +129,32 @@ struct ServeCommand: ParsableCommand {
 /// The server's error, handed from its task to the command.
 final class ServeFailure: @unchecked Sendable {
     var error: (any Error)?
+}
+
+/// Log records as one JSON object a line on standard error: time, level, label, message and the
+/// record's metadata as fields.
+struct JSONLogHandler: LogHandler {
+    let label: String
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .info
+    private static let lock = NSLock()
+
+    init(label: String) { self.label = label }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String, file: String,
+             function: String, line: UInt) {
+        var fields: [String: String] = ["time": ISO8601DateFormatter().string(from: Date()), "level": level.rawValue,
+                                        "label": label, "message": message.description]
+        for (key, value) in metadata.merging(extra ?? [:], uniquingKeysWith: { $1 }) { fields[key] = "\(value)" }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard var data = try? encoder.encode(fields) else { return }
+        data.append(UInt8(ascii: "\n"))
+        Self.lock.withLock { FileHandle.standardError.write(data) }
+    }
 }

@@ -35,7 +35,7 @@ public struct PresetError: DiagnosedError, Hashable {
 }
 
 /// Suggests the closest of `candidates` to a misspelled `word`, when one is close enough.
-func didYouMean(_ word: String, among candidates: [String]) -> String? {
+public func didYouMean(_ word: String, among candidates: [String]) -> String? {
     func distance(_ a: [Character], _ b: [Character]) -> Int {
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }

@@ -1,14 +1,19 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 import Medrender
 import MedrenderCore
 import MedrenderPresets
 import MedrenderPreview
 import NIOCore
+import ServiceLifecycle
 
-/// `medrender serve`: the preset library and renders over HTTP, on Hummingbird. A render streams
-/// as it is encoded, with the same bytes the command line writes for the same options.
+/// `medrender serve`: the preset library and renders over HTTP, on Hummingbird. A render is
+/// written at full speed into the render cache and streamed from there as it grows, with the same
+/// bytes the command line writes for the same options; a repeat, or a range of it, is served from
+/// the cache.
 public struct MedrenderService: Sendable {
     public struct Settings: Sendable {
         public var host = "127.0.0.1"
@@ -19,18 +24,60 @@ public struct MedrenderService: Sendable {
         public var maximumRenders = ProcessInfo.processInfo.activeProcessorCount
         /// Renders that may wait for a place; beyond it, 503 with Retry-After.
         public var maximumQueued = 16
+        /// The render cache's folder (`--cache-dir`).
+        public var cacheFolder = NSTemporaryDirectory() + "/medrender-render-cache-\(getuid())"
+        /// The render cache's bound in bytes (`--cache-size`), default 2 GiB.
+        public var cacheBytes: Int64 = 2 << 30
+        /// Decoded sounds kept in memory, in bytes (`--sound-cache`), default 256 MiB.
+        public var soundCacheBytes = 256 << 20
+        /// Open connections; past it, a request gets 503 and its connection is closed. Default 256.
+        public var maximumConnections = 256
+        /// Seconds a connection may sit idle (no request under way) before it is closed, default 30.
+        public var idleTimeoutSeconds = 30
+        /// Seconds a response may wait on a client that takes none of it before it is ended, default 60.
+        public var sendTimeoutSeconds = 60
+        /// The keys asked for (`--api-keys`); nil serves anyone.
+        public var apiKeysFile: String?
+        /// Serve without keys beyond loopback.
+        public var allowAnonymous = false
+        /// Renders at once per client (a key, or everyone without keys); 0 for no limit.
+        public var clientRenders = 0
+        /// Renders started per minute per client; 0 for no limit.
+        public var clientRendersPerMinute = 0
+        /// The longest render served, in minutes (`--max-minutes`); nil for any.
+        public var maximumMinutes: Double?
+        /// Seconds running streams may go on after SIGTERM before they are ended, default 20.
+        public var shutdownGraceSeconds = 20
 
         public init(library: PresetLibrary) { self.library = library }
     }
 
     public let settings: Settings
     let gate: RenderGate
-    let sounds = SoundCache()
+    let sounds: SoundCache
     let loudness = LoudnessCache()
+    let cache: RenderCache
+    let flights = FlightTable()
+    let metrics = ServiceMetrics()
+    let connections: ConnectionCounter
+    let limits: ClientLimits
+    let keys: APIKeys?
+    let logger: Logger
 
-    public init(settings: Settings) {
+    public init(settings: Settings, logger: Logger = Logger(label: "medrender")) throws {
         self.settings = settings
+        self.logger = logger
         gate = RenderGate(limit: settings.maximumRenders, queueLimit: settings.maximumQueued)
+        sounds = SoundCache(maximumBytes: settings.soundCacheBytes)
+        cache = RenderCache(folder: settings.cacheFolder, maximumBytes: settings.cacheBytes, logger: logger)
+        connections = ConnectionCounter(limit: settings.maximumConnections)
+        limits = ClientLimits(maximumAtOnce: settings.clientRenders, maximumPerMinute: settings.clientRendersPerMinute)
+        keys = try settings.apiKeysFile.map { try APIKeys.load(path: $0) }
+        let loopback = ["127.0.0.1", "::1", "localhost"].contains(settings.host) || settings.host.hasPrefix("127.")
+        if !loopback, keys == nil, !settings.allowAnonymous {
+            throw RenderError("--host \(settings.host): beyond loopback the server asks for keys; give --api-keys FILE, "
+                + "or --allow-anonymous to serve anyone", category: .usage)
+        }
     }
 
     /// The HTTP status for an error's category: the request's fault is 4xx, ours 5xx.
@@ -42,12 +89,29 @@ public struct MedrenderService: Sendable {
         }
     }
 
-    /// An error as the response: its one line, as the command line gives it, in plain text.
-    static func errorResponse(_ error: any Error) -> Response {
+    /// A one-line plain-text answer.
+    static func text(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) -> Response {
+        var fields = headers
+        fields[.contentType] = "text/plain; charset=utf-8"
+        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: message + "\n")))
+    }
+
+    /// An error as the response: its one line, as the command line gives it, with the library's
+    /// own folder left out (a client knows presets by name).
+    func errorResponse(_ error: any Error) -> Response {
+        if error is GateFull {
+            return Self.text(.serviceUnavailable, "every render place is taken and the queue is full; try again in a few seconds",
+                             headers: [.retryAfter: "5"])
+        }
+        if let limited = error as? ClientLimited {
+            return Self.text(.tooManyRequests, limited.message, headers: [.retryAfter: "\(limited.retryAfter)"])
+        }
         let category = (error as? any DiagnosedError)?.category ?? .internal
-        let text = "\((error as? any DiagnosedError)?.description ?? "\(error)")\n"
-        return Response(status: status(for: category), headers: [.contentType: "text/plain; charset=utf-8"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        var text = (error as? any DiagnosedError)?.description ?? "\(error)"
+        let root = URL(fileURLWithPath: settings.library.root).standardizedFileURL.path
+        for prefix in [root + "/", settings.library.root + "/"] { text = text.replacingOccurrences(of: prefix, with: "") }
+        text = text.replacingOccurrences(of: root, with: "the library").replacingOccurrences(of: settings.library.root, with: "the library")
+        return Self.text(Self.status(for: category), text.split(separator: "\n").first.map(String.init) ?? text)
     }
 
     static func json(_ value: some Encodable) throws -> Response {
@@ -58,23 +122,67 @@ public struct MedrenderService: Sendable {
         return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    /// Runs until the task is cancelled or the process is asked to stop (SIGINT, SIGTERM).
-    public func run(logger: Logger, onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+    /// The routes, as `FrontDoor` knows them for 404 and 405.
+    static let routes = ["/presets", "/presets/NAME", "/render", "/cues", "/preview", "/healthz", "/metrics"]
+
+    /// Runs until the task is cancelled or the process is asked to stop (SIGINT, SIGTERM): then it
+    /// stops accepting, lets running streams go on for `shutdownGraceSeconds`, and ends them.
+    public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+        Self.raiseFileLimit()
         let router = Router()
-        router.add(middleware: RequestLogMiddleware(logger: logger))
-        router.get("/presets") { _, _ in try self.presets() }
-        router.get("/presets/:name") { _, context in
-            try self.preset(named: context.parameters.get("name") ?? "")
+        router.add(middleware: FrontDoor<BasicRequestContext>(service: self))
+        func both(_ path: RouterPath, _ handler: @escaping @Sendable (Request, BasicRequestContext, Bool) async throws -> Response) {
+            router.get(path) { request, context in try await handler(request, context, false) }
+            router.head(path) { request, context in try await handler(request, context, true) }
         }
-        router.get("/render") { request, _ in await self.render(request) }
-        router.get("/cues") { request, _ in self.cues(request) }
-        router.get("/preview") { request, _ in self.preview(request) }
+        both("/presets") { _, _, head in Self.headOnly(try self.presets(), head) }
+        both("/presets/:name") { _, context, head in Self.headOnly(self.preset(named: context.parameters.get("name") ?? ""), head) }
+        both("/render") { request, _, head in await self.render(request, head: head) }
+        both("/cues") { request, _, head in Self.headOnly(await self.cues(request), head) }
+        both("/preview") { request, _, head in Self.headOnly(await self.preview(request), head) }
+        both("/healthz") { _, _, head in Self.headOnly(Self.text(.ok, "ok"), head) }
+        both("/metrics") { _, _, head in Self.headOnly(await self.metricsResponse(), head) }
+        let counter = connections, metrics = self.metrics
+        let guardTimeout = TimeAmount.seconds(Int64(settings.sendTimeoutSeconds))
         let app = Application(
             router: router,
-            configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "medrender"),
+            server: .http1(configuration: .init(
+                additionalChannelHandlers: [ConnectionGuard(counter: counter, sendTimeout: guardTimeout, refused: { metrics.refusedConnection() })],
+                idleTimeout: .seconds(Int64(settings.idleTimeoutSeconds)))),
+            configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "medrender",
+                                 // Past the limit (and a margin for the 503s), connections wait in the backlog: the
+                                 // process never runs out of file descriptors.
+                                 availableConnectionsDelegate: MaximumAvailableConnections(settings.maximumConnections + 64)),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
-        try await app.runService()
+        var configuration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        configuration.maximumGracefulShutdownDuration = .seconds(settings.shutdownGraceSeconds)
+        try await ServiceGroup(configuration: configuration).run()
+    }
+
+    /// Raises the soft limit on open files to the hard one, so the connection limit, not the
+    /// process's file limit, is what turns clients away.
+    static func raiseFileLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+
+    /// The response to a HEAD: the GET's status and headers with its length, no body.
+    static func headOnly(_ response: Response, _ head: Bool) -> Response {
+        guard head else { return response }
+        var headers = response.headers
+        if let length = response.body.contentLength, headers[.contentLength] == nil { headers[.contentLength] = "\(length)" }
+        return Response(status: response.status, headers: headers, body: ResponseBody())
+    }
+
+    func metricsResponse() async -> Response {
+        let usage = cache.usage()
+        let text = metrics.text(running: await gate.running, queued: await gate.queued, cacheEntries: usage.entries, cacheBytes: usage.bytes,
+                                soundBytes: sounds.bytes, connections: connections.count)
+        return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
     /// A preset as `GET /presets` lists it.
@@ -112,17 +220,14 @@ public struct MedrenderService: Sendable {
         var yaml: String
     }
 
-    func preset(named name: String) throws -> Response {
+    func preset(named name: String) -> Response {
         do {
-            guard !name.contains("/") else {
-                throw RenderError("'\(name)': name a preset of the library (GET /presets lists them)", category: .usage)
-            }
-            let file = try settings.library.presetPath(name)
+            let file = try ServedLibrary(settings.library).presetFile(name)
             let session = try PresetDecoder.load(path: file)
             let yaml = try String(contentsOfFile: file, encoding: .utf8)
             return try Self.json(PresetDetail(preset: Self.entry(name: name, session: session), yaml: yaml))
         } catch {
-            return Self.errorResponse(error)
+            return errorResponse(error)
         }
     }
 
@@ -138,14 +243,25 @@ public struct MedrenderService: Sendable {
         }
     }
 
-    /// The job a query asks for: the command line's checks, the preset from the library, its sounds.
-    func job(for request: Request) throws -> (RenderJob, OutputFormat) {
-        let parameters = try QueryParameters.parse(Self.query(request))
+    /// The query without the key (`key=`), which is no render option.
+    static func options(_ request: Request) -> [(String, String)] { query(request).filter { $0.0 != "key" } }
+
+    /// The job a query asks for: the command line's checks, the preset from the library (by name
+    /// only), its sounds; and the render's identity.
+    func job(for pairs: [(String, String)]) throws -> (job: RenderJob, format: OutputFormat, identity: String) {
+        let parameters = try QueryParameters.parse(pairs)
+        let file = try ServedLibrary(settings.library).presetFile(parameters.preset)
         let (renderRequest, _) = try parameters.request(library: settings.library, output: "-")
         var job = try renderRequest.job()
         job.soundCache = sounds
         job.loudnessCache = loudness
-        return (job, renderRequest.format)
+        let plan = try job.schedulePlan()
+        if let maximum = settings.maximumMinutes, Double(plan.totalFrames) / Double(plan.rate) > maximum * 60 + 1e-9 {
+            throw RenderError(String(format: "the session is %.1f minutes; this server renders up to %g minutes (--max-minutes); ask for fewer",
+                                     Double(plan.totalFrames) / Double(plan.rate) / 60, maximum), category: .usage)
+        }
+        let identity = RenderIdentity.key(parameters: parameters, presetFile: file, job: job)
+        return (job, renderRequest.format, identity)
     }
 
     static func contentType(_ format: OutputFormat) -> String {
@@ -158,63 +274,58 @@ public struct MedrenderService: Sendable {
         }
     }
 
-    func render(_ request: Request) async -> Response {
-        let job: RenderJob, format: OutputFormat
-        do {
-            (job, format) = try self.job(for: request)
-            _ = try job.schedulePlan()
-        } catch {
-            return Self.errorResponse(error)
-        }
-        guard await gate.enter() else {
-            return Response(status: .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8", .retryAfter: "5"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: "every render place is taken and the queue is full; try again in a few seconds\n")))
-        }
-        let gate = self.gate
-        let chunks = job.chunks(completion: { _ in Task { await gate.leave() } })
-        let name = "\(job.session.name).\(format.fileExtension)"
-        return Response(
-            status: .ok,
-            headers: [.contentType: Self.contentType(format), .contentDisposition: "inline; filename=\"\(name)\""],
-            body: ResponseBody { writer in
-                // The iterator stops the render when this ends early (the client went away).
-                for try await chunk in chunks {
-                    try await writer.write(ByteBuffer(bytes: chunk))
-                }
-                try await writer.finish(nil)
-            })
+    /// The client a request counts against: its key's id, or everyone without keys.
+    func client(of request: Request) -> String {
+        guard let keys, let key = FrontDoor<BasicRequestContext>.key(of: request) else { return "anonymous" }
+        return keys.id(of: key) ?? "anonymous"
     }
 
-    func cues(_ request: Request) -> Response {
+    /// Holds a render place (and the client's share) around `body`, for the routes that load
+    /// sounds but write no file (`/cues`, `/preview`).
+    func gated<T>(_ request: Request, _ body: () throws -> T) async throws -> T {
+        let client = client(of: request)
+        if let refusal = await limits.begin(client) { throw ClientLimited(message: refusal.message, retryAfter: refusal.retryAfter) }
+        guard await gate.enter() else {
+            await limits.end(client)
+            throw GateFull()
+        }
+        defer {
+            let gate = self.gate, limits = self.limits
+            Task {
+                await gate.leave()
+                await limits.end(client)
+            }
+        }
+        return try body()
+    }
+
+    func cues(_ request: Request) async -> Response {
         do {
-            var pairs = Self.query(request)
-            let sheet = pairs.first { $0.0 == "sheet" }?.1 ?? "json"
+            var pairs = Self.options(request)
+            let sheets = pairs.filter { $0.0 == "sheet" }.map(\.1)
+            guard sheets.count <= 1 else { throw RenderError("--sheet is given twice; give it once", category: .usage) }
+            let sheet = sheets.first ?? "json"
             pairs.removeAll { $0.0 == "sheet" }
             guard sheet == "json" || sheet == "vtt" else {
                 throw RenderError("sheet=\(sheet): the cue sheet is json or vtt", category: .usage)
             }
-            let parameters = try QueryParameters.parse(pairs)
-            let (renderRequest, _) = try parameters.request(library: settings.library, output: "-")
-            var job = try renderRequest.job()
-            job.soundCache = sounds
+            let (job, _, _) = try self.job(for: pairs)
             // The plan a render would make, sounds and all: the same frames as the audio.
-            let plan = try job.plan()
+            let plan = try await gated(request) { try job.plan() }
             let text = sheet == "json" ? CueSheetWriter.json(plan) : CueSheetWriter.vtt(plan)
             return Response(status: .ok, headers: [.contentType: sheet == "json" ? "application/json" : "text/vtt; charset=utf-8"],
                             body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
         } catch {
-            return Self.errorResponse(error)
+            return errorResponse(error)
         }
     }
-}
 
-extension MedrenderService {
     /// The preview page of a session: the command line's page, its audio the `/render` of the same
     /// query (so the player streams the render), its timeline the plan a render makes.
-    func preview(_ request: Request) -> Response {
+    func preview(_ request: Request) async -> Response {
         do {
-            let (job, format) = try self.job(for: request)
-            let plan = try job.plan()
+            let (job, format, _) = try self.job(for: Self.options(request))
+            let plan = try await gated(request) { try job.plan() }
             let timeline = SessionTimeline(plan: plan, title: job.session.name)
             let query = request.uri.query ?? ""
             let subtitle = [job.session.name, job.session.segments.map { $0.pattern.description }.joined(separator: " → "),
@@ -223,27 +334,45 @@ extension MedrenderService {
             return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
                             body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
         } catch {
-            return Self.errorResponse(error)
+            return errorResponse(error)
         }
     }
 }
 
-/// One log line per request: method, path and query, status, and the time to the response's head.
-struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
-    let logger: Logger
+/// Every render place is taken and the queue is full.
+struct GateFull: Error {}
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let start = ContinuousClock.now
-        let response: Response
-        do {
-            response = try await next(request, context)
-        } catch {
-            logger.info("\(request.method) \(request.uri) failed: \(error)")
-            throw error
+/// A client over one of its limits.
+struct ClientLimited: Error {
+    var message: String
+    var retryAfter: Int
+}
+
+/// The preset library as the service offers it: a preset is a name of `Presets/`, nothing else.
+/// A name with a path in it, or one that is not a preset file there, or one whose file resolves
+/// outside the folder, gets the same answer as a name that does not exist.
+struct ServedLibrary {
+    let library: PresetLibrary
+    init(_ library: PresetLibrary) { self.library = library }
+
+    func presetFile(_ name: String) throws -> String {
+        let names = library.presetNames()
+        guard names.contains(name), !name.contains("/"), !name.hasPrefix(".") else { throw notFound(name, names) }
+        let folder = URL(fileURLWithPath: library.presetsFolder).resolvingSymlinksInPath().path
+        for ext in ["yaml", "yml"] {
+            let file = "\(library.presetsFolder)/\(name).\(ext)"
+            guard FileManager.default.fileExists(atPath: file) else { continue }
+            let real = URL(fileURLWithPath: file).resolvingSymlinksInPath()
+            guard real.deletingLastPathComponent().path == folder else { throw notFound(name, names) }
+            return file
         }
-        let elapsed = ContinuousClock.now - start
-        let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        logger.info("\(request.method) \(request.uri) \(response.status.code) \(String(format: "%.1f", ms)) ms")
-        return response
+        throw notFound(name, names)
+    }
+
+    private func notFound(_ name: String, _ names: [String]) -> RenderError {
+        let shown = name.count > 64 ? String(name.prefix(64)) + "…" : name
+        var message = "no preset named '\(shown)'"
+        if let guess = didYouMean(name, among: names) { message += " (did you mean '\(guess)'?)" }
+        return RenderError(message + "; GET /presets lists them (\(names.joined(separator: ", ")))", category: .missingInput)
     }
 }

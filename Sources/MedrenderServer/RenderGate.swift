@@ -14,6 +14,9 @@ actor RenderGate {
     /// Renders running now.
     var running: Int { active }
 
+    /// Renders waiting for a place.
+    var queued: Int { waiting.count }
+
     /// Takes a place, waiting for one when all are taken; false when the queue is full too.
     func enter() async -> Bool {
         if active < limit {

@@ -10,14 +10,19 @@ final class ServerProcess: @unchecked Sendable {
     private let errPath: String
     let dir: TemporaryDirectory
 
-    init(_ extra: [String] = []) throws {
+    /// `extra` arguments after the defaults (a cache folder of its own); `folder` is the working
+    /// folder (the checkout when nil, with the library found by MEDRENDER_HOME otherwise).
+    init(_ extra: [String] = [], folder: String? = nil, cache: Bool = true) throws {
         dir = TemporaryDirectory("serve")
         errPath = dir.file("stderr")
         FileManager.default.createFile(atPath: errPath, contents: nil)
         let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
         process.executableURL = URL(fileURLWithPath: PackagePaths.executable)
-        process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0"] + extra
-        process.currentDirectoryURL = URL(fileURLWithPath: PackagePaths.root)
+        process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0"] + (cache ? ["--cache-dir", dir.file("cache")] : []) + extra
+        process.currentDirectoryURL = URL(fileURLWithPath: folder ?? PackagePaths.root)
+        if folder != nil {
+            process.environment = ProcessInfo.processInfo.environment.merging(["MEDRENDER_HOME": PackagePaths.root]) { $1 }
+        }
         process.standardError = err
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
@@ -51,10 +56,10 @@ final class ServerProcess: @unchecked Sendable {
     deinit { stop() }
 
     /// GETs `path` with curl: the status, the headers and the body's bytes.
-    func get(_ path: String, name: String = UUID().uuidString) throws -> (status: Int, headers: String, body: Data) {
+    func get(_ path: String, name: String = UUID().uuidString, curl: [String] = []) throws -> (status: Int, headers: String, body: Data) {
         let body = dir.file("\(name).body"), headers = dir.file("\(name).headers")
-        let result = try runProcess("/usr/bin/curl", ["-s", "--max-time", "300", "-D", headers, "-o", body, "-w", "%{http_code}",
-                                                      "http://127.0.0.1:\(port)\(path)"])
+        let result = try runProcess("/usr/bin/curl", ["-s", "--max-time", "300", "-D", headers, "-o", body, "-w", "%{http_code}"] + curl
+                                        + ["http://127.0.0.1:\(port)\(path)"])
         return (Int(result.stdout) ?? -1, (try? String(contentsOfFile: headers, encoding: .utf8)) ?? "",
                 FileManager.default.contents(atPath: body) ?? Data())
     }
@@ -140,7 +145,9 @@ struct ServeTestError: Error, CustomStringConvertible {
         let sameFLAC = flac.body == cliFlac
         #expect(sameFLAC, "the FLAC (\(flac.body.count) bytes) differs from the CLI's file (\(cliFlac.count) bytes)")
         // One log line per request, with its status.
-        #expect(server.log.contains("GET /render?preset=box-breath&minutes=2&rate=16000&format=ogg 200"), "\(server.log)")
+        // One JSON log line per request, with its status and bytes.
+        let line = server.log.split(separator: "\n").first { $0.contains("\"target\":\"/render?preset=box-breath&minutes=2&rate=16000&format=ogg\"") }
+        #expect(line?.contains("\"status\":\"200\"") == true && line?.contains("\"bytes\":\"\(first.body.count)\"") == true, "\(server.log)")
     }
 
     @Test func fourConcurrentRequestsAllComplete() throws {

@@ -1,0 +1,157 @@
+import Foundation
+import Logging
+
+/// Finished renders on disk, known by their identity (`RenderIdentity`), so that a repeat request,
+/// and any range of it, is served from the file without rendering again. An entry is written
+/// beside its place and renamed into it once complete and flushed, so a partial file is never an
+/// entry; its name carries its length (`KEY.LENGTH.EXT`), so an entry cut short (a crash, a full
+/// disk) is seen, removed and rendered again. The folder may be shared by several servers: a render
+/// holds a lock on its key (`flock`), and another process that wants the same render waits for it
+/// instead of rendering it twice. Bounded by size: the entries used least recently go first.
+final class RenderCache: @unchecked Sendable {
+    struct Entry: Sendable {
+        var path: String
+        var length: Int64
+    }
+
+    let folder: String
+    let maximumBytes: Int64
+    private let lock = NSLock()
+    private var warned = false
+    private let logger: Logger
+
+    /// Creates the folder when missing. A folder that cannot be made is reported once by
+    /// `reportUnwritable` and renders go on without it.
+    init(folder: String, maximumBytes: Int64, logger: Logger) {
+        self.folder = folder
+        self.maximumBytes = max(0, maximumBytes)
+        self.logger = logger
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        removeStaleTemporaries()
+    }
+
+    /// Logs, once per process, that the cache cannot take a file, and why.
+    func reportUnwritable(_ reason: String) {
+        let first = lock.withLock { () -> Bool in
+            defer { warned = true }
+            return !warned
+        }
+        if first {
+            logger.error("the render cache \(folder) cannot take a file (\(reason)); renders are streamed without it until it can")
+        }
+    }
+
+    private static func parse(_ name: String) -> (key: String, length: Int64, ext: String)? {
+        let parts = name.split(separator: ".")
+        guard parts.count == 3, !name.hasPrefix("."), let length = Int64(parts[1]) else { return nil }
+        return (String(parts[0]), length, String(parts[2]))
+    }
+
+    private func names() -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] }
+
+    /// The complete entry for `key`, marked as used now; an entry whose length is not the one in
+    /// its name is removed and nil returned.
+    func entry(key: String, ext: String) -> Entry? {
+        for name in names() where name.hasPrefix(key + ".") {
+            guard let parsed = Self.parse(name), parsed.key == key, parsed.ext == ext else { continue }
+            let path = folder + "/" + name
+            var info = stat()
+            guard stat(path, &info) == 0 else { continue }
+            guard Int64(info.st_size) == parsed.length else {
+                unlink(path)
+                logger.warning("removed the cache entry \(name): \(info.st_size) bytes where it should have \(parsed.length)")
+                continue
+            }
+            // Used now: least recently used goes first, by modification time.
+            utimes(path, nil)
+            return Entry(path: path, length: parsed.length)
+        }
+        return nil
+    }
+
+    /// Where a render of `key` is written before it is complete.
+    func temporaryPath(key: String, ext: String) -> String {
+        "\(folder)/.partial-\(key)-\(getpid())-\(UUID().uuidString.prefix(8)).\(ext)"
+    }
+
+    /// Puts a complete render in place as the entry of `key` and trims the cache to its bound.
+    func commit(temporary: String, key: String, ext: String, length: Int64) throws -> Entry {
+        let path = "\(folder)/\(key).\(length).\(ext)"
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw CacheError(description: "cannot put \(path) in place: \(reason)")
+        }
+        trim()
+        return Entry(path: path, length: length)
+    }
+
+    /// Entries and their total size, as the metrics give them.
+    func usage() -> (entries: Int, bytes: Int64) {
+        var count = 0, total: Int64 = 0
+        for name in names() {
+            guard let parsed = Self.parse(name) else { continue }
+            count += 1
+            total += parsed.length
+        }
+        return (count, total)
+    }
+
+    /// Removes the entries used least recently until the rest fit the bound.
+    func trim() {
+        var entries: [(path: String, length: Int64, used: Int)] = []
+        var total: Int64 = 0
+        for name in names() {
+            guard let parsed = Self.parse(name) else { continue }
+            var info = stat()
+            let path = folder + "/" + name
+            guard stat(path, &info) == 0 else { continue }
+            entries.append((path, parsed.length, info.st_mtim.tv_sec))
+            total += parsed.length
+        }
+        entries.sort { $0.used < $1.used }
+        for entry in entries where total > maximumBytes {
+            // A file being sent stays readable until it is closed.
+            if unlink(entry.path) == 0 { total -= entry.length }
+        }
+    }
+
+    /// Partial files left by a process that ended mid-render (their process is gone).
+    private func removeStaleTemporaries() {
+        for name in names() where name.hasPrefix(".partial-") {
+            let fields = name.split(separator: "-")
+            guard fields.count >= 4, let pid = Int32(fields[2]) else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { unlink(folder + "/" + name) }
+        }
+    }
+
+    /// Holds the lock of `key` (shared by every process using the folder) until `release` is
+    /// called on what it returns; waits for it on a thread of its own, so no task is blocked.
+    func lock(key: String) async -> KeyLock? {
+        let path = "\(folder)/.lock-\(key)"
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+                guard fd >= 0 else {
+                    continuation.resume(returning: nil)
+                    return
+                }
+                while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
+                continuation.resume(returning: KeyLock(fd: fd, path: path))
+            }
+        }
+    }
+
+    final class KeyLock: @unchecked Sendable {
+        let fd: Int32
+        let path: String
+        init(fd: Int32, path: String) { self.fd = fd; self.path = path }
+        func release() {
+            close(fd)
+        }
+    }
+}
+
+struct CacheError: Error, CustomStringConvertible {
+    var description: String
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+/// One render under way, written at full speed into a file that its readers follow, each at its
+/// own pace: a slow reader never holds a render place, and a second client for the same render
+/// reads the same file instead of starting another. When the last reader leaves before the end,
+/// the render is stopped.
+final class RenderFlight: @unchecked Sendable {
+    enum State {
+        case running
+        /// Complete: the file (the cache entry, or a spool file) and its length.
+        case finished(path: String, length: Int64)
+        case failed(any Error)
+    }
+
+    let key: String
+    /// The file being written; readers open it once the first bytes are in.
+    let writingPath: String
+    /// True when the file is not a cache entry (the cache cannot take one): it is removed once
+    /// the render and every reader are done.
+    let spooled: Bool
+    /// The render's descriptor of the file (-1 when none could be made).
+    let writeDescriptor: Int32
+    private let condition = NSLock()
+    private var written: Int64 = 0
+    private(set) var state: State = .running
+    private var readers = 0
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private var stop: (@Sendable () -> Void)?
+    /// The first bytes written (a WAV header tells the file's length).
+    private(set) var head: [UInt8] = []
+
+    init(key: String, writingPath: String, spooled: Bool, writeDescriptor: Int32) {
+        self.key = key
+        self.writingPath = writingPath
+        self.spooled = spooled
+        self.writeDescriptor = writeDescriptor
+    }
+
+    /// What stops the render when every reader has left.
+    func onAbandon(_ stop: @escaping @Sendable () -> Void) { condition.withLock { self.stop = stop } }
+
+    var snapshot: (written: Int64, state: State) { condition.withLock { (written, state) } }
+
+    /// The render's side: `bytes` more are in the file.
+    func advance(_ bytes: [UInt8]) {
+        let resumed = condition.withLock { () -> [CheckedContinuation<Void, Never>] in
+            written += Int64(bytes.count)
+            if head.count < 64 { head += bytes.prefix(64 - head.count) }
+            defer { waiters = [] }
+            return waiters
+        }
+        for waiter in resumed { waiter.resume() }
+    }
+
+    /// The render's side: it ended.
+    func end(_ state: State) {
+        let (resumed, orphaned) = condition.withLock { () -> ([CheckedContinuation<Void, Never>], Bool) in
+            self.state = state
+            defer { waiters = [] }
+            return (waiters, readers == 0)
+        }
+        for waiter in resumed { waiter.resume() }
+        if orphaned { removeSpool() }
+    }
+
+    /// Waits until more than `offset` bytes are written or the render has ended.
+    func wait(beyond offset: Int64) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            condition.lock()
+            if written > offset || !isRunning {
+                condition.unlock()
+                continuation.resume()
+            } else {
+                waiters.append(continuation)
+                condition.unlock()
+            }
+        }
+    }
+
+    private var isRunning: Bool {
+        if case .running = state { true } else { false }
+    }
+
+    func addReader() { condition.withLock { readers += 1 } }
+
+    /// A reader is done; the last one to leave a running render stops it.
+    func removeReader() {
+        let (stopNow, removeFile) = condition.withLock { () -> ((@Sendable () -> Void)?, Bool) in
+            readers -= 1
+            guard readers == 0 else { return (nil, false) }
+            return isRunning ? (stop, false) : (nil, true)
+        }
+        stopNow?()
+        if removeFile { removeSpool() }
+    }
+
+    private func removeSpool() {
+        guard spooled, case .finished(let path, _) = snapshot.state else { return }
+        unlink(path)
+    }
+
+    /// The whole file's length when the head says it in advance (a WAV's RIFF size), else nil.
+    var announcedLength: Int64? {
+        let head = condition.withLock { self.head }
+        guard head.count >= 8, head[0..<4] == [0x52, 0x49, 0x46, 0x46] else { return nil }  // "RIFF"
+        let size = UInt32(head[4]) | UInt32(head[5]) << 8 | UInt32(head[6]) << 16 | UInt32(head[7]) << 24
+        guard size != 0, size != .max else { return nil }
+        return Int64(size) + 8
+    }
+}

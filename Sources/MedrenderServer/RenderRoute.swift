@@ -1,0 +1,242 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Medrender
+import MedrenderCore
+import NIOCore
+
+/// `GET /render` (and `HEAD`): from the render cache when the render is there, else rendered into
+/// it (or joined, when the same render is under way) and streamed as it grows. Media players'
+/// HTTP: `Content-Length` when known, `Range` and `206`, `ETag` and `304`, `Cache-Control`.
+extension MedrenderService {
+    func render(_ request: Request, head: Bool) async -> Response {
+        let job: RenderJob, format: OutputFormat, identity: String
+        do {
+            (job, format, identity) = try self.job(for: Self.options(request))
+        } catch {
+            return errorResponse(error)
+        }
+        var headers: HTTPFields = [
+            .contentType: Self.contentType(format),
+            .contentDisposition: "inline; filename=\"\(job.session.name).\(format.fileExtension)\"",
+            .eTag: "\"\(identity)\"",
+            // The same query to the same renderer gives the same bytes.
+            .cacheControl: "public, max-age=31536000, immutable",
+            .acceptRanges: "bytes",
+        ]
+        if let match = request.headers[.ifNoneMatch],
+            match.split(separator: ",").contains(where: { ["\"\(identity)\"", "W/\"\(identity)\"", "*"].contains($0.trimmingCharacters(in: .whitespaces)) })
+        {
+            return Response(status: .notModified, headers: headers, body: ResponseBody())
+        }
+        let ext = format.fileExtension
+        if let entry = cache.entry(key: identity, ext: ext) {
+            let fd = open(entry.path, O_RDONLY | O_CLOEXEC)
+            if fd >= 0 {
+                metrics.hit()
+                return fileResponse(fd: fd, length: entry.length, request: request, head: head, headers: headers, done: {})
+            }
+        }
+        metrics.miss()
+        let (flight, isNew) = await flights.join(identity) { makeFlight(key: identity, ext: ext) }
+        if isNew { start(flight, job: job, ext: ext, client: client(of: request)) }
+
+        // The answer's status waits for the first bytes (or the render's end): an error known
+        // before anything is written is answered as such.
+        await flight.wait(beyond: 0)
+        var (written, state) = flight.snapshot
+        if case .failed(let error) = state, written == 0 {
+            flight.removeReader()
+            return errorResponse(error)
+        }
+        // A HEAD, or a range past the start, waits for the whole file (its length is known then).
+        let range = request.headers[.range].map { $0.replacingOccurrences(of: " ", with: "") }
+        if head || (range != nil && range != "bytes=0-") {
+            while case .running = state {
+                await flight.wait(beyond: written)
+                (written, state) = flight.snapshot
+            }
+        }
+        switch state {
+        case .failed(let error):
+            flight.removeReader()
+            return errorResponse(error)
+        case .finished(let path, let length):
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            flight.removeReader()
+            guard fd >= 0 else { return errorResponse(RenderError("the render's file cannot be read back", category: .io)) }
+            return fileResponse(fd: fd, length: length, request: request, head: head, headers: headers, done: {})
+        case .running:
+            break
+        }
+        let fd = open(flight.writingPath, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            flight.removeReader()
+            return errorResponse(RenderError("the render's file cannot be read back", category: .io))
+        }
+        if let length = flight.announcedLength { headers[.contentLength] = "\(length)" }
+        let metrics = self.metrics
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            defer {
+                close(fd)
+                flight.removeReader()
+            }
+            var offset: Int64 = 0
+            while true {
+                let (written, state) = flight.snapshot
+                if offset < written {
+                    let buffer = try Self.read(fd, at: offset, count: Int(min(written - offset, 1 << 16)))
+                    offset += Int64(buffer.readableBytes)
+                    metrics.sent(buffer.readableBytes)
+                    try await writer.write(buffer)
+                    continue
+                }
+                switch state {
+                case .running: await flight.wait(beyond: offset)
+                case .finished: try await writer.finish(nil); return
+                case .failed(let error): throw error
+                }
+            }
+        })
+    }
+
+    /// A new flight for `key`, writing into the cache's folder, or a spool file when the cache
+    /// cannot take one (said once in the log).
+    func makeFlight(key: String, ext: String) -> RenderFlight {
+        let path = cache.temporaryPath(key: key, ext: ext)
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if fd >= 0 { return RenderFlight(key: key, writingPath: path, spooled: false, writeDescriptor: fd) }
+        cache.reportUnwritable(String(cString: strerror(errno)))
+        let spool = NSTemporaryDirectory() + "/medrender-spool-\(getpid())-\(UUID().uuidString.prefix(8)).\(ext)"
+        return RenderFlight(key: key, writingPath: spool, spooled: true,
+                            writeDescriptor: open(spool, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600))
+    }
+
+    /// Runs the flight's render: its client's share and a render place, the cache's lock on the
+    /// key (another server may be rendering it), then the render at full speed into the file.
+    func start(_ flight: RenderFlight, job: RenderJob, ext: String, client: String) {
+        let gate = self.gate, limits = self.limits, cache = self.cache, flights = self.flights, metrics = self.metrics
+        let task = Task {
+            let fd = flight.writeDescriptor
+            func fail(_ error: any Error) {
+                if fd >= 0 {
+                    close(fd)
+                    unlink(flight.writingPath)
+                }
+                flight.end(.failed(error))
+            }
+            defer { Task { await flights.remove(flight) } }
+            guard fd >= 0 else {
+                return fail(RenderError("cannot create a file for the render in the temporary folder (\(NSTemporaryDirectory())); "
+                                        + "free space there or set TMPDIR", category: .cannotCreate))
+            }
+            if let refusal = await limits.begin(client) {
+                return fail(ClientLimited(message: refusal.message, retryAfter: refusal.retryAfter))
+            }
+            defer { Task { await limits.end(client) } }
+            let lock = flight.spooled ? nil : await cache.lock(key: flight.key)
+            defer { lock?.release() }
+            if let entry = cache.entry(key: flight.key, ext: ext) {
+                // Another server rendered it meanwhile.
+                close(fd)
+                unlink(flight.writingPath)
+                return flight.end(.finished(path: entry.path, length: entry.length))
+            }
+            guard await gate.enter() else { return fail(GateFull()) }
+            defer { Task { await gate.leave() } }
+            guard !Task.isCancelled else { return fail(RenderError("the client went away before the render started", category: .io)) }
+            let started = ContinuousClock.now
+            do {
+                var length: Int64 = 0
+                for try await chunk in job.chunks() {
+                    try Self.writeAll(fd, chunk, path: flight.writingPath)
+                    length += Int64(chunk.count)
+                    flight.advance(chunk)
+                }
+                guard fsync(fd) == 0 || flight.spooled else {
+                    throw RenderError("cannot flush the render to \(flight.writingPath): \(String(cString: strerror(errno)))", category: .io)
+                }
+                close(fd)
+                let elapsed = ContinuousClock.now - started
+                metrics.rendered(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                if flight.spooled {
+                    flight.end(.finished(path: flight.writingPath, length: length))
+                } else {
+                    let entry = try cache.commit(temporary: flight.writingPath, key: flight.key, ext: ext, length: length)
+                    flight.end(.finished(path: entry.path, length: entry.length))
+                }
+            } catch {
+                fail(error)
+            }
+        }
+        flight.onAbandon { task.cancel() }
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                throw RenderError("cannot write the render to \(path): \(String(cString: strerror(errno)))", category: .io)
+            }
+            done += n
+        }
+    }
+
+    /// Up to `count` bytes of the file at `offset`.
+    static func read(_ fd: Int32, at offset: Int64, count: Int) throws -> ByteBuffer {
+        var buffer = ByteBufferAllocator().buffer(capacity: count)
+        let n = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { pointer in
+            max(0, pread(fd, pointer.baseAddress, count, off_t(offset)))
+        }
+        guard n > 0 else { throw RenderError("the render's file ended early", category: .io) }
+        return buffer
+    }
+
+    /// A complete file as the answer: the whole of it, or the range asked for (`206`), or `416`.
+    func fileResponse(fd: Int32, length: Int64, request: Request, head: Bool, headers: HTTPFields, done: @escaping @Sendable () -> Void)
+        -> Response
+    {
+        var headers = headers
+        var status = HTTPResponse.Status.ok
+        var first: Int64 = 0, last = length - 1
+        if let header = request.headers[.range] {
+            switch ByteRange.parse(header, length: length) {
+            case .success(let range):
+                (first, last) = (range.lowerBound, range.upperBound)
+                status = .partialContent
+                headers[.contentRange] = "bytes \(first)-\(last)/\(length)"
+            case .failure(let refusal):
+                close(fd)
+                done()
+                headers[.contentRange] = "bytes */\(length)"
+                headers[.contentType] = nil
+                return Self.text(.rangeNotSatisfiable, refusal.message, headers: headers)
+            }
+        }
+        let count = max(0, last - first + 1)
+        headers[.contentLength] = "\(count)"
+        if head {
+            close(fd)
+            done()
+            return Response(status: status, headers: headers, body: ResponseBody())
+        }
+        let metrics = self.metrics
+        let (from, to) = (first, last)
+        return Response(status: status, headers: headers, body: ResponseBody(contentLength: Int(count)) { writer in
+            defer {
+                close(fd)
+                done()
+            }
+            var offset = from
+            while offset <= to {
+                let buffer = try Self.read(fd, at: offset, count: Int(min(to - offset + 1, 1 << 16)))
+                offset += Int64(buffer.readableBytes)
+                metrics.sent(buffer.readableBytes)
+                try await writer.write(buffer)
+            }
+            try await writer.finish(nil)
+        })
+    }
+}
