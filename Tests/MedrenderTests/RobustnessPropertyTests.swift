@@ -69,7 +69,12 @@ import Testing
                     #expect(plan.totalFrames == plan.total.frame(atRate: 8000))
                     #expect(plan.schedule.end <= plan.total)
                 } catch {
-                    #expect(!"\(error)".isEmpty)
+                    // A plan that cannot be made says so in one line of words, as the plan's own
+                    // error: no type name or optional leaking from the code.
+                    let text = "\(error)"
+                    #expect(error is PlanError, "\(type(of: error)): \(text)")
+                    #expect(!text.contains("\n") && text.count > 20, "\(text)")
+                    #expect(!text.contains("Optional(") && !text.contains("PlanError."), "\(text)")
                 }
             }
             // Render a sample of the mutants that decode, to a file, at the shortest length.
@@ -85,7 +90,11 @@ import Testing
                 let (_, channels, samples) = try readSound(dir.file("m.wav"))
                 #expect(Int64(samples.count / channels) == report.frames)
             } catch let error as any DiagnosedError {
-                #expect(!error.description.isEmpty)
+                // One line that names the preset or the file it is about, and is the input's fault.
+                let text = error.description
+                #expect(text.contains("mutant.yaml") || text.contains("m.wav") || text.contains("Sounds/"), "\(text)")
+                #expect(!text.contains("\n"), "\(text)")
+                #expect(error.category != .internal, "\(text)")
                 #expect(!dir.contents().contains { $0.hasPrefix(".") })
             }
         }
