@@ -64,10 +64,12 @@ import Testing
         let duck = try #require(plan.ducking.stretches.first, "the voice ducks the ambience")
         let inDuck = (duck.start + duck.end) / 2
         let block = Int64(Renderer.blockFrames)
+        // Just before the loudest sample, where the limiter is holding the mix down.
+        let loudest = Int64(whole.samples.indices.max { abs(whole.samples[$0]) < abs(whole.samples[$1]) }! / channels)
         let frames: [(String, Int64)] = [
             ("start", 0), ("one frame", 1), ("one block", block), ("one block plus one", block + 1),
             ("inside the duck", inDuck), ("inside the crossfade", crossfade), ("minute 1", 60 * 16000 + 7),
-            ("the last frame", plan.totalFrames - 1),
+            ("just before the loudest peak", max(0, loudest - 20)), ("the last frame", plan.totalFrames - 1),
         ]
         for (name, start) in frames {
             let point = PointRender(prepared, startFrame: start)
