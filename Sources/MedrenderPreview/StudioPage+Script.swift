@@ -328,11 +328,13 @@ extension StudioPage {
               var select = $('start'), chosen = select.value;
               while (select.options.length > 1) { select.remove(1); }
               list.forEach(function (p) { var o = document.createElement('option'); o.value = p.name; o.textContent = p.name + ' — ' + p.pattern; select.appendChild(o); });
-              select.value = chosen;
+              select.value = select.getAttribute('data-chosen') || chosen;
               document.body.setAttribute('data-presets', String(list.length));
             }).catch(function () { /* the blank one is still there */ });
           }
           function open(name) {
+            $('start').setAttribute('data-chosen', name);
+            if ($('start').value !== name) { $('start').value = name; }
             if (!name) { yamlEl.value = JSON.parse($('blank').textContent); changed(); return Promise.resolve(); }
             return fetch('/presets/' + encodeURIComponent(name)).then(function (r) { return r.json(); })
               .then(function (p) { yamlEl.value = p.yaml; state.point = 0; changed(); });

@@ -154,10 +154,11 @@ public struct StudioPage: Sendable {
         body{margin:0;background:var(--bg);color:var(--ink);font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
         header{display:flex;flex-wrap:wrap;align-items:center;gap:8px 16px;padding:10px 16px}
         header h1{font-size:1.3rem;margin:0}
-        .start{display:flex;gap:8px;align-items:center;flex-wrap:wrap}
+        .start{display:flex;gap:8px;align-items:center;flex-wrap:wrap;min-width:0;max-width:100%}
+        select{min-width:0;max-width:100%}
         main{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:16px;padding:0 16px 16px;max-width:1400px;margin:0 auto}
         section{background:var(--card);border-radius:14px;padding:12px;box-shadow:0 1px 3px rgba(40,60,80,.08);min-width:0}
-        fieldset{border:1px solid #d5dee6;border-radius:10px;margin:0 0 10px;padding:8px 10px}
+        fieldset{border:1px solid #d5dee6;border-radius:10px;margin:0 0 10px;padding:8px 10px;min-width:0}
         legend{font-weight:600;font-size:.9rem}
         label{display:block;font-size:.85rem;color:var(--soft)}
         label.check{display:flex;gap:6px;align-items:center}

@@ -5,9 +5,9 @@ import Testing
 /// Headless Chromium, as `make test-deps` installs it.
 let studioChromium = which("chromium") ?? which("chromium-browser")
 
-/// The studio in a real browser, driven by a page of the test's own that holds it in a frame (the
-/// browser started with the same-origin checks off, as the frame is the server's and the page a
-/// file): the form changes the YAML and the timeline, an error shows at its line, a click on the
+/// The studio in a real browser: the page as the server serves it, saved to a file with the test's
+/// steps after its script (the browser started with the same-origin checks off, as the page is a
+/// file and its requests go to the server): the form changes the YAML and the timeline, an error shows at its line, a click on the
 /// timeline plays from that point, a save lands in the presets folder. Screenshots at 390 and
 /// 1280 px are kept under `.build/studio-artifacts/`.
 @Suite(.serialized) struct StudioBrowserTests {
@@ -20,26 +20,30 @@ let studioChromium = which("chromium") ?? which("chromium-browser")
     static func flags(_ dir: TemporaryDirectory, size: String) -> [String] {
         ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--hide-scrollbars",
          "--user-data-dir=\(dir.file("chromium-profile"))", "--window-size=\(size)", "--autoplay-policy=no-user-gesture-required",
-         "--mute-audio", "--virtual-time-budget=60000"]
+         "--mute-audio", "--virtual-time-budget=600000"]
     }
 
-    /// The harness: each step waits for the studio's answer (`data-plan-seq` moving on) before the
-    /// next; the results are attributes of the harness's body.
-    static func harness(port: Int, width: Int) -> String {
-        """
-        <!DOCTYPE html><html><body>
-        <iframe id="f" src="http://127.0.0.1:\(port)/studio" style="width:\(width)px;height:900px;border:0"></iframe>
+    /// The harness: the studio page as served, its URLs based on the server, with the test's steps
+    /// after its own script. Each step waits for the studio's answer (`data-plan-seq` moving on)
+    /// before the next; the results are `data-t-*` attributes of the body.
+    static func harness(page: String, port: Int) -> String {
+        let steps = """
         <script>
         var out = document.body;
-        function w() { return document.getElementById('f').contentWindow; }
-        function d() { return w().document; }
-        function put(name, value) { out.setAttribute('data-' + name, String(value)); }
+        function w() { return window; }
+        function d() { return document; }
+        function put(name, value) { out.setAttribute('data-t-' + name, String(value)); }
         function until(test, then, label) {
           var tries = 0;
           (function again() {
             var ok = false;
             try { ok = test(); } catch (e) { ok = false; }
-            if (ok) { then(); } else if (++tries > 4000) { put('timeout', label); put('done', '1'); } else { setTimeout(again, 5); }
+            if (ok) { then(); } else if (++tries > 40000) {
+              var a = d().getElementById('audio');
+              put('timeout', label + ' (audio: ready ' + a.readyState + ', network ' + a.networkState + ', error ' + (a.error && a.error.code)
+                  + ', time ' + a.currentTime + ', src ' + a.getAttribute('src') + '; status: ' + d().getElementById('save-status').textContent + ')');
+              put('done', '1');
+            } else { setTimeout(again, 5); }
           })();
         }
         function seq() { return parseInt(d().body.getAttribute('data-plan-seq') || '0', 10); }
@@ -79,7 +83,7 @@ let studioChromium = which("chromium") ?? which("chromium-browser")
                 svg.dispatchEvent(new (w().MouseEvent)('click', { clientX: x, clientY: box.top + box.height / 2, bubbles: true }));
                 var duration = parseFloat(d().getElementById('timeline').getAttribute('data-duration'));
                 put('duration', duration);
-                until(function () { var a = d().getElementById('audio'); return d().body.hasAttribute('data-playing') && a.currentTime > 0.2; }, function () {
+                until(function () { var a = d().getElementById('audio'); return d().body.hasAttribute('data-playing') && a.currentTime > 0.2 && d().body.hasAttribute('data-session-time'); }, function () {
                   var a = d().getElementById('audio');
                   put('play-from', d().body.getAttribute('data-play-from'));
                   put('audio-src', a.getAttribute('src'));
@@ -88,11 +92,13 @@ let studioChromium = which("chromium") ?? which("chromium-browser")
                   put('session-time', d().body.getAttribute('data-session-time'));
                   put('stage-t', d().getElementById('stage').getAttribute('data-t'));
                   a.pause();
-                  var tl = d().getElementById('timeline');
-                  var before = parseFloat(d().getElementById('stage').getAttribute('data-t'));
+                  until(function () { return !d().body.hasAttribute('data-playing'); }, function () {
+                  var tl = d().getElementById('timeline'), studio = w().medrenderStudio;
+                  var before = studio.state.point;
                   tl.focus();
                   tl.dispatchEvent(new (w().KeyboardEvent)('keydown', { key: 'ArrowRight', bubbles: true }));
-                  put('key-moved', parseFloat(d().getElementById('stage').getAttribute('data-t')) - before);
+                  put('key-moved', (studio.state.point - before).toFixed(3));
+                  put('key-shown', (parseFloat(d().getElementById('stage').getAttribute('data-t')) - studio.state.point).toFixed(3));
                   var save = d().getElementById('save');
                   if (!save) { put('save-status', 'no save button'); put('done', '1'); return; }
                   d().getElementById('save-name').value = 'browser-made';
@@ -101,20 +107,23 @@ let studioChromium = which("chromium") ?? which("chromium-browser")
                     put('save-status', d().getElementById('save-status').getAttribute('data-status') + ' ' + d().getElementById('save-status').textContent);
                     put('done', '1');
                   }, 'save');
+                  }, 'pause');
                 }, 'play');
               }, 'fixed');
             }, 'error');
           }, 'exhale');
         }, 'first plan');
-        </script></body></html>
+        </script>
         """
+        return page.replacingOccurrences(of: "<head>", with: "<head><base href=\"http://127.0.0.1:\(port)/\">")
+            .replacingOccurrences(of: "</body>", with: steps + "</body>")
     }
 
     static func attributes(_ dom: String) -> [String: String] {
         var out: [String: String] = [:]
         guard let body = dom.range(of: "<body"), let end = dom[body.upperBound...].range(of: ">") else { return out }
         let tag = String(dom[body.upperBound..<end.lowerBound])
-        let pattern = try! NSRegularExpression(pattern: "data-([a-z-]+)=\"([^\"]*)\"")
+        let pattern = try! NSRegularExpression(pattern: "data-t-([a-z-]+)=\"([^\"]*)\"")
         for m in pattern.matches(in: tag, range: NSRange(tag.startIndex..., in: tag)) {
             out[String(tag[Range(m.range(at: 1), in: tag)!])] = String(tag[Range(m.range(at: 2), in: tag)!])
                 .replacingOccurrences(of: "&amp;", with: "&").replacingOccurrences(of: "&quot;", with: "\"")
@@ -134,9 +143,26 @@ let studioChromium = which("chromium") ?? which("chromium-browser")
         for width in [1280, 390] {
             let dir = TemporaryDirectory("studio-browser-\(width)")
             try? FileManager.default.removeItem(atPath: "\(folder)/browser-made.yaml")
-            let page = dir.write("harness.html", Self.harness(port: server.port, width: width))
-            let dump = try runProcess(browser, Self.flags(dir, size: "\(width + 40),1000") + [
-                "--disable-web-security", "--allow-file-access-from-files", "--enable-logging=stderr", "--v=0", "--dump-dom", "file://\(page)",
+            let studio = String(decoding: try server.get("/studio").body, as: UTF8.self)
+            _ = dir.write("studio.html", Self.harness(page: studio, port: server.port))
+            // A frame of the width asked for (a browser window is at least 500 px wide), whose
+            // results are copied to the outer page's body when the steps are done.
+            let outerPage = dir.write("outer.html", """
+                <!DOCTYPE html><html><body style="margin:0">
+                <iframe id="f" src="studio.html" style="width:\(width)px;height:1000px;border:0"></iframe>
+                <script>
+                (function copy() {
+                  var inner = null;
+                  try { inner = document.getElementById('f').contentDocument.body; } catch (e) { inner = null; }
+                  if (!inner || !inner.hasAttribute('data-t-done')) { setTimeout(copy, 20); return; }
+                  Array.prototype.forEach.call(inner.attributes, function (a) {
+                    if (a.name.indexOf('data-t-') === 0) { document.body.setAttribute(a.name, a.value); }
+                  });
+                })();
+                </script></body></html>
+                """)
+            let dump = try runProcess(browser, Self.flags(dir, size: "\(max(width + 40, 500)),1100") + [
+                "--disable-web-security", "--allow-file-access-from-files", "--enable-logging=stderr", "--v=0", "--dump-dom", "file://\(outerPage)",
             ], killAfter: 180)
             #expect(dump.status == 0, "\(dump.stderr.suffix(2000))")
             let r = Self.attributes(dump.stdout)
@@ -162,6 +188,7 @@ let studioChromium = which("chromium") ?? which("chromium-browser")
             let sessionTime = try #require(r["session-time"].flatMap(Double.init))
             #expect(sessionTime >= from && sessionTime < from + 30, "session time \(sessionTime) from \(from)")
             #expect(r["key-moved"].flatMap(Double.init) == 5, "the arrow key moves the point: \(r["key-moved"] ?? "")")
+            #expect(r["key-shown"].flatMap(Double.init) == 0, "the circle shows the point: \(r["key-shown"] ?? "")")
             // Save: the file is in the presets folder.
             #expect(r["save-status"]?.hasPrefix("200 Saved as browser-made.yaml") == true, "\(r["save-status"] ?? "")")
             let saved = try String(contentsOfFile: "\(folder)/browser-made.yaml", encoding: .utf8)
