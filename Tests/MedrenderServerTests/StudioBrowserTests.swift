@@ -197,7 +197,8 @@ let studioChromium = which("chromium") ?? which("chromium-browser")
             #expect(Int(r["doc-width"] ?? "") ?? .max <= width, "the page is \(r["doc-width"] ?? "?") px wide in a \(width) px frame")
             let console = dump.stderr.split(separator: "\n").filter { $0.contains(":CONSOLE") && !$0.contains("favicon") }
             #expect(console.isEmpty, "\(console)")
-            report.append("\(width) px: redraw \(r["redraw-ms"] ?? "?") ms after the exhale changed (first byte to SVG in place, debounce included)")
+            report.append("\(width) px: timeline redrawn \(r["redraw-ms"] ?? "?") ms after the exhale changed, debounce included, "
+                + "on the browser's virtual clock (--virtual-time-budget), not wall-clock time")
         }
         // Screenshots of a library preset, kept for a person to look at.
         for (name, size) in [("studio-phone", "390,1600"), ("studio-desktop", "1280,1000")] {
