@@ -7,17 +7,32 @@ import NIOCore
 
 extension MedrenderService {
     /// A take rendered from `fromSeconds` (`PointRender`) and streamed as a 16-bit WAV as it is
-    /// made: the gain is the whole session's, so the point sounds as it does in a whole render.
+    /// made: the gain is the whole session's, so the point sounds as it does in a whole render. It
+    /// holds a render place (and the client's share) until the stream ends or its client leaves.
     func studioStream(_ request: Request, job: RenderJob, fromSeconds: Double) async throws -> Response {
+        // One render place (and the client's share) is held from the decoding to the stream's end.
+        let client = client(of: request)
+        if let refusal = await limits.begin(client) { throw ClientLimited(message: refusal.message, retryAfter: refusal.retryAfter) }
+        guard await gate.enter() else {
+            await limits.end(client)
+            throw GateFull()
+        }
+        let gate = self.gate, limits = self.limits
+        let release: @Sendable () -> Void = { Task { await gate.leave(); await limits.end(client) } }
         let prepared: PreparedRender
         do {
-            prepared = try await gated(request) { try job.prepare() }
+            prepared = try job.prepare()
         } catch let error as any DiagnosedError where error.category == .badData || error.category == .missingInput {
+            release()
             throw StudioInvalid(issues: [StudioIssue(field: "", message: Self.unlibrary(error.description))])
+        } catch {
+            release()
+            throw error
         }
         let plan = prepared.plan
         let duration = Double(plan.totalFrames) / Double(plan.rate)
         guard fromSeconds <= duration else {
+            release()
             throw StudioError(.badRequest, String(format: "from=%g: the session is %.3f seconds; give a point inside it", fromSeconds, duration))
         }
         let startFrame = Int64((fromSeconds * Double(plan.rate)).rounded())
@@ -27,6 +42,7 @@ extension MedrenderService {
         let pipe = ChunkPipe(depth: 8)
         let header = Self.wavHeader(rate: rate, channels: channels, dataBytes: dataBytes)
         Thread.detachNewThread {
+            defer { release() }
             let render = PointRender(prepared, startFrame: startFrame)
             var bytes = [UInt8]()
             bytes.reserveCapacity(Renderer.blockFrames * channels * 2)
