@@ -96,3 +96,4 @@ bench: test-deps release
 	@./scripts/install-packages wrk
 	python3 scripts/bench.py
 	python3 scripts/bench-serve.py
+	python3 scripts/bench-studio.py

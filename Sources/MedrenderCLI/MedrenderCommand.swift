@@ -19,7 +19,8 @@ public struct MedrenderCommand: ParsableCommand {
         discussion: exitCodesHelp,
         version: LibraryBuild.rendererVersion,
         subcommands: [RenderCommand.self, PresetsCommand.self, ValidateCommand.self, CuesCommand.self, PreviewCommand.self, PlotCommand.self,
-                      InspectCommand.self, BuildCommand.self, ServeCommand.self, VoicesCommand.self],
+                      InspectCommand.self, BuildCommand.self, ServeCommand.self, VoicesCommand.self,
+                      StudioCommand.self],
         defaultSubcommand: RenderCommand.self)
 
     public init() {}

@@ -8,7 +8,7 @@ import MedrenderServer
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve the preset library and renders over HTTP (GET /presets, /presets/NAME, /render, /cues, /preview, /healthz, /metrics).",
+        abstract: "Serve the preset library and renders over HTTP (GET /presets, /presets/NAME, /render, /cues, /preview, /healthz, /metrics, /studio).",
         discussion: """
             GET /render takes the render's options as query parameters, named as the options without \
             their dashes (preset, minutes, format, pattern, hold-in, loudness, layers…), renders into the \
@@ -66,6 +66,9 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("shutdown-grace"), help: "Seconds running streams may go on after SIGTERM before they are ended.")
     var shutdownGrace = 20
 
+    @Option(name: .customLong("presets-dir"), help: "The folder the studio (GET /studio) saves presets into; none: saving is off.")
+    var presetsDirectory: String?
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port \(port): give 0 to 65535") }
         if let maximumRenders, maximumRenders < 1 { throw ValidationError("--max-renders \(maximumRenders): give 1 or more") }
@@ -78,6 +81,7 @@ struct ServeCommand: ParsableCommand {
         guard clientRenders >= 0, clientRendersPerMinute >= 0 else { throw ValidationError("--client-renders…: give 0 or more") }
         if let maximumMinutes, !(maximumMinutes > 0) { throw ValidationError("--max-minutes \(maximumMinutes): give more than 0") }
         guard shutdownGrace >= 0 else { throw ValidationError("--shutdown-grace \(shutdownGrace): give 0 or more seconds") }
+        if let presetsDirectory { _ = try checkedPresetsDirectory(presetsDirectory) }
     }
 
     func run() throws {
@@ -99,6 +103,7 @@ struct ServeCommand: ParsableCommand {
         settings.clientRendersPerMinute = clientRendersPerMinute
         settings.maximumMinutes = maximumMinutes
         settings.shutdownGraceSeconds = shutdownGrace
+        settings.presetsDirectory = try presetsDirectory.map(checkedPresetsDirectory)
         LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
         var logger = Logger(label: "medrender")
         logger.logLevel = .info

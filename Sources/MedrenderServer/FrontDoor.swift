@@ -23,6 +23,7 @@ struct FrontDoor<Context: RequestContext>: RouterMiddleware {
     /// The route a path is answered by, as the metrics name it; nil for none.
     static func route(_ path: String) -> String? {
         if path.hasPrefix("/presets/"), path.count > 9, !path.dropFirst(9).contains("/") { return "/presets/NAME" }
+        if let studio = StudioRoutes.route(path) { return studio }
         return ["/presets", "/render", "/cues", "/preview", "/healthz", "/metrics"].contains(path) ? path : nil
     }
 
@@ -42,9 +43,11 @@ struct FrontDoor<Context: RequestContext>: RouterMiddleware {
         if route == nil {
             response = MedrenderService.text(.notFound, "no such path '\(request.uri.path.prefix(200))'; the paths are "
                 + MedrenderService.routes.joined(separator: ", "))
-        } else if request.method != .get && request.method != .head {
-            response = MedrenderService.text(.methodNotAllowed, "\(request.method) \(request.uri.path): only GET and HEAD are served",
-                                             headers: [.allow: "GET, HEAD"])
+        } else if StudioRoutes.takesPost(request.uri.path) ? request.method != .post : (request.method != .get && request.method != .head) {
+            let allowed = StudioRoutes.takesPost(request.uri.path) ? "POST" : "GET, HEAD"
+            let served = allowed == "POST" ? "only POST is served" : "only GET and HEAD are served"
+            response = MedrenderService.text(.methodNotAllowed, "\(request.method) \(request.uri.path): \(served)",
+                                             headers: [.allow: allowed])
         } else if let keys = service.keys, route != "/healthz",
             (Self.key(of: request).flatMap { keys.id(of: $0) }) == nil
         {

@@ -48,6 +48,8 @@ public struct MedrenderService: Sendable {
         public var maximumMinutes: Double?
         /// Seconds running streams may go on after SIGTERM before they are ended, default 20.
         public var shutdownGraceSeconds = 20
+        /// The folder the studio saves presets into (`--presets-dir`); nil saves none.
+        public var presetsDirectory: String?
 
         public init(library: PresetLibrary) { self.library = library }
     }
@@ -63,6 +65,7 @@ public struct MedrenderService: Sendable {
     let limits: ClientLimits
     let keys: APIKeys?
     let logger: Logger
+    let studioTakes = StudioTakes()
 
     public init(settings: Settings, logger: Logger = Logger(label: "medrender")) throws {
         self.settings = settings
@@ -123,7 +126,7 @@ public struct MedrenderService: Sendable {
     }
 
     /// The routes, as `FrontDoor` knows them for 404 and 405.
-    static let routes = ["/presets", "/presets/NAME", "/render", "/cues", "/preview", "/healthz", "/metrics"]
+    static let routes = ["/presets", "/presets/NAME", "/render", "/cues", "/preview", "/healthz", "/metrics"] + StudioRoutes.paths
 
     /// Runs until the task is cancelled or the process is asked to stop (SIGINT, SIGTERM): then it
     /// stops accepting, lets running streams go on for `shutdownGraceSeconds`, and ends them.
@@ -142,6 +145,7 @@ public struct MedrenderService: Sendable {
         both("/preview") { request, _, head in Self.headOnly(await self.preview(request), head) }
         both("/healthz") { _, _, head in Self.headOnly(Self.text(.ok, "ok"), head) }
         both("/metrics") { _, _, head in Self.headOnly(await self.metricsResponse(), head) }
+        registerStudio(router)
         let counter = connections, metrics = self.metrics
         let guardTimeout = TimeAmount.seconds(Int64(settings.sendTimeoutSeconds))
         let app = Application(

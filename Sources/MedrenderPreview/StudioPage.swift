@@ -1,0 +1,195 @@
+import Foundation
+import MedrenderCore
+
+/// What the studio's page draws for one plan: the timeline's SVG (with its playhead) and the data
+/// the breathing circle reads, the preview page's own.
+public struct StudioPlanView: Sendable {
+    public var timeline: SessionTimeline
+
+    public init(timeline: SessionTimeline) { self.timeline = timeline }
+
+    /// The timeline plot, as the preview page draws it, with its playhead.
+    public var svg: String { SessionPlot(timeline: timeline, interactive: true).svg }
+
+    /// The session as the page's circle reads it (JSON text), as the preview page embeds it.
+    public var dataJSON: String { PreviewPage(timeline: timeline, audio: .url("")).dataJSON }
+}
+
+/// The studio: one page (no network beyond its own server, no build step) to write a session, see
+/// its timeline and circle as it is typed, hear it from any point, and keep it.
+///
+/// A form for the common fields (the pattern's phases, minutes, settle, closing, loudness, the
+/// beds' levels) and the YAML stay in sync: the form edits the YAML's lines in place, the YAML
+/// fills the form. Each change asks `POST /studio/plan` (debounced); its errors show at their line
+/// and column and beside their field. The page's script exposes `window.medrenderStudio`.
+public struct StudioPage: Sendable {
+    /// Whether the server saves presets (`--presets-dir`): the Save form shows only then.
+    public var canSave: Bool
+
+    public init(canSave: Bool) { self.canSave = canSave }
+
+    /// A preset to start from when none of the library is chosen.
+    public static let blankPreset = """
+        name: my-session
+        description: A session of my own.
+        minutes: 10
+        pattern: 4-0-6-0
+        settle: 15
+        closing: 20
+        cues:
+          inhale: { tone: bell, pitch: 659.26, gain: -12 }
+          exhale: { tone: bell, pitch: 440, gain: -12 }
+        ambience:
+          beds:
+            - { sound: rain, level: -26 }
+          fade-in: 8
+          fade-out: 15
+        master:
+          loudness: -18
+          true-peak: -1
+
+        """
+
+    /// Milliseconds after the last keystroke before the plan is asked for.
+    public static let debounceMilliseconds = 120
+
+    public var html: String {
+        var kindColours = ""
+        for (kind, colour) in SessionPlot.colours {
+            kindColours += ".circle[data-kind=\"\(kind.rawValue)\"]{background:radial-gradient(circle at 50% 40%,#ffffff 0,\(colour) 70%)}\n"
+        }
+        let save = canSave ? """
+            <fieldset class="save"><legend>Save into the library</legend>
+            <label for="save-name">Name</label>
+            <input id="save-name" name="save-name" type="text" autocomplete="off" spellcheck="false" placeholder="evening-478" aria-describedby="save-status">
+            <label class="check"><input id="save-replace" type="checkbox"> Replace a preset of that name</label>
+            <button type="button" id="save">Save</button>
+            </fieldset>
+            """ : ""
+        return """
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="generator" content="medrender">
+            <title>Studio · medrender</title>
+            <script>window.addEventListener('error',function(e){var d=document.documentElement;d.setAttribute('data-errors',(d.getAttribute('data-errors')||'')+(e.message||'error')+'; ');});</script>
+            <style>
+            \(Self.style)\(kindColours)</style>
+            </head>
+            <body>
+            <header><h1>Studio</h1>
+            <div class="start"><label for="start">Start from</label>
+            <select id="start"><option value="">A blank session</option></select>
+            <button type="button" id="load">Open</button></div>
+            </header>
+            <main>
+            <section class="editor" aria-label="Edit the session">
+            <form id="form" autocomplete="off" onsubmit="return false">
+            <fieldset><legend>Breath pattern, in seconds</legend>
+            <div class="phases">
+            <div><label for="f-inhale">Inhale</label><input id="f-inhale" data-phase="0" type="number" min="0" max="120" step="0.1" inputmode="decimal"></div>
+            <div><label for="f-hold-in">Hold (full)</label><input id="f-hold-in" data-phase="1" type="number" min="0" max="120" step="0.1" inputmode="decimal"></div>
+            <div><label for="f-exhale">Exhale</label><input id="f-exhale" data-phase="2" type="number" min="0" max="120" step="0.1" inputmode="decimal"></div>
+            <div><label for="f-hold-out">Hold (empty)</label><input id="f-hold-out" data-phase="3" type="number" min="0" max="120" step="0.1" inputmode="decimal"></div>
+            </div>
+            <p class="note" id="pattern-note" hidden>This pattern is written in the YAML (a ratio, segments or a sigh); edit it there.</p>
+            <p class="field-error" id="err-pattern" role="alert"></p>
+            </fieldset>
+            <fieldset><legend>Length and sections</legend>
+            <div class="row">
+            <div><label for="f-minutes">Minutes</label><input id="f-minutes" type="number" min="0.05" max="1440" step="0.5" inputmode="decimal">
+            <p class="field-error" id="err-minutes" role="alert"></p></div>
+            <div><label for="f-settle">Settle (s)</label><input id="f-settle" type="number" min="0" max="3600" step="1" inputmode="decimal">
+            <p class="field-error" id="err-settle" role="alert"></p></div>
+            <div><label for="f-closing">Closing (s)</label><input id="f-closing" type="number" min="0" max="3600" step="1" inputmode="decimal">
+            <p class="field-error" id="err-closing" role="alert"></p></div>
+            <div><label for="f-loudness">Loudness (LUFS)</label><input id="f-loudness" type="number" min="-40" max="-6" step="0.5" inputmode="decimal">
+            <p class="field-error" id="err-loudness" role="alert"></p></div>
+            </div>
+            </fieldset>
+            <fieldset><legend>Ambience beds, level in dB</legend>
+            <div id="beds" class="row"></div>
+            <p class="field-error" id="err-beds" role="alert"></p>
+            </fieldset>
+            </form>
+            <div class="yaml">
+            <label for="yaml">Preset (YAML)</label>
+            <div class="code"><pre id="gutter" aria-hidden="true"></pre><textarea id="yaml" spellcheck="false" wrap="off" aria-describedby="yaml-error" rows="22"></textarea></div>
+            <p class="error" id="yaml-error" role="alert" aria-live="assertive"></p>
+            <div class="keep">
+            <button type="button" id="download">Download YAML</button>
+            \(save)
+            <p id="save-status" class="status" role="status" aria-live="polite"></p>
+            </div>
+            </div>
+            </section>
+            <section class="view" aria-label="The session">
+            <p class="sub" id="summary" aria-live="polite"></p>
+            <div class="stage" id="stage"><div class="ring"></div><div class="circle" id="circle"></div>
+            <div class="label" id="label" aria-live="off"></div></div>
+            <div class="listen">
+            <label for="from">Listen from (s)</label>
+            <input id="from" type="number" min="0" step="1" value="0" inputmode="decimal">
+            <button type="button" id="play">Play from here</button>
+            <span id="clock" class="clock">0:00</span>
+            </div>
+            <audio id="audio" controls preload="none" aria-label="The session from the chosen point"></audio>
+            <div class="timeline" id="timeline" tabindex="0" role="slider" aria-label="Timeline: click, or use the arrow keys and Enter, to listen from a point" aria-valuemin="0" aria-valuenow="0"></div>
+            </section>
+            </main>
+            <script type="application/json" id="blank">\(Markup.jsonString(Self.blankPreset))</script>
+            <script>
+            \(Self.script.replacingOccurrences(of: "DEBOUNCE_MS", with: "\(Self.debounceMilliseconds)"))</script>
+            </body>
+            </html>
+
+            """
+    }
+
+    static let style = """
+        :root{color-scheme:light;--ink:#2b3a4a;--soft:#5b6b7b;--bg:#f3f6f8;--card:#ffffff;--bad:#b3261e}
+        *{box-sizing:border-box}
+        body{margin:0;background:var(--bg);color:var(--ink);font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+        header{display:flex;flex-wrap:wrap;align-items:center;gap:8px 16px;padding:10px 16px}
+        header h1{font-size:1.3rem;margin:0}
+        .start{display:flex;gap:8px;align-items:center;flex-wrap:wrap;min-width:0;max-width:100%}
+        select{min-width:0;max-width:100%}
+        main{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:16px;padding:0 16px 16px;max-width:1400px;margin:0 auto}
+        section{background:var(--card);border-radius:14px;padding:12px;box-shadow:0 1px 3px rgba(40,60,80,.08);min-width:0}
+        fieldset{border:1px solid #d5dee6;border-radius:10px;margin:0 0 10px;padding:8px 10px;min-width:0}
+        legend{font-weight:600;font-size:.9rem}
+        label{display:block;font-size:.85rem;color:var(--soft)}
+        label.check{display:flex;gap:6px;align-items:center}
+        input,select,button,textarea{font:inherit}
+        input[type=number],input[type=text]{width:100%;padding:6px;border:1px solid #b8c4cf;border-radius:6px}
+        input[aria-invalid=true],textarea[aria-invalid=true]{border-color:var(--bad);outline-color:var(--bad)}
+        button{padding:6px 12px;border-radius:6px;border:1px solid #7d93a8;background:#e8eef4;cursor:pointer}
+        button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible,.timeline:focus-visible{outline:3px solid #2f6fae;outline-offset:2px}
+        .phases,.row{display:grid;grid-template-columns:repeat(4,minmax(0,1fr));gap:8px}
+        .field-error,.error{color:var(--bad);font-size:.85rem;margin:4px 0 0;min-height:0}
+        .field-error:empty,.error:empty{display:none}
+        .note{font-size:.85rem;color:var(--soft)}
+        .code{display:flex;border:1px solid #b8c4cf;border-radius:6px;overflow:hidden;background:#fbfcfd}
+        #gutter{margin:0;padding:6px 6px;text-align:right;color:#8a99a8;background:#eef2f5;font:13px/1.5 ui-monospace,Menlo,Consolas,monospace;user-select:none;overflow:hidden;min-width:3em}
+        #gutter .bad{color:#fff;background:var(--bad);display:inline-block;width:100%}
+        textarea{flex:1;border:0;padding:6px;font:13px/1.5 ui-monospace,Menlo,Consolas,monospace;resize:vertical;min-height:18em;outline-offset:-3px;white-space:pre;overflow:auto;background:transparent}
+        .keep{display:flex;flex-direction:column;gap:8px;margin-top:8px}
+        .keep fieldset{display:grid;gap:6px}
+        .status{font-size:.9rem;margin:0}
+        .sub{margin:0 0 6px;color:var(--soft);font-size:.9rem}
+        .stage{position:relative;width:min(60vw,240px);aspect-ratio:1/1;margin:8px auto 12px}
+        .ring{position:absolute;inset:0;border-radius:50%;border:2px dashed #d5dee6}
+        .circle{position:absolute;inset:0;border-radius:50%;background:radial-gradient(circle at 50% 40%,#ffffff 0,#c9d6e2 70%);transform:scale(.35)}
+        .label{position:absolute;inset:0;display:flex;align-items:center;justify-content:center;text-align:center;font-size:1.15rem;padding:0 18%}
+        .listen{display:flex;gap:8px;align-items:end;flex-wrap:wrap;margin-bottom:8px}
+        .listen input{width:7em}
+        .clock{font-variant-numeric:tabular-nums;padding-bottom:6px}
+        audio{width:100%}
+        .timeline{margin-top:10px;overflow-x:auto}
+        .timeline svg{display:block;width:100%;min-width:640px;height:auto;cursor:pointer}
+        @media (max-width:900px){main{grid-template-columns:minmax(0,1fr);padding:0 8px 8px}.phases,.row{grid-template-columns:repeat(2,minmax(0,1fr))}}
+
+        """
+}

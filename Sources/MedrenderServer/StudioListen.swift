@@ -1,0 +1,152 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Medrender
+import MedrenderCore
+import NIOCore
+
+extension MedrenderService {
+    /// A take rendered from `fromSeconds` (`PointRender`) and streamed as a 16-bit WAV as it is
+    /// made: the gain is the whole session's, so the point sounds as it does in a whole render. It
+    /// holds a render place (and the client's share) until the stream ends or its client leaves.
+    func studioStream(_ request: Request, job: RenderJob, fromSeconds: Double) async throws -> Response {
+        // One render place (and the client's share) is held from the decoding to the stream's end.
+        let client = client(of: request)
+        if let refusal = await limits.begin(client) { throw ClientLimited(message: refusal.message, retryAfter: refusal.retryAfter) }
+        guard await gate.enter() else {
+            await limits.end(client)
+            throw GateFull()
+        }
+        let gate = self.gate, limits = self.limits
+        let release: @Sendable () -> Void = { Task { await gate.leave(); await limits.end(client) } }
+        let prepared: PreparedRender
+        do {
+            prepared = try job.prepare()
+        } catch let error as any DiagnosedError where error.category == .badData || error.category == .missingInput {
+            release()
+            throw StudioInvalid(issues: [StudioIssue(field: "", message: Self.unlibrary(error.description))])
+        } catch {
+            release()
+            throw error
+        }
+        let plan = prepared.plan
+        let duration = Double(plan.totalFrames) / Double(plan.rate)
+        guard fromSeconds <= duration else {
+            release()
+            throw StudioError(.badRequest, String(format: "from=%g: the session is %.3f seconds; give a point inside it", fromSeconds, duration))
+        }
+        let startFrame = Int64((fromSeconds * Double(plan.rate)).rounded())
+        let channels = plan.channels, rate = plan.rate
+        let frames = plan.totalFrames - min(startFrame, plan.totalFrames)
+        let dataBytes = frames * Int64(channels) * 2
+        let pipe = ChunkPipe(depth: 8)
+        let header = Self.wavHeader(rate: rate, channels: channels, dataBytes: dataBytes)
+        Thread.detachNewThread {
+            defer { release() }
+            let render = PointRender(prepared, startFrame: startFrame)
+            var bytes = [UInt8]()
+            bytes.reserveCapacity(Renderer.blockFrames * channels * 2)
+            render.run { samples, count in
+                bytes.removeAll(keepingCapacity: true)
+                for i in 0..<(count * channels) {
+                    let value = Int16(clamping: Int((max(-1, min(1, samples[i])) * 32767).rounded()))
+                    bytes.append(UInt8(truncatingIfNeeded: value))
+                    bytes.append(UInt8(truncatingIfNeeded: value >> 8))
+                }
+                return pipe.put(bytes)
+            }
+            pipe.finish()
+        }
+        let total = Int(44 + dataBytes)
+        var headers: HTTPFields = [.contentType: "audio/wav", .cacheControl: "no-store"]
+        headers[.contentLength] = "\(total)"
+        return Response(status: .ok, headers: headers, body: ResponseBody(contentLength: total) { writer in
+            do {
+                try await writer.write(ByteBuffer(bytes: header))
+                while let chunk = await pipe.take() {
+                    try await writer.write(ByteBuffer(bytes: chunk))
+                }
+                try await writer.finish(nil)
+            } catch {
+                pipe.cancel()
+                throw error
+            }
+        })
+    }
+
+    /// A canonical 44-byte WAV header: PCM, 16 bits.
+    static func wavHeader(rate: Int, channels: Int, dataBytes: Int64) -> [UInt8] {
+        var out = [UInt8]()
+        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
+        func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
+        let data = UInt32(clamping: dataBytes)
+        out += Array("RIFF".utf8); u32(36 &+ data); out += Array("WAVE".utf8)
+        out += Array("fmt ".utf8); u32(16); u16(1); u16(UInt16(channels)); u32(UInt32(rate))
+        u32(UInt32(rate * channels * 2)); u16(UInt16(channels * 2)); u16(16)
+        out += Array("data".utf8); u32(data)
+        return out
+    }
+}
+
+/// Chunks handed from a render thread to a response: the thread waits when `depth` are pending,
+/// so memory stays bounded however long the session; a client gone cancels the render.
+final class ChunkPipe: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var chunks: [[UInt8]] = []
+    private var finished = false
+    private var cancelled = false
+    private let depth: Int
+
+    init(depth: Int) { self.depth = depth }
+
+    /// Hands a chunk on; false when the client is gone (the render then stops).
+    func put(_ chunk: [UInt8]) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while chunks.count >= depth && !cancelled { condition.wait() }
+        guard !cancelled else { return false }
+        chunks.append(chunk)
+        condition.broadcast()
+        return true
+    }
+
+    func finish() {
+        condition.lock()
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// What `poll` finds: a chunk, the end, or nothing yet.
+    enum Polled { case chunk([UInt8]), end, nothing }
+
+    /// Takes a chunk when one is there, without waiting.
+    func poll() -> Polled {
+        condition.lock()
+        defer { condition.unlock() }
+        if !chunks.isEmpty {
+            let chunk = chunks.removeFirst()
+            condition.broadcast()
+            return .chunk(chunk)
+        }
+        return finished ? .end : .nothing
+    }
+
+    /// The next chunk, nil at the end; waits off the event loop.
+    func take() async -> [UInt8]? {
+        while true {
+            switch poll() {
+            case .chunk(let chunk): return chunk
+            case .end: return nil
+            case .nothing: try? await Task.sleep(for: .milliseconds(2))
+            }
+        }
+    }
+}

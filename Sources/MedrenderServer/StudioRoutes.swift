@@ -1,0 +1,358 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Medrender
+import MedrenderCore
+import MedrenderPresets
+import MedrenderPreview
+import NIOCore
+
+/// The studio's routes: the page (`GET /studio`), a preset's YAML checked and planned without a
+/// render (`POST /studio/plan`), saved into the folder the server was started with
+/// (`POST /studio/save?name=NAME[&replace=1]`), and heard from a point (`POST /studio/listen`,
+/// then `GET /studio/listen/ID?from=SECONDS`).
+///
+/// Whatever is posted, the answer is a message: YAML that is not YAML or a bad field is a 422
+/// with its line, column and field; a body over `StudioRoutes.maximumBodyBytes` a 413; a sound
+/// outside the library a 422; a bad save name a 400; an existing preset not asked to be replaced
+/// a 409.
+enum StudioRoutes {
+    /// The largest preset the studio takes, in bytes: the library's presets are a few KiB.
+    static let maximumBodyBytes = 256 << 10
+
+    /// The paths, as `FrontDoor` names them for the metrics and the 404's list.
+    static let paths = ["/studio", "/studio/plan", "/studio/save", "/studio/listen", "/studio/listen/ID"]
+
+    /// The route a path is answered by, or nil.
+    static func route(_ path: String) -> String? {
+        if path.hasPrefix("/studio/listen/"), path.count > 15, !path.dropFirst(15).contains("/") { return "/studio/listen/ID" }
+        return ["/studio", "/studio/plan", "/studio/save", "/studio/listen"].contains(path) ? path : nil
+    }
+
+    /// The routes that take a POST (every other studio route is GET or HEAD).
+    static func takesPost(_ path: String) -> Bool {
+        ["/studio/plan", "/studio/save", "/studio/listen"].contains(path)
+    }
+
+    /// A save name: letters, digits, `-`, `_` and `.` inside, at most 64 characters, no path.
+    static func checkName(_ name: String) throws(StudioError) -> String {
+        var stem = name
+        for ext in [".yaml", ".yml"] where stem.hasSuffix(ext) { stem = String(stem.dropLast(ext.count)) }
+        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+        guard !stem.isEmpty, stem.count <= 64, stem.unicodeScalars.allSatisfy({ allowed.contains($0) }),
+              !stem.hasPrefix("."), !stem.contains("..")
+        else {
+            let shown = name.count > 64 ? String(name.prefix(64)) + "…" : name
+            throw StudioError(.badRequest, "name '\(shown)': a preset's name is 1 to 64 letters, digits, '-', '_' or '.', "
+                + "with no '/' and no '..', such as 'evening-478'")
+        }
+        return stem
+    }
+}
+
+/// A studio request that cannot be answered as asked: its status and its message.
+struct StudioError: Error {
+    var status: HTTPResponse.Status
+    var message: String
+    init(_ status: HTTPResponse.Status, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+}
+
+/// One error of a preset, as the page shows it: at its line and column, beside its field.
+struct StudioIssue: Codable, Equatable {
+    var line: Int?
+    var column: Int?
+    var field: String
+    var message: String
+}
+
+/// YAML posted to listen to, by id: the newest few, so the audio element can GET them.
+final class StudioTakes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var takes: [(id: String, yaml: String)] = []
+    static let kept = 32
+
+    func add(_ yaml: String) -> String {
+        let id = LibraryStudioHash.hex(of: yaml)
+        lock.withLock {
+            takes.removeAll { $0.id == id }
+            takes.append((id, yaml))
+            if takes.count > Self.kept { takes.removeFirst(takes.count - Self.kept) }
+        }
+        return id
+    }
+
+    func yaml(_ id: String) -> String? { lock.withLock { takes.first { $0.id == id }?.yaml } }
+}
+
+/// A short, stable id of a text (FNV-1a, 64 bits): a take's name, not a security boundary.
+enum LibraryStudioHash {
+    static func hex(of text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+}
+
+extension MedrenderService {
+    /// Registers the studio's routes on `router`.
+    func registerStudio(_ router: Router<BasicRequestContext>) {
+        router.get("/studio") { _, _ in self.studioPage() }
+        router.head("/studio") { _, _ in Self.headOnly(self.studioPage(), true) }
+        router.post("/studio/plan") { request, _ in await self.studioAnswer { try await self.studioPlan(request) } }
+        router.post("/studio/save") { request, _ in await self.studioAnswer { try await self.studioSave(request) } }
+        router.post("/studio/listen") { request, _ in await self.studioAnswer { try await self.studioTake(request) } }
+        router.get("/studio/listen/:id") { request, context in
+            await self.studioAnswer { try await self.studioListen(request, id: context.parameters.get("id") ?? "") }
+        }
+    }
+
+    func studioAnswer(_ body: () async throws -> Response) async -> Response {
+        do {
+            return try await body()
+        } catch let error as StudioError {
+            return Self.text(error.status, error.message)
+        } catch let failure as StudioInvalid {
+            return (try? Self.studioJSON(.unprocessableContent, StudioPlanAnswer(ok: false, errors: failure.issues)))
+                ?? Self.text(.unprocessableContent, failure.issues.first?.message ?? "the preset is not valid")
+        } catch {
+            return errorResponse(error)
+        }
+    }
+
+    func studioPage() -> Response {
+        let html = StudioPage(canSave: settings.presetsDirectory != nil).html
+        return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    static func studioJSON(_ status: HTTPResponse.Status, _ value: some Encodable) throws -> Response {
+        var response = try json(value)
+        response.status = status
+        return response
+    }
+
+    /// The posted YAML: UTF-8, at most `maximumBodyBytes`.
+    func studioBody(_ request: Request) async throws -> String {
+        let limit = StudioRoutes.maximumBodyBytes
+        let tooLarge = StudioError(.contentTooLarge, "the preset is over \(limit / 1024) KiB; a preset is a few KiB of YAML")
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit { throw tooLarge }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: limit)
+        } catch {
+            throw tooLarge
+        }
+        guard let text = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes),
+              text.utf8.count == buffer.readableBytes, String(validating: text.utf8, as: UTF8.self) != nil
+        else {
+            throw StudioError(.badRequest, "the preset is not UTF-8 text; a preset is YAML")
+        }
+        return text
+    }
+
+    /// The file a posted preset stands for: in the presets folder, so its sounds are found as a
+    /// library preset's are.
+    var studioPresetFile: String { settings.library.presetsFolder + "/studio.yaml" }
+
+    /// The posted preset as a job, or the issues that keep it from being one. Sounds must be the
+    /// library's (`Sounds/`) or beside its presets, never a path outside them.
+    func studioJob(_ yaml: String) throws -> RenderJob {
+        let session: Session
+        do {
+            session = try PresetDecoder.decode(yaml, file: "preset", defaultName: "studio")
+        } catch {
+            throw StudioInvalid(issues: [StudioIssue(line: error.line, column: error.column, field: error.field, message: error.message)])
+        }
+        let library = settings.library
+        let inside = [library.soundsFolder, library.presetsFolder].map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path + "/" }
+        for ref in session.soundsUsed {
+            let name = ref.name
+            let parts = name.split(separator: "/")
+            var outside = name.hasPrefix("/") || parts.contains("..") || name.hasPrefix("~")
+            if !outside, let path = library.soundPath(ref, presetFile: studioPresetFile) {
+                let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+                outside = !inside.contains { real.hasPrefix($0) }
+            }
+            if outside {
+                throw StudioInvalid(issues: [Self.locate(name, in: yaml, message:
+                    "the sound '\(name)' is outside the library; the studio plays sounds of Sounds/ by name, such as 'rain'")])
+            }
+        }
+        let request = RenderRequest(session: session, presetFile: studioPresetFile, options: RenderOptions(length: session.defaultLength),
+                                    format: .wav(.int16), outputPath: "-", library: library)
+        do {
+            var job = try request.job()
+            job.soundCache = sounds
+            job.loudnessCache = loudness
+            let plan = try job.schedulePlan()
+            if let maximum = settings.maximumMinutes, Double(plan.totalFrames) / Double(plan.rate) > maximum * 60 + 1e-9 {
+                throw StudioInvalid(issues: [StudioIssue(field: "minutes", message: String(
+                    format: "the session is %.1f minutes; this server plans up to %g minutes (--max-minutes)",
+                    Double(plan.totalFrames) / Double(plan.rate) / 60, maximum))])
+            }
+            return job
+        } catch let error as MissingSoundsError {
+            throw StudioInvalid(issues: [Self.locate(error.missing.first?.name ?? "", in: yaml, message: Self.unlibrary(error.description))])
+        } catch let error as StudioInvalid {
+            throw error
+        } catch let error as any DiagnosedError where error.category == .badData || error.category == .missingInput {
+            throw StudioInvalid(issues: [StudioIssue(field: "", message: Self.unlibrary(error.description))])
+        }
+    }
+
+    /// A message without the library's folder in it (a client knows presets and sounds by name).
+    static func unlibrary(_ text: String) -> String {
+        var text = text
+        for prefix in ["preset: ", "\(NSTemporaryDirectory())"] where text.hasPrefix(prefix) { text = String(text.dropFirst(prefix.count)) }
+        if let range = text.range(of: "/Presets/studio.yaml: ") { text = String(text[range.upperBound...]) }
+        return text
+    }
+
+    /// An issue at the first line of `yaml` that names `word` (a sound, say), or at no line.
+    static func locate(_ word: String, in yaml: String, message: String) -> StudioIssue {
+        guard !word.isEmpty else { return StudioIssue(field: "", message: message) }
+        for (index, line) in yaml.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            if let range = line.range(of: word) {
+                return StudioIssue(line: index + 1, column: line.distance(from: line.startIndex, to: range.lowerBound) + 1, field: "",
+                                   message: message)
+            }
+        }
+        return StudioIssue(field: "", message: message)
+    }
+
+    /// `POST /studio/plan`: the preset checked and planned, with its sounds, but not rendered: the
+    /// timeline's SVG, the data the page's circle reads and the cue sheet; or its issues.
+    func studioPlan(_ request: Request) async throws -> Response {
+        let yaml = try await studioBody(request)
+        let job = try studioJob(yaml)
+        let plan: RenderPlan
+        do {
+            plan = try await gated(request) { try job.plan() }
+        } catch let error as any DiagnosedError where error.category == .badData || error.category == .missingInput {
+            throw StudioInvalid(issues: [StudioIssue(field: "", message: Self.unlibrary(error.description))])
+        }
+        let timeline = SessionTimeline(plan: plan, title: job.session.name)
+        let view = StudioPlanView(timeline: timeline)
+        var answer = StudioPlanAnswer(ok: true, errors: [])
+        answer.svg = view.svg
+        answer.name = job.session.name
+        answer.durationSeconds = Double(plan.totalFrames) / Double(plan.rate)
+        answer.cycles = plan.schedule.cycleCount
+        answer.rate = plan.rate
+        answer.summary = job.session.segments.map { $0.pattern.description }.joined(separator: " → ")
+        // The page's data and the cue sheet are JSON already: they go in as text and are parsed there.
+        answer.timeline = view.dataJSON
+        answer.cueSheet = CueSheetWriter.json(plan)
+        answer.warnings = job.sounds.warnings.map(Self.unlibrary) + plan.notes
+        return try Self.json(answer)
+    }
+
+    /// `POST /studio/save?name=NAME[&replace=1]`: a valid preset written into `--presets-dir`,
+    /// atomically (a temporary file in the folder, then linked or renamed into place); an existing
+    /// preset is replaced only with `replace=1`.
+    func studioSave(_ request: Request) async throws -> Response {
+        guard let folder = settings.presetsDirectory else {
+            throw StudioError(.forbidden, "this server saves no presets: start it with --presets-dir FOLDER to save into that folder")
+        }
+        let query = Self.query(request)
+        guard let rawName = query.first(where: { $0.0 == "name" })?.1 else {
+            throw StudioError(.badRequest, "give the preset's name: POST /studio/save?name=NAME (add &replace=1 to replace one)")
+        }
+        let name = try StudioRoutes.checkName(rawName)
+        let replace = query.contains { $0.0 == "replace" && ["1", "true", "yes"].contains($0.1) }
+        let yaml = try await studioBody(request)
+        _ = try studioJob(yaml)  // only a preset that plans is saved
+        let saved = try StudioSaver(folder: folder).save(yaml, name: name, replace: replace)
+        struct Saved: Encodable { var ok = true; var name: String; var file: String; var replaced: Bool }
+        return try Self.json(Saved(name: name, file: "\(name).yaml", replaced: saved))
+    }
+
+    /// `POST /studio/listen`: keeps a valid preset to listen to and answers its id.
+    func studioTake(_ request: Request) async throws -> Response {
+        let yaml = try await studioBody(request)
+        let job = try studioJob(yaml)
+        let id = studioTakes.add(yaml)
+        struct Take: Encodable { var ok = true; var id: String; var url: String; var durationSeconds: Double }
+        let plan = try job.schedulePlan()
+        return try Self.json(Take(id: id, url: "/studio/listen/\(id)", durationSeconds: Double(plan.totalFrames) / Double(plan.rate)))
+    }
+
+    /// `GET /studio/listen/ID?from=SECONDS`: the take rendered from that point and streamed as a WAV.
+    func studioListen(_ request: Request, id: String) async throws -> Response {
+        guard let yaml = studioTakes.yaml(id) else {
+            throw StudioError(.notFound, "no take '\(id.prefix(32))': POST the preset to /studio/listen first (the newest \(StudioTakes.kept) are kept)")
+        }
+        let fromText = Self.query(request).first { $0.0 == "from" }?.1 ?? "0"
+        guard let from = Double(fromText), from.isFinite, from >= 0 else {
+            throw StudioError(.badRequest, "from=\(fromText.prefix(32)): give the point to start from in seconds, 0 or more")
+        }
+        let job = try studioJob(yaml)
+        return try await studioStream(request, job: job, fromSeconds: from)
+    }
+}
+
+/// A preset that does not plan, with its issues.
+struct StudioInvalid: Error {
+    var issues: [StudioIssue]
+}
+
+/// The answer to `POST /studio/plan`.
+struct StudioPlanAnswer: Encodable {
+    var ok: Bool
+    var errors: [StudioIssue]
+    var name: String?
+    var summary: String?
+    var durationSeconds: Double?
+    var cycles: Int?
+    var rate: Int?
+    var svg: String?
+    var timeline: String?
+    var cueSheet: String?
+    var warnings: [String]?
+}
+
+/// Writes presets into one folder, never outside it: a temporary file beside the target, then
+/// `link` (which fails if the name is taken) or, when replacing, `rename`.
+struct StudioSaver {
+    let folder: String
+
+    /// Saves `yaml` as `name.yaml`; returns whether a preset was replaced.
+    func save(_ yaml: String, name: String, replace: Bool) throws -> Bool {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw StudioError(.internalServerError, "the presets folder the server was started with is gone; start it again with --presets-dir")
+        }
+        let target = "\(folder)/\(name).yaml"
+        // The name was checked; the folder is the server's own. Nothing can point the write elsewhere
+        // but a symlink of that name, which is refused.
+        if let type = (try? FileManager.default.attributesOfItem(atPath: target))?[.type] as? FileAttributeType, type == .typeSymbolicLink {
+            throw StudioError(.conflict, "'\(name).yaml' in the presets folder is a link; it is not replaced")
+        }
+        let existed = FileManager.default.fileExists(atPath: target) || FileManager.default.fileExists(atPath: "\(folder)/\(name).yml")
+        if existed, !replace {
+            throw StudioError(.conflict, "a preset named '\(name)' exists; save with replace to replace it, or choose another name")
+        }
+        let temporary = "\(folder)/.\(name).\(UUID().uuidString.prefix(8)).tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(yaml.utf8)) else {
+            throw StudioError(.internalServerError, "cannot write into the presets folder: check its permissions")
+        }
+        defer { unlink(temporary) }
+        if replace {
+            guard rename(temporary, target) == 0 else {
+                throw StudioError(.internalServerError, "cannot put '\(name).yaml' in place: \(String(cString: strerror(errno)))")
+            }
+        } else {
+            guard link(temporary, target) == 0 else {
+                if errno == EEXIST { throw StudioError(.conflict, "a preset named '\(name)' exists; save with replace to replace it") }
+                throw StudioError(.internalServerError, "cannot put '\(name).yaml' in place: \(String(cString: strerror(errno)))")
+            }
+        }
+        return existed
+    }
+}
