@@ -113,13 +113,13 @@ public enum LibraryFeed {
             let date = parseRFC822(pubDate) ?? now
             items.append(Item(entry: entry, pubDate: pubDate, date: date))
 
-            var chaptersName: String?
+            var chaptersFile: String?
             if let cue = entry.cueSheets.first(where: { $0.hasSuffix(".json") }),
                let data = FileManager.default.contents(atPath: folder + "/" + cue), let bytes = chapters(fromCueSheet: data)
             {
                 let name = chaptersName(cueSheet: cue)
                 if try writeIfChanged(bytes, to: folder + "/" + name) { chaptersWritten.append(name) }
-                chaptersName = name
+                chaptersFile = name
             }
             let transcript = entry.cueSheets.first { $0.hasSuffix(".vtt") && LibraryBuild.fileSize(folder + "/" + $0) != nil }
 
@@ -140,7 +140,7 @@ public enum LibraryFeed {
             x += "      <itunes:duration>\(seconds)</itunes:duration>\n"
             x += "      <itunes:explicit>\(settings.explicit == true ? "true" : "false")</itunes:explicit>\n"
             x += "      <itunes:episodeType>full</itunes:episodeType>\n"
-            if let chaptersName {
+            if let chaptersName = chaptersFile {
                 x += "      <podcast:chapters url=\"\(xml(url(baseURL, chaptersName)))\" type=\"application/json+chapters\"/>\n"
             }
             if let transcript {

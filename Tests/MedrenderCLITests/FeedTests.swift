@@ -218,7 +218,8 @@ import Testing
         server.standardError = FileHandle.nullDevice
         try server.run()
         defer {
-            server.terminate()
+            // SIGKILL: a child of the test runner may not be stopped by SIGTERM.
+            kill(server.processIdentifier, SIGKILL)
             server.waitUntilExit()
         }
         var port: String?
@@ -234,11 +235,11 @@ import Testing
         let home = dir.file("gpo-home"), downloads = dir.file("gpo-downloads")
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         let environment = ["HOME": home, "GPODDER_HOME": home + "/gPodder", "GPODDER_DOWNLOAD_DIR": downloads]
-        let subscribe = try runProcess(gpo, ["subscribe", base + "/feed.xml"], environment: environment)
+        let subscribe = try runProcess(gpo, ["subscribe", base + "/feed.xml"], environment: environment, killAfter: 120)
         #expect(subscribe.status == 0, "gpo subscribe: \(subscribe.stdout) \(subscribe.stderr)")
         let outputs = try Self.manifestEntries(out + "/manifest.json").compactMap { $0["file"] as? String }
         // Every episode the client sees as new, as a listener's "download all" does.
-        let download = try runProcess(gpo, ["download"], environment: environment)
+        let download = try runProcess(gpo, ["download"], environment: environment, killAfter: 120)
         #expect(download.status == 0, "gpo download: \(download.stdout) \(download.stderr)")
         #expect(download.stdout.contains("\(outputs.count) episodes downloaded"), "gpo download: \(download.stdout)")
 
