@@ -61,6 +61,7 @@ let package = Package(
             dependencies: [
                 "Medrender", "MedrenderCore", "MedrenderPresets", "MedrenderIO",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Yams", package: "Yams"),
             ]),
         // The session's timeline as an SVG plot and a preview page (the breathing circle in sync).
         .target(name: "MedrenderPreview", dependencies: ["MedrenderCore"]),

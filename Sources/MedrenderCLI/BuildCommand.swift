@@ -63,6 +63,12 @@ struct BuildCommand: ParsableCommand {
     @Flag(name: .long, help: "Print a summary as JSON: rendered, skipped, failed (with errors), seconds.")
     var json = false
 
+    @Option(name: .long, help: "Write a podcast feed, OUTDIR/feed.xml, for the folder published at this absolute http(s) URL (with --merge: one feed for all shards).")
+    var feed: String?
+
+    @Option(name: .long, help: "The library's settings file (the feed's title, author, image…). Default: library.yaml in the library's folder.")
+    var settings: String?
+
     static func list(_ text: String, option: String) throws -> [String] {
         let items = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         guard !items.contains(where: \.isEmpty) else { throw ValidationError("\(option) \(text): an empty item; give a comma-separated list") }
@@ -109,6 +115,7 @@ struct BuildCommand: ParsableCommand {
 
 
     func validate() throws {
+        if let feed, LibraryFeedSettings.baseURL(feed) == nil { throw ValidationError(LibraryFeedSettings.urlProblem(feed, option: "--feed")) }
         if merge {
             guard !inputs.isEmpty else { throw ValidationError("--merge needs the shards' folders: medrender build --merge OUTDIR…") }
             return
@@ -191,6 +198,7 @@ struct BuildCommand: ParsableCommand {
             let chosen = scheduled?.shard ?? shard.flatMap(LibraryBuildShard.init(parsing:))
             while folder.count > 1, folder.hasSuffix("/") { folder.removeLast() }
             let files = try presetFiles(library)
+            let podcast = try BuildFeed.resolve(feed: feed, settingsOption: self.settings, library: library)
             let settings = LibraryBuildSettings(
                 presetFiles: files, outputDirectory: folder, lengths: try lengths(), formats: try formats(),
                 rate: rate, channels: encoding.channels, quality: encoding.quality, bits: try encoding.sampleFormat(),
@@ -202,6 +210,13 @@ struct BuildCommand: ParsableCommand {
             var names: [String: String] = [:]
             for file in files { names[URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent] = file }
             BuildIndex.writeOrWarn(folder: folder, manifestPath: settings.manifestPath, presetFiles: names, library: library)
+            if let podcast {
+                if chosen != nil {
+                    Console.error("the feed of a sharded build is written by 'medrender build --merge … --feed URL'\n")
+                } else {
+                    try podcast.write(folder: folder, manifestPath: settings.manifestPath, presetFiles: names, library: library)
+                }
+            }
             var line = "built \(folder): \(summary.rendered.count) rendered, \(summary.skipped.count) up to date"
             if !summary.failed.isEmpty { line += ", \(summary.failed.count) failed" }
             line += String(format: " (%.1f s)\n", summary.seconds)
@@ -225,9 +240,11 @@ struct BuildCommand: ParsableCommand {
         var folders = inputs.map { $0.count > 1 && $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         folders = folders.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
         let target = output ?? folders[0]
-        let summary = try LibraryBuild.merge(folders, into: target)
         let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
+        let podcast = try BuildFeed.resolve(feed: feed, settingsOption: self.settings, library: library)
+        let summary = try LibraryBuild.merge(folders, into: target)
         BuildIndex.writeOrWarn(folder: target, manifestPath: summary.manifest, presetFiles: [:], library: library)
+        try podcast?.write(folder: target, manifestPath: summary.manifest, presetFiles: [:], library: library)
         Console.error("merged \(summary.manifests.count) manifests, \(summary.outputs) outputs, into \(summary.manifest)\(summary.copied.isEmpty ? "" : " (copied \(summary.copied.count) files)")\n")
         if json {
             let encoder = JSONEncoder()

@@ -1,0 +1,300 @@
+import Foundation
+import Medrender
+import MedrenderCore
+import MedrenderIO
+
+/// What a feed says of one preset: its episode title and description.
+public struct LibraryFeedPreset: Sendable, Hashable {
+    public var title: String
+    public var description: String
+
+    public init(title: String, description: String) {
+        self.title = title
+        self.description = description
+    }
+}
+
+/// What writing a feed did.
+public struct LibraryFeedSummary: Sendable, Hashable {
+    /// The feed's path.
+    public var path: String
+    public var items: Int
+    /// Whether `feed.xml` was written (false when the one there already had the same bytes).
+    public var wrote: Bool
+    /// The chapters files written (those already up to date are left alone).
+    public var chaptersWritten: [String]
+}
+
+/// A built folder's podcast feed, `feed.xml`: RSS 2.0 with the iTunes tags and the Podcasting 2.0
+/// namespace, one item per output of the manifest, each with its enclosure, duration, a GUID from
+/// the output's SHA-256, a publication date, `podcast:chapters` (a JSON chapters file written beside
+/// the output, from its cue sheet's sections) and `podcast:transcript` (its WebVTT cue sheet).
+///
+/// It is a function of the folder: the manifest, the cue sheets and the feed already there (whose
+/// publication dates are kept for GUIDs it lists), so a repeated build writes the same bytes and a
+/// merge writes one feed for all shards.
+public enum LibraryFeed {
+    public static let fileName = "feed.xml"
+    static let itunesNamespace = "http://www.itunes.com/dtds/podcast-1.0.dtd"
+    static let podcastNamespace = "https://podcastindex.org/namespace/1.0"
+
+    /// The MIME type of an output format, by extension.
+    public static func mimeType(format: String) -> String {
+        switch format.lowercased() {
+        case "mp3": "audio/mpeg"
+        case "wav": "audio/wav"
+        case "flac": "audio/flac"
+        // RFC 7845: an Ogg Opus file is audio/ogg.
+        default: "audio/ogg"
+        }
+    }
+
+    /// The GUID of an output with this SHA-256: the same bytes, the same GUID.
+    public static func guid(sha256: String) -> String { "urn:sha256:" + sha256 }
+
+    /// The chapters file of a JSON cue sheet: `box-breath-15min.chapters.json` for `box-breath-15min.json`.
+    public static func chaptersName(cueSheet: String) -> String {
+        String(cueSheet.dropLast(".json".count)) + ".chapters.json"
+    }
+
+    /// The Podcasting 2.0 JSON chapters (version 1.2.0) of a JSON cue sheet: one chapter per section.
+    public static func chapters(fromCueSheet data: Data) -> [UInt8]? {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let sections = object["sections"] as? [[String: Any]] else { return nil }
+        var text = "{\"version\": \"1.2.0\", \"chapters\": ["
+        var items: [String] = []
+        for section in sections {
+            guard let name = section["name"] as? String, let seconds = (section["seconds"] as? NSNumber)?.doubleValue else { continue }
+            items.append("\n  {\"startTime\": \(jsonNumber(seconds)), \"title\": \"\(jsonEscape(name))\"}")
+        }
+        text += items.joined(separator: ",") + "\n]}\n"
+        return Array(text.utf8)
+    }
+
+    /// Writes `feed.xml` (and each output's chapters file) in `folder` for the outputs of `manifest`.
+    ///
+    /// - Parameters:
+    ///   - baseURL: where the folder is published, without a trailing `/` (see `LibraryFeedSettings.baseURL`).
+    ///   - presets: the title and description of a preset, by its name; nil for one that cannot be read.
+    ///   - now: the publication date of an output the feed there does not list yet.
+    @discardableResult
+    public static func write(folder: String, manifest: LibraryBuildManifest, settings: LibraryFeedSettings, baseURL: String,
+                             presets: (String) -> LibraryFeedPreset?, now: Date = Date()) throws -> LibraryFeedSummary
+    {
+        let missing = settings.missing
+        guard missing.isEmpty else { throw missingSettings(missing) }
+        let feedPath = folder + "/" + fileName
+        let known = (FileManager.default.contents(atPath: feedPath)).map { publicationDates(in: String(decoding: $0, as: UTF8.self)) } ?? [:]
+        let nowText = rfc822(now)
+
+        struct Item {
+            var entry: LibraryBuildManifest.Entry
+            var pubDate: String
+            var date: Date
+        }
+        var items: [Item] = []
+        var chaptersWritten: [String] = []
+        var cache: [String: LibraryFeedPreset?] = [:]
+        let outputs = manifest.outputs.sorted { $0.file < $1.file }
+        // A preset at a length in more than one format: the format goes in the title.
+        var formatsPerEpisode: [String: Int] = [:]
+        for entry in outputs { formatsPerEpisode[episodeKey(entry), default: 0] += 1 }
+
+        var itemText: [String: String] = [:]
+        for entry in outputs {
+            let path = folder + "/" + entry.file
+            guard let size = LibraryBuild.fileSize(path) else { continue }
+            guard size == entry.bytes else {
+                throw RenderError("\(path): is \(size) bytes but the manifest says \(entry.bytes); build again to bring them together",
+                                  category: .badData)
+            }
+            let guid = guid(sha256: entry.sha256)
+            let pubDate = known[guid] ?? nowText
+            let date = parseRFC822(pubDate) ?? now
+            items.append(Item(entry: entry, pubDate: pubDate, date: date))
+
+            var chaptersFile: String?
+            if let cue = entry.cueSheets.first(where: { $0.hasSuffix(".json") }),
+               let data = FileManager.default.contents(atPath: folder + "/" + cue), let bytes = chapters(fromCueSheet: data)
+            {
+                let name = chaptersName(cueSheet: cue)
+                if try writeIfChanged(bytes, to: folder + "/" + name) { chaptersWritten.append(name) }
+                chaptersFile = name
+            }
+            let transcript = entry.cueSheets.first { $0.hasSuffix(".vtt") && LibraryBuild.fileSize(folder + "/" + $0) != nil }
+
+            if cache[entry.preset] == nil { cache[entry.preset] = .some(presets(entry.preset)) }
+            let preset = cache[entry.preset]! ?? LibraryFeedPreset(title: entry.preset, description: "")
+            var title = "\(preset.title) · \(lengthText(entry))"
+            if formatsPerEpisode[episodeKey(entry), default: 0] > 1 { title += " (\(entry.format.uppercased()))" }
+            let description = preset.description.isEmpty ? title : preset.description
+            let seconds = Int((Double(entry.frames) / Double(max(1, entry.rate))).rounded())
+
+            var x = "    <item>\n"
+            x += "      <title>\(xml(title))</title>\n"
+            x += "      <description>\(xml(description))</description>\n"
+            x += "      <itunes:summary>\(xml(description))</itunes:summary>\n"
+            x += "      <enclosure url=\"\(xml(url(baseURL, entry.file)))\" length=\"\(entry.bytes)\" type=\"\(mimeType(format: entry.format))\"/>\n"
+            x += "      <guid isPermaLink=\"false\">\(xml(guid))</guid>\n"
+            x += "      <pubDate>\(pubDate)</pubDate>\n"
+            x += "      <itunes:duration>\(seconds)</itunes:duration>\n"
+            x += "      <itunes:explicit>\(settings.explicit == true ? "true" : "false")</itunes:explicit>\n"
+            x += "      <itunes:episodeType>full</itunes:episodeType>\n"
+            if let chaptersName = chaptersFile {
+                x += "      <podcast:chapters url=\"\(xml(url(baseURL, chaptersName)))\" type=\"application/json+chapters\"/>\n"
+            }
+            if let transcript {
+                x += "      <podcast:transcript url=\"\(xml(url(baseURL, transcript)))\" type=\"text/vtt\"/>\n"
+            }
+            x += "    </item>\n"
+            itemText[entry.file] = x
+        }
+        // Newest first; outputs of one date by name.
+        items.sort { $0.date != $1.date ? $0.date > $1.date : $0.entry.file < $1.entry.file }
+
+        let title = settings.title!, author = settings.author!
+        var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        text += "<rss version=\"2.0\" xmlns:itunes=\"\(itunesNamespace)\" xmlns:podcast=\"\(podcastNamespace)\" "
+            + "xmlns:atom=\"http://www.w3.org/2005/Atom\">\n"
+        text += "  <channel>\n"
+        text += "    <title>\(xml(title))</title>\n"
+        text += "    <link>\(xml(baseURL + "/"))</link>\n"
+        text += "    <description>\(xml(settings.description ?? title))</description>\n"
+        text += "    <language>\(xml(settings.language!))</language>\n"
+        text += "    <generator>medrender \(LibraryBuild.rendererVersion)</generator>\n"
+        if let newest = items.first { text += "    <pubDate>\(newest.pubDate)</pubDate>\n" }
+        text += "    <atom:link href=\"\(xml(url(baseURL, fileName)))\" rel=\"self\" type=\"application/rss+xml\"/>\n"
+        text += "    <itunes:author>\(xml(author))</itunes:author>\n"
+        text += "    <itunes:summary>\(xml(settings.description ?? title))</itunes:summary>\n"
+        text += "    <itunes:image href=\"\(xml(imageURL(settings.image!, baseURL: baseURL)))\"/>\n"
+        if let sub = settings.subcategory {
+            text += "    <itunes:category text=\"\(xml(settings.category!))\">\n      <itunes:category text=\"\(xml(sub))\"/>\n    </itunes:category>\n"
+        } else {
+            text += "    <itunes:category text=\"\(xml(settings.category!))\"/>\n"
+        }
+        text += "    <itunes:explicit>\(settings.explicit == true ? "true" : "false")</itunes:explicit>\n"
+        text += "    <itunes:type>episodic</itunes:type>\n"
+        if settings.ownerName != nil || settings.ownerEmail != nil {
+            text += "    <itunes:owner>\n"
+            if let name = settings.ownerName { text += "      <itunes:name>\(xml(name))</itunes:name>\n" }
+            if let email = settings.ownerEmail { text += "      <itunes:email>\(xml(email))</itunes:email>\n" }
+            text += "    </itunes:owner>\n"
+        }
+        text += "    <podcast:medium>podcast</podcast:medium>\n"
+        for item in items { text += itemText[item.entry.file]! }
+        text += "  </channel>\n</rss>\n"
+        let wrote = try writeIfChanged(Array(text.utf8), to: feedPath)
+        return LibraryFeedSummary(path: feedPath, items: items.count, wrote: wrote, chaptersWritten: chaptersWritten)
+    }
+
+    /// The error for a feed whose settings lack `missing`.
+    public static func missingSettings(_ missing: [String]) -> RenderError {
+        RenderError("the feed needs \(missing.joined(separator: ", ")): add \(missing.count == 1 ? "it" : "them") under 'feed:' in the library's \(LibraryFeedSettings.fileName) (or the file --settings names)",
+                    category: .usage)
+    }
+
+    static func episodeKey(_ entry: LibraryBuildManifest.Entry) -> String {
+        "\(entry.preset) \(entry.minutes.map { "\($0)" } ?? "") \(entry.cycles.map { "\($0)" } ?? "") \(entry.rate)"
+    }
+
+    static func lengthText(_ entry: LibraryBuildManifest.Entry) -> String {
+        if let cycles = entry.cycles { return "\(cycles) cycles" }
+        if let minutes = entry.minutes { return minutes == minutes.rounded() ? "\(Int(minutes)) min" : "\(minutes) min" }
+        return "\(Int((Double(entry.frames) / Double(max(1, entry.rate))).rounded())) s"
+    }
+
+    /// `base/name`, the name percent-encoded as a path segment.
+    static func url(_ base: String, _ name: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/;?#")
+        return base + "/" + (name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name)
+    }
+
+    /// The image's absolute address: itself when it is an http(s) URL, else relative to the base.
+    static func imageURL(_ image: String, baseURL: String) -> String {
+        if LibraryFeedSettings.baseURL(image) != nil { return image }
+        var path = image
+        while path.hasPrefix("./") { path.removeFirst(2) }
+        return baseURL + "/" + path
+    }
+
+    /// The `pubDate` of each GUID an earlier feed lists.
+    static func publicationDates(in text: String) -> [String: String] {
+        guard let pattern = try? NSRegularExpression(pattern: "<guid isPermaLink=\"false\">([^<]*)</guid>\\s*<pubDate>([^<]*)</pubDate>")
+        else { return [:] }
+        var result: [String: String] = [:]
+        let ns = text as NSString
+        for match in pattern.matches(in: text, range: NSRange(location: 0, length: ns.length)) {
+            let date = ns.substring(with: match.range(at: 2))
+            guard parseRFC822(date) != nil else { continue }
+            result[unescapeXML(ns.substring(with: match.range(at: 1)))] = date
+        }
+        return result
+    }
+
+    static func formatter() -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss Z"
+        return formatter
+    }
+
+    /// An RFC 822 date, as RSS 2.0 writes it: `Wed, 25 Nov 2026 00:20:03 +0000`.
+    static func rfc822(_ date: Date) -> String { formatter().string(from: date) }
+
+    static func parseRFC822(_ text: String) -> Date? { formatter().date(from: text) }
+
+    /// Writes `bytes` to `path` atomically unless the file there has them; returns whether it wrote.
+    static func writeIfChanged(_ bytes: [UInt8], to path: String) throws -> Bool {
+        if let existing = FileManager.default.contents(atPath: path), Array(existing) == bytes { return false }
+        let file = try AtomicOutputFile(path: path)
+        try file.write(bytes)
+        try file.commit()
+        return true
+    }
+
+    static func xml(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            // Control characters other than tab and newline are not allowed in XML 1.0.
+            case _ where scalar.value < 0x20 && scalar != "\t" && scalar != "\n": out += " "
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    static func unescapeXML(_ text: String) -> String {
+        text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
+            .replacingOccurrences(of: "&amp;", with: "&")
+    }
+
+    static func jsonEscape(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// Seconds as JSON: whole numbers without a fraction, else up to millisecond precision.
+    static func jsonNumber(_ seconds: Double) -> String {
+        if seconds == seconds.rounded() { return String(Int(seconds)) }
+        var text = String(format: "%.3f", seconds)
+        while text.hasSuffix("0") { text.removeLast() }
+        return text
+    }
+}
