@@ -101,19 +101,7 @@ public enum CueSheetWriter {
         return text
     }
 
-    static func escape(_ s: String) -> String {
-        var out = ""
-        for ch in s.unicodeScalars {
-            switch ch {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            default:
-                if ch.value < 0x20 { out += String(format: "\\u%04x", ch.value) } else { out.unicodeScalars.append(ch) }
-            }
-        }
-        return out
-    }
+    static func escape(_ s: String) -> String { JSONString.escaped(s) }
 
     /// `H:MM:SS.mmm` as WebVTT wants it (hours always shown).
     static func vttTime(_ t: SessionTime) -> String { t.clockString }

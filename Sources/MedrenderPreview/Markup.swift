@@ -1,3 +1,5 @@
+import MedrenderCore
+
 /// Text and numbers as SVG, HTML and JSON want them.
 enum Markup {
     /// `text` safe inside an element or a quoted attribute.
@@ -19,25 +21,7 @@ enum Markup {
 
     /// `text` as a JSON string, quotes included, safe inside a `<script>` element (no `</`).
     static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for ch in text.unicodeScalars {
-            switch ch {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "<": out += "\\u003c"
-            case ">": out += "\\u003e"
-            case "&": out += "\\u0026"
-            default:
-                if ch.value < 0x20 || ch.value == 0x2028 || ch.value == 0x2029 {
-                    let hex = String(ch.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(ch)
-                }
-            }
-        }
-        return out + "\""
+        "\"" + JSONString.escaped(text, scriptSafe: true) + "\""
     }
 
     /// A number with at most `decimals` decimals, no trailing zeros, no exponent: `12.5`, `3`, `-0.25`.
