@@ -9,7 +9,7 @@ public enum PresetDecoder {
     static let topKeys = [
         "name", "description", "minutes", "cycles", "pattern", "ramp", "segments", "limits", "settle", "closing",
         "cues", "voice", "ambience", "bells", "master", "seed", "metadata", "credits",
-        "guide", "language",
+        "guide", "language", "beats",
     ]
 
     /// The largest preset file read, in bytes (the library's presets are a few KiB).
@@ -104,6 +104,7 @@ public enum PresetDecoder {
         }
         if let node = fields["guide"] { session.guide = try decodeGuide(node) }
         if let node = fields["language"] { session.language = try decodeLanguage(node) }
+        if let node = fields["beats"] { session.beats = try decodeBeats(node) }
         if let node = fields["credits"] {
             // Keyed by a sound as the preset names it, so a misspelt one is caught.
             let names = session.soundsUsed.map(\.name)

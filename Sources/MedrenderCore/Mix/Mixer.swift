@@ -116,6 +116,7 @@ public final class Mixer {
     private var duckGains: [Float] = []
     private var duckCursor = 0
     private var swell: SwellGenerator?
+    private var beats: BeatGenerator?
     private var pendingCue: Voice?
     private var started = false
 
@@ -196,6 +197,7 @@ public final class Mixer {
         if let swell = plan.swell {
             self.swell = SwellGenerator(swell, schedule: plan.schedule, rate: plan.rate, channels: plan.channels, seed: plan.seed)
         }
+        if let beats = plan.beats { self.beats = BeatGenerator(beats, channels: plan.channels) }
     }
 
     /// The pitch of the countdown's ticks.
@@ -270,6 +272,7 @@ public final class Mixer {
             }
         }
         swell?.render(into: out, blockStart: blockStart, frameCount: frameCount, totalFrames: plan.totalFrames)
+        beats?.render(into: out, blockStart: blockStart, frameCount: frameCount)
         while fixedCursor < fixed.count, fixed[fixedCursor].startFrame < blockEnd {
             activate(fixed[fixedCursor])
             fixedCursor += 1

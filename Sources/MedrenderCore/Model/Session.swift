@@ -40,6 +40,8 @@ public struct Session: Hashable, Sendable {
     public var guide: GuideScript?
     /// The language of the words a listener meets and of the script's voice, default English.
     public var language: Language = .english
+    /// Binaural, isochronic or monaural beats (`beats:`), when set.
+    public var beats: Beats?
     /// Whether the session is as long as its script needs (`minutes: fit`, `--minutes fit`).
     public var fitsGuide = false
 
