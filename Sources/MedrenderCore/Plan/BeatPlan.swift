@@ -111,3 +111,11 @@ extension BeatError: CustomStringConvertible {
         }
     }
 }
+
+extension RenderPlan {
+    /// The layers that get a stem: those mixed, less the beats layer of a session without beats
+    /// (a silent file would only be in the way).
+    public var stemLayers: Set<Layer> {
+        beats == nil ? layers.subtracting([.beats]) : layers
+    }
+}
