@@ -385,9 +385,14 @@ public enum PresetDecoder {
 
     static func decodeBed(_ node: PresetNode) throws(PresetError) -> AmbienceBed {
         if case .scalar = node.node { return AmbienceBed(sound: try node.sound()) }
-        let fields = try node.mapping(allowed: ["sound", "level", "seam", "from", "from-minute"])
-        guard let sound = fields["sound"] else { throw node.error("missing 'sound': name a bed such as 'sound: rain'") }
-        var bed = AmbienceBed(sound: try sound.sound())
+        let fields = try node.mapping(allowed: ["sound", "level", "seam", "from", "from-minute", "generator"])
+        var bed: AmbienceBed
+        if let generator = fields["generator"] {
+            bed = try decodeGeneratedBed(generator, fields: fields)
+        } else {
+            guard let sound = fields["sound"] else { throw node.error("missing 'sound': name a bed such as 'sound: rain' (or 'generator: pink')") }
+            bed = AmbienceBed(sound: try sound.sound())
+        }
         if fields["from"] != nil, fields["from-minute"] != nil {
             throw fields["from-minute"]!.error("give 'from' (a fraction of the session) or 'from-minute', not both")
         }

@@ -68,3 +68,20 @@ import Testing
         }
     }
 }
+
+@Suite struct GeneratedBedDecoderTests {
+    @Test func aGeneratorBed() throws {
+        let s = try decode("pattern: 4-0-6-0\nambience:\n  - { generator: brown, level: -30 }\n")
+        #expect(s.ambience.first?.generator == .brown)
+        #expect(s.ambience.first?.levelLUFS == -30)
+        #expect(s.soundsUsed.isEmpty)
+    }
+
+    @Test func anUnknownColourSuggestsOne() {
+        let text = errorText("pattern: 4-0-6-0\nambience:\n  - { generator: pinkk }\n")
+        #expect(text?.hasPrefix("p.yaml:3:18: ambience[0].generator: unknown generator 'pinkk' (did you mean 'pink'?); choose one of: white, pink, brown") == true,
+                "\(text ?? "no error")")
+        let both = errorText("pattern: 4-0-6-0\nambience:\n  - { generator: pink, sound: rain }\n")
+        #expect(both?.contains("give 'generator' or 'sound', not both") == true, "\(both ?? "no error")")
+    }
+}

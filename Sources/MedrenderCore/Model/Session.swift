@@ -79,7 +79,7 @@ public struct Session: Hashable, Sendable {
         for clip in voice.clips { add(clip.sound) }
         for line in guide?.lines ?? [] { if case .clip(let ref, _) = line.content { add(ref) } }
         add(bells.interval)
-        for bed in ambience { add(bed.sound) }
+        for bed in ambience where bed.generator == nil { add(bed.sound) }
         for kind in PhaseKind.allCases {
             if case .sound(let ref)? = cues[kind]?.source { add(ref) }
         }

@@ -52,7 +52,7 @@ public struct RenderPlan: Sendable {
     public var soundsUsed: [SoundRef] {
         var seen: [SoundRef] = []
         for ref in clips.compactMap({ if case .file(let r) = $0.sound { r } else { nil } })
-            + beds.map(\.sound) + unmixedSoundsNeeded
+            + beds.filter({ $0.generator == nil }).map(\.sound) + unmixedSoundsNeeded
             + cues.compactMap({ if case .sound(let r) = $0.sound.source { r } else { nil } })
         where !seen.contains(ref) { seen.append(ref) }
         return seen
