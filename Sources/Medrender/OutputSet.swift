@@ -26,12 +26,12 @@ final class OutputSet {
         self.prepared = prepared
         self.destination = destination
         let plan = prepared.plan
-        try job.checkOutputs(job.outputPaths(to: destination, layers: plan.layers))
+        try job.checkOutputs(job.outputPaths(to: destination, layers: plan.stemLayers))
         audio = try Self.openAudio(job: job, prepared: prepared, destination: destination)
         cueSheets = try job.cueSheetPaths.map { path throws(IOError) in try CueSheetWriter.prepare(plan, to: path) }
         var stems: [StemPass.Stem] = []
         if job.stemsDirectory != nil {
-            for layer in Layer.allCases where plan.layers.contains(layer) {
+            for layer in Layer.allCases where plan.stemLayers.contains(layer) {
                 let layerPlan = plan.restricted(to: [layer])
                 var tags = prepared.tags
                 tags.title += " (\(layer.rawValue))"

@@ -78,8 +78,13 @@ extension RenderJob {
     /// The tags of the output: the session's metadata (or its name), the sounds' credits, the sections.
     func outputTags(plan: RenderPlan) -> OutputTags {
         let m = session.metadata
+        var comment = m.comment ?? session.description
+        // Binaural beats are heard only on headphones: the file says so where a player shows it.
+        if plan.beats?.kind == .binaural {
+            comment = comment.isEmpty ? session.language.headphonesNote : comment + " " + session.language.headphonesNote
+        }
         return OutputTags(title: m.title ?? session.name, artist: m.artist, album: m.album, date: m.date,
-                          comment: m.comment ?? session.description, credits: sounds.credits(for: plan.soundsUsed),
+                          comment: comment, credits: sounds.credits(for: plan.soundsUsed),
                           chapters: plan.sections)
     }
 }

@@ -23,7 +23,7 @@ public struct SessionParameters: Sendable, Hashable {
     public var quality = 4.0
     /// `ogg`, `wav`, `flac`, `opus`, `mp3`.
     public var format: String?
-    public var layers = "cues,voice,ambience,bells"
+    public var layers = "cues,voice,ambience,bells,beats"
     public var loudness: Double?
     public var truePeak: Double?
     public var title: String?
@@ -124,7 +124,7 @@ public struct SessionParameters: Sendable, Hashable {
         var result = Set<Layer>()
         for name in layers.split(separator: ",", omittingEmptySubsequences: false).map({ String($0).trimmingCharacters(in: .whitespaces) }) {
             guard let layer = Layer(rawValue: name) else {
-                throw Self.usage("--layers: unknown layer '\(name)'; choose from cues, voice, ambience, bells")
+                throw Self.usage("--layers: unknown layer '\(name)'; choose from cues, voice, ambience, bells, beats")
             }
             result.insert(layer)
         }

@@ -17,8 +17,8 @@ struct PlotCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "The plot to write (.svg).")
     var output: String
 
-    @Option(name: .long, help: "The layers to plan, comma-separated, of: cues, voice, ambience, bells.")
-    var layers: String = "cues,voice,ambience,bells"
+    @Option(name: .long, help: "The layers to plan, comma-separated, of: cues, voice, ambience, bells, beats.")
+    var layers: String = "cues,voice,ambience,bells,beats"
 
     @Option(name: .long, help: "The drawing's width, 600 to 4000 units.")
     var width: Double = 1200

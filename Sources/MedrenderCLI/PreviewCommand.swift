@@ -31,8 +31,8 @@ struct PreviewCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "The audio's quality, -1 to 10 as oggenc.")
     var quality: Double = 3
 
-    @Option(name: .long, help: "The layers to mix, comma-separated, of: cues, voice, ambience, bells.")
-    var layers: String = "cues,voice,ambience,bells"
+    @Option(name: .long, help: "The layers to mix, comma-separated, of: cues, voice, ambience, bells, beats.")
+    var layers: String = "cues,voice,ambience,bells,beats"
 
     var audioOutput: String { audio ?? PreviewWriter.temporaryAudioPath(extension: format) }
 

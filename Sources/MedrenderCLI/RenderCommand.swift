@@ -38,8 +38,8 @@ struct RenderCommand: ParsableCommand {
 
 
 
-    @Option(name: .long, help: "The layers to mix, comma-separated, of: cues, voice, ambience, bells.")
-    var layers: String = "cues,voice,ambience,bells"
+    @Option(name: .long, help: "The layers to mix, comma-separated, of: cues, voice, ambience, bells, beats.")
+    var layers: String = "cues,voice,ambience,bells,beats"
 
     @Option(name: .long, help: "Also write the cue sheet to this file: .json, .vtt or .txt.")
     var cues: String?
@@ -50,7 +50,7 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .customLong("true-peak"), parsing: .unconditional, help: "True-peak ceiling in dBTP, -20 to 0. Default: the preset's (-1).")
     var truePeak: Double?
 
-    @Option(name: .long, help: "Also write each layer (cues, voice, ambience, bells) to this folder, aligned to the mix.")
+    @Option(name: .long, help: "Also write each layer (cues, voice, ambience, bells, beats) to this folder, aligned to the mix.")
     var stems: String?
 
     @Option(name: .long, help: "'stock': replace a missing sound by the bundled sound of the same role (ambience, voice, bell), with a warning.")

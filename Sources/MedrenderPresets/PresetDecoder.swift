@@ -9,7 +9,7 @@ public enum PresetDecoder {
     static let topKeys = [
         "name", "description", "minutes", "cycles", "pattern", "ramp", "segments", "limits", "settle", "closing",
         "cues", "voice", "ambience", "bells", "master", "seed", "metadata", "credits",
-        "guide", "language",
+        "guide", "language", "beats",
     ]
 
     /// The largest preset file read, in bytes (the library's presets are a few KiB).
@@ -104,6 +104,7 @@ public enum PresetDecoder {
         }
         if let node = fields["guide"] { session.guide = try decodeGuide(node) }
         if let node = fields["language"] { session.language = try decodeLanguage(node) }
+        if let node = fields["beats"] { session.beats = try decodeBeats(node) }
         if let node = fields["credits"] {
             // Keyed by a sound as the preset names it, so a misspelt one is caught.
             let names = session.soundsUsed.map(\.name)
@@ -384,9 +385,14 @@ public enum PresetDecoder {
 
     static func decodeBed(_ node: PresetNode) throws(PresetError) -> AmbienceBed {
         if case .scalar = node.node { return AmbienceBed(sound: try node.sound()) }
-        let fields = try node.mapping(allowed: ["sound", "level", "seam", "from", "from-minute"])
-        guard let sound = fields["sound"] else { throw node.error("missing 'sound': name a bed such as 'sound: rain'") }
-        var bed = AmbienceBed(sound: try sound.sound())
+        let fields = try node.mapping(allowed: ["sound", "level", "seam", "from", "from-minute", "generator"])
+        var bed: AmbienceBed
+        if let generator = fields["generator"] {
+            bed = try decodeGeneratedBed(generator, fields: fields)
+        } else {
+            guard let sound = fields["sound"] else { throw node.error("missing 'sound': name a bed such as 'sound: rain' (or 'generator: pink')") }
+            bed = AmbienceBed(sound: try sound.sound())
+        }
         if fields["from"] != nil, fields["from-minute"] != nil {
             throw fields["from-minute"]!.error("give 'from' (a fraction of the session) or 'from-minute', not both")
         }

@@ -34,7 +34,7 @@ public struct MixAssets: Sendable {
     /// a render's memory. So the assets serve `plan`: another plan's loops are baked from sounds
     /// loaded for it.
     public mutating func bake(for plan: RenderPlan) {
-        for bed in plan.beds {
+        for bed in plan.beds where bed.generator == nil {
             let key = LoopKey(sound: bed.sound, seamFrames: bed.seamFrames)
             guard loops[key] == nil, let raw = sounds[bed.sound] else { continue }
             loops[key] = LoopedBed.bake(raw, seamFrames: Int(bed.seamFrames))
@@ -99,6 +99,8 @@ public final class Mixer {
         var asset: Int
         var offset: Int64
         var event: BedEvent
+        /// The noise of a generated bed (its asset is unused).
+        var noise: NoiseSource?
     }
 
     private let assets: [AudioAsset]
@@ -114,8 +116,11 @@ public final class Mixer {
     private var active: [Voice] = []
     /// The duck envelope of the current block, and the next voiced stretch to look at.
     private var duckGains: [Float] = []
+    /// A generated bed's noise for the current block.
+    private var noiseScratch: [Float] = []
     private var duckCursor = 0
     private var swell: SwellGenerator?
+    private var beats: BeatGenerator?
     private var pendingCue: Voice?
     private var started = false
 
@@ -164,6 +169,11 @@ public final class Mixer {
         }
         var looped: [MixAssets.LoopKey: Int] = [:]
         for bed in plan.beds {
+            if let colour = bed.generator {
+                beds.append(Bed(asset: 0, offset: 0, event: bed,
+                                noise: NoiseSource(colour: colour, rate: plan.rate, channels: plan.channels, seed: bed.loopOffsetSeed)))
+                continue
+            }
             let key = MixAssets.LoopKey(sound: bed.sound, seamFrames: bed.seamFrames)
             let i: Int
             if let existing = looped[key] {
@@ -196,6 +206,7 @@ public final class Mixer {
         if let swell = plan.swell {
             self.swell = SwellGenerator(swell, schedule: plan.schedule, rate: plan.rate, channels: plan.channels, seed: plan.seed)
         }
+        if let beats = plan.beats { self.beats = BeatGenerator(beats, channels: plan.channels) }
     }
 
     /// The pitch of the countdown's ticks.
@@ -270,6 +281,7 @@ public final class Mixer {
             }
         }
         swell?.render(into: out, blockStart: blockStart, frameCount: frameCount, totalFrames: plan.totalFrames)
+        beats?.render(into: out, blockStart: blockStart, frameCount: frameCount)
         while fixedCursor < fixed.count, fixed[fixedCursor].startFrame < blockEnd {
             activate(fixed[fixedCursor])
             fixedCursor += 1
@@ -352,6 +364,10 @@ public final class Mixer {
     }
 
     private func mixBed(_ bed: Bed, into out: UnsafeMutablePointer<Float>, blockStart: Int64, blockEnd: Int64, ducked: Bool) {
+        if let noise = bed.noise {
+            mixNoiseBed(bed.event, noise, into: out, blockStart: blockStart, blockEnd: blockEnd, ducked: ducked)
+            return
+        }
         let asset = assets[bed.asset]
         let loopLength = Int64(asset.frameCount)
         guard loopLength > 0 else { return }
@@ -411,6 +427,36 @@ public final class Mixer {
             out[o * 2 + 1] += r * gr * g
         } else {
             out[o] += (ac == 2 ? (src[s * 2] + src[s * 2 + 1]) * 0.5 : src[s]) * g
+        }
+    }
+}
+
+extension Mixer {
+    /// Adds a generated noise bed under its fades and the duck, frame by frame.
+    func mixNoiseBed(_ event: BedEvent, _ noise: NoiseSource, into out: UnsafeMutablePointer<Float>, blockStart: Int64, blockEnd: Int64,
+                     ducked: Bool) {
+        let from = max(event.startFrame, blockStart)
+        let to = min(event.endFrame, blockEnd, max(plan.totalFrames, blockStart))
+        guard from < to else { return }
+        let n = Int(to - from), oc = channels
+        if noiseScratch.count < n * oc { noiseScratch = [Float](repeating: 0, count: max(n * oc, 4096 * oc)) }
+        let fadeInEnd = event.startFrame + event.fadeInFrames
+        let fadeOutStart = event.endFrame - event.fadeOutFrames
+        noiseScratch.withUnsafeMutableBufferPointer { buffer in
+            noise.render(into: buffer.baseAddress!, from: from, frameCount: n)
+            for j in 0..<n {
+                let at = from + Int64(j)
+                var g = event.gain
+                if at < fadeInEnd {
+                    g *= Float(event.fadeCurve.value(at: (Double(at - event.startFrame) + 0.5) / Double(event.fadeInFrames)))
+                }
+                if at >= fadeOutStart {
+                    g *= Float(event.fadeCurve.value(at: (Double(event.endFrame - at) - 0.5) / Double(event.fadeOutFrames)))
+                }
+                if ducked { g *= duckGains[Int(at - blockStart)] }
+                let o = Int(at - blockStart) * oc
+                for c in 0..<oc { out[o + c] += buffer[j * oc + c] * g }
+            }
         }
     }
 }

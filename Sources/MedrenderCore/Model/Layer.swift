@@ -1,4 +1,4 @@
-/// The four layers a session is mixed from; `--layers` picks among them.
+/// The layers a session is mixed from; `--layers` picks among them.
 public enum Layer: String, CaseIterable, Hashable, Sendable {
-    case cues, voice, ambience, bells
+    case cues, voice, ambience, bells, beats
 }

@@ -40,6 +40,8 @@ public struct Session: Hashable, Sendable {
     public var guide: GuideScript?
     /// The language of the words a listener meets and of the script's voice, default English.
     public var language: Language = .english
+    /// Binaural, isochronic or monaural beats (`beats:`), when set.
+    public var beats: Beats?
     /// Whether the session is as long as its script needs (`minutes: fit`, `--minutes fit`).
     public var fitsGuide = false
 
@@ -77,7 +79,7 @@ public struct Session: Hashable, Sendable {
         for clip in voice.clips { add(clip.sound) }
         for line in guide?.lines ?? [] { if case .clip(let ref, _) = line.content { add(ref) } }
         add(bells.interval)
-        for bed in ambience { add(bed.sound) }
+        for bed in ambience where bed.generator == nil { add(bed.sound) }
         for kind in PhaseKind.allCases {
             if case .sound(let ref)? = cues[kind]?.source { add(ref) }
         }

@@ -41,6 +41,8 @@ extension PlanError: CustomStringConvertible {
                 + "make the session longer (or use --minutes fit), shorten the pauses before it or its text"
         case .guideLinePlacement(let line, let location, let text, let problem):
             return "\(Self.lineName(line, location, text)) \(problem)"
+        case .beats(let error):
+            return error.description
         case .tooLong(let total, let limit):
             return "a session of \(total) s is longer than the \(limit) s (24 h) medrender renders; make it shorter"
         }

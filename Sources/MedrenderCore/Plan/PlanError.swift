@@ -23,4 +23,6 @@ public enum PlanError: Error, Hashable, Sendable {
     case guideLineDoesNotFit(line: Int, location: ScriptLocation?, text: String, missing: SessionTime, reason: String)
     /// A line of the guided script placed where it cannot be (a cycle past the end, over a prompt).
     case guideLinePlacement(line: Int, location: ScriptLocation?, text: String, problem: String)
+    /// Beats that cannot be placed (BeatPlan.swift).
+    case beats(BeatError)
 }

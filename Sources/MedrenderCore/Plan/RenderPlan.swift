@@ -33,6 +33,8 @@ public struct RenderPlan: Sendable {
     public private(set) var metronome: Metronome?
     /// The breath swell, when the cues layer has one.
     public private(set) var swell: BreathSwell?
+    /// The beats (`beats:`), when the session has them and the beats layer is mixed.
+    public private(set) var beats: BeatPlan?
     /// How the session was fitted to a length shorter than its preset's, and what was left out:
     /// warnings for the report.
     public let notes: [String]
@@ -50,7 +52,7 @@ public struct RenderPlan: Sendable {
     public var soundsUsed: [SoundRef] {
         var seen: [SoundRef] = []
         for ref in clips.compactMap({ if case .file(let r) = $0.sound { r } else { nil } })
-            + beds.map(\.sound) + unmixedSoundsNeeded
+            + beds.filter({ $0.generator == nil }).map(\.sound) + unmixedSoundsNeeded
             + cues.compactMap({ if case .sound(let r) = $0.sound.source { r } else { nil } })
         where !seen.contains(ref) { seen.append(ref) }
         return seen
@@ -92,6 +94,11 @@ public struct RenderPlan: Sendable {
         let ducking = placer.ducking(fadeIn: beds.first.map { $0.startFrame..<($0.startFrame + $0.fadeInFrames) })
         let layers = options.layers
         let voice = session.voice, bells = session.bells
+        // Beats are placed (and checked) whatever the layers, so an error shows in every render.
+        let beats = try session.beats.map { (b) throws(PlanError) in
+            try BeatPlan(b, schedule: schedule, total: total, rate: rate, fadeIn: session.ambienceFadeIn, fadeOut: session.ambienceFadeOut)
+        }
+        if let beats, beats.kind == .binaural, options.channels == 1, layers.contains(.beats) { throw .beats(.binauralNeedsStereo) }
 
         var cues: [CuePlan] = []
         if layers.contains(.cues) {
@@ -129,6 +136,7 @@ public struct RenderPlan: Sendable {
         self.unmixedSoundsNeeded = unmixed
         self.metronome = layers.contains(.cues) ? session.metronome : nil
         self.swell = layers.contains(.cues) ? session.swell : nil
+        self.beats = layers.contains(.beats) ? beats : nil
         self.master = MasterPlan(
             fadeInFrames: frames(session.master.fadeIn), fadeOutFrames: frames(session.master.fadeOut),
             fadeCurve: session.master.fadeCurve, loudnessLUFS: session.master.loudnessLUFS,
@@ -151,6 +159,7 @@ public struct RenderPlan: Sendable {
             plan.metronome = nil
             plan.swell = nil
         }
+        if !layers.contains(.beats) { plan.beats = nil }
         plan.unmixedSoundsNeeded = []
         return plan
     }

@@ -1,0 +1,138 @@
+import Foundation
+
+/// A colour of noise for an ambience bed (`generator:`).
+public enum NoiseColour: String, CaseIterable, Hashable, Sendable {
+    /// Equal power per hertz: a flat spectrum.
+    case white
+    /// Equal power per octave: −3 dB per octave.
+    case pink
+    /// Red or Brownian: −6 dB per octave.
+    case brown
+
+    /// The spectrum's slope in decibels per octave.
+    public var slopeDecibelsPerOctave: Double {
+        switch self {
+        case .white: 0
+        case .pink: -3
+        case .brown: -6
+        }
+    }
+
+    /// The integrated loudness of the noise at unit gain in stereo, in LUFS, as measured
+    /// (ITU-R BS.1770 through libebur128, 30 s at 44.1 and 48 kHz; NoiseLoudnessTests): the bed's gain for a level is the level less this.
+    public var loudnessLUFS: Double {
+        switch self {
+        case .white: 1.36
+        case .pink: -6.1
+        case .brown: -2.75
+        }
+    }
+}
+
+/// Seeded noise of a colour, never repeating, each channel its own, whose value at any frame is a
+/// function of the frame: white noise from a counter-based generator keyed by the seed, the
+/// channel and the frame, through filters that start from rest at the start of each fixed chunk,
+/// run over a warm-up of `warmUpFrames` before it. The filters' memory of anything before the
+/// warm-up has faded below a float's precision, so the chunks join without a seam, and a source
+/// started at any frame gives what one started at 0 gives.
+public final class NoiseSource {
+    public let colour: NoiseColour
+    public let rate: Int
+    public let channels: Int
+    /// Frames per chunk and frames of warm-up before each: 4 s and 1 s at the rate.
+    public let chunkFrames: Int64
+    public let warmUpFrames: Int64
+    private let seed: UInt64
+    /// Per section: zero and pole coefficients (y = x − z·x₋₁ + p·y₋₁); per channel its state.
+    private let zeros: [Double]
+    private let poles: [Double]
+    private let scale: Double
+    private var lastIn: [[Double]]
+    private var lastOut: [[Double]]
+    private var next: Int64 = -1
+
+    public init(colour: NoiseColour, rate: Int, channels: Int, seed: UInt64) {
+        self.colour = colour
+        self.rate = rate
+        self.channels = channels
+        self.seed = seed
+        chunkFrames = Int64(rate) * 4
+        warmUpFrames = Int64(rate)
+        var zeros: [Double] = [], poles: [Double] = []
+        func coefficient(_ hertz: Double) -> Double { exp(-2 * .pi * hertz / Double(rate)) }
+        switch colour {
+        case .white: break
+        case .pink:
+            // A pole every octave from 5 Hz and a zero half an octave above it: −6 dB/octave over
+            // half of each octave, −3 dB/octave on average.
+            var f = 5.0
+            while f < Double(rate) / 2 {
+                poles.append(coefficient(f))
+                zeros.append(coefficient(f * 2.0.squareRoot()))
+                f *= 2
+            }
+        case .brown:
+            // A leaky integrator with its corner at 5 Hz, below the audible band.
+            poles.append(coefficient(5))
+            zeros.append(0)
+        }
+        self.zeros = zeros
+        self.poles = poles
+        // Unit gain at 1 kHz: the colours agree there, and the bed's level sets the rest.
+        let w = 2 * Double.pi * 1000 / Double(rate)
+        var gain = 1.0
+        for (z, p) in zip(zeros, poles) {
+            let num = (1 - z * cos(w)) * (1 - z * cos(w)) + z * sin(w) * z * sin(w)
+            let den = (1 - p * cos(w)) * (1 - p * cos(w)) + p * sin(w) * p * sin(w)
+            gain *= (num / den).squareRoot()
+        }
+        scale = 1 / gain
+        lastIn = Array(repeating: Array(repeating: 0, count: poles.count), count: channels)
+        lastOut = lastIn
+    }
+
+    /// White noise, uniform in −1…1, for `channel` at `frame`.
+    @inline(__always)
+    private func white(_ frame: Int64, _ channel: Int) -> Double {
+        var z = seed &+ UInt64(bitPattern: frame) &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(channel + 1) &* 0xD1B5_4A32_D192_ED03
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        return Double(z >> 11) * (2.0 / 9_007_199_254_740_992) - 1
+    }
+
+    @inline(__always)
+    private func step(_ frame: Int64, _ c: Int) -> Double {
+        var x = white(frame, c)
+        for k in 0..<poles.count {
+            let y = x - zeros[k] * lastIn[c][k] + poles[k] * lastOut[c][k]
+            lastIn[c][k] = x
+            lastOut[c][k] = y
+            x = y
+        }
+        return x * scale
+    }
+
+    /// Starts the filters from rest at the warm-up before `frame`'s chunk and runs them up to it.
+    private func restart(at frame: Int64) {
+        for c in 0..<channels {
+            for k in 0..<poles.count { lastIn[c][k] = 0; lastOut[c][k] = 0 }
+        }
+        let chunkStart = frame / chunkFrames * chunkFrames
+        var f = max(0, chunkStart - warmUpFrames)
+        while f < frame {
+            for c in 0..<channels { _ = step(f, c) }
+            f += 1
+        }
+    }
+
+    /// Writes frames `start ..< start + frameCount` of the noise into `out`, interleaved.
+    public func render(into out: UnsafeMutablePointer<Float>, from start: Int64, frameCount: Int) {
+        for i in 0..<frameCount {
+            let frame = start + Int64(i)
+            if frame != next || frame % chunkFrames == 0 { restart(at: frame) }
+            for c in 0..<channels { out[i * channels + c] = Float(step(frame, c)) }
+            next = frame + 1
+        }
+    }
+}

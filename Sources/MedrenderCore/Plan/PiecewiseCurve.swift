@@ -1,0 +1,80 @@
+import Foundation
+
+/// A value that slides from knot to knot along named curves, on frames: a frequency, say, whose
+/// phase (its integral) is known at any frame in closed form — the integral of the slide the frame
+/// is in, plus the phase at that slide's first knot, worked out once when the curve is made. A
+/// render started at any frame gets the same phase as one started at 0.
+public struct PiecewiseCurve: Hashable, Sendable {
+    /// Knot frames, ascending (equal frames make a step).
+    public let frames: [Int64]
+    /// The value at each knot.
+    public let values: [Double]
+    /// The curve of the slide that ends at each knot (the first is unused).
+    public let curves: [FadeCurve]
+    public let rate: Int
+    /// The integral from frame 0 to each knot, in value × seconds, reduced modulo 1 (cycles).
+    let phaseAtKnot: [Double]
+
+    /// A curve through `knots`, which must be in order and start at frame 0 or later (the first
+    /// value holds before it, the last after the last knot).
+    public init(knots: [(frame: Int64, value: Double, curve: FadeCurve)], rate: Int) {
+        precondition(!knots.isEmpty, "a curve needs a knot")
+        precondition(zip(knots, knots.dropFirst()).allSatisfy { $0.frame <= $1.frame }, "knots out of order")
+        frames = knots.map(\.frame)
+        values = knots.map(\.value)
+        curves = knots.map(\.curve)
+        self.rate = rate
+        var phases = [(Double(knots[0].frame) / Double(rate) * knots[0].value).truncatingRemainder(dividingBy: 1)]
+        for i in 1..<knots.count {
+            let seconds = Double(frames[i] - frames[i - 1]) / Double(rate)
+            let area = seconds * (values[i - 1] + (values[i] - values[i - 1]) * curves[i].integral(at: 1))
+            phases.append((phases[i - 1] + area).truncatingRemainder(dividingBy: 1))
+        }
+        phaseAtKnot = phases
+    }
+
+    /// A constant.
+    public init(constant value: Double, rate: Int) {
+        self.init(knots: [(0, value, .linear)], rate: rate)
+    }
+
+    /// The index of the last knot at or before `frame` (0 before the first).
+    public func segment(containing frame: Int64) -> Int {
+        var low = 0, high = frames.count - 1
+        if frame < frames[0] { return 0 }
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if frames[mid] <= frame { low = mid } else { high = mid - 1 }
+        }
+        return low
+    }
+
+    /// The value at `frame`; `segment` is `segment(containing: frame)`.
+    public func value(at frame: Int64, segment i: Int) -> Double {
+        guard i + 1 < frames.count, frame >= frames[i] else { return frame < frames[0] ? values[0] : values[i] }
+        let length = frames[i + 1] - frames[i]
+        let x = Double(frame - frames[i]) / Double(length)
+        return values[i] + (values[i + 1] - values[i]) * curves[i + 1].value(at: x)
+    }
+
+    public func value(at frame: Int64) -> Double { value(at: frame, segment: segment(containing: frame)) }
+
+    /// The integral from frame 0 to `frame`, in value × seconds, modulo 1: the phase, in cycles, of
+    /// a frequency following the curve. `segment` is `segment(containing: frame)`.
+    public func phase(at frame: Int64, segment i: Int) -> Double {
+        if frame < frames[0] { return (Double(frame) / Double(rate) * values[0]).truncatingRemainder(dividingBy: 1) }
+        let elapsed = Double(frame - frames[i]) / Double(rate)
+        var area: Double
+        if i + 1 < frames.count {
+            let length = Double(frames[i + 1] - frames[i]) / Double(rate)
+            let x = elapsed / length
+            area = length * (values[i] * x + (values[i + 1] - values[i]) * curves[i + 1].integral(at: x))
+        } else {
+            area = elapsed * values[i]
+        }
+        area = (phaseAtKnot[i] + area).truncatingRemainder(dividingBy: 1)
+        return area < 0 ? area + 1 : area
+    }
+
+    public func phase(at frame: Int64) -> Double { phase(at: frame, segment: segment(containing: frame)) }
+}
