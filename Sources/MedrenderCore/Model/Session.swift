@@ -36,6 +36,9 @@ public struct Session: Hashable, Sendable {
     public var metronome: Metronome?
     /// A soft tone or noise that rises through each inhale and falls through each exhale, when set.
     public var swell: BreathSwell?
+    /// Where the time left after segments that all have a length goes (`fill:`); nil when the
+    /// preset does not say, which gives it to the closing, with a warning.
+    public var fill: SpareTimeFill?
 
     public init(
         name: String, description: String = "", defaultLength: SessionLength = .duration(.seconds(600)),
@@ -86,6 +89,17 @@ public enum SessionLength: Hashable, Sendable {
     case duration(SessionTime)
     /// Whole breath cycles; the file is settle + cycles + closing long.
     case cycles(Int)
+}
+
+extension Session {
+    /// The length the preset was written for: its `minutes`, or for a preset timed in cycles,
+    /// settle + those cycles (at the first pattern's length) + closing.
+    public var ownLength: SessionTime {
+        switch defaultLength {
+        case .duration(let d): return d
+        case .cycles(let n): return settle + closing + (segments.first?.pattern.cycleLength ?? .zero) * Int64(n)
+        }
+    }
 }
 
 /// Who made a sound and under what license, as the output's tags credit it.
