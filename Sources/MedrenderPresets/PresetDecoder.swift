@@ -7,7 +7,7 @@ import Yams
 /// Every error names the file, the field, its line and column, the value and the allowed range.
 public enum PresetDecoder {
     static let topKeys = [
-        "name", "description", "minutes", "cycles", "pattern", "ramp", "segments", "limits", "settle", "closing",
+        "name", "description", "minutes", "cycles", "pattern", "ramp", "segments", "fill", "limits", "settle", "closing",
         "cues", "voice", "ambience", "bells", "master", "seed", "metadata", "credits",
     ]
 
@@ -84,6 +84,16 @@ public enum PresetDecoder {
         }
         if let node = fields["cycles"] {
             session.defaultLength = .cycles(try node.integer(in: 1...100_000, unit: "cycles"))
+        }
+        if let node = fields["fill"] {
+            guard fields["segments"] != nil else {
+                throw node.error("'fill' says where the time after the last of the 'segments' goes; a single 'pattern' breathes until the closing already")
+            }
+            let fill = try node.choice(SpareTimeFill.self, what: "fill")
+            if segments.last?.span == nil {
+                throw node.error("the last segment has no 'minutes' or 'cycles', so it takes the rest of the session already: give it a length, or remove 'fill'")
+            }
+            session.fill = fill
         }
         if let node = fields["settle"] { session.settle = try node.seconds(in: 0...3600) }
         if let node = fields["closing"] { session.closing = try node.seconds(in: 0...3600) }

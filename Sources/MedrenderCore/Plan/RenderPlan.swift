@@ -74,9 +74,13 @@ public struct RenderPlan: Sendable {
             session = fit.session
             notes = fit.notes
             fitted = fit.adapted
+            session = SpareTime.fill(session, total: requested)
         }
         func frames(_ t: SessionTime) -> Int64 { t.frame(atRate: rate) }
         let (schedule, total) = try Self.clock(session: session, options: options)
+        if case .duration = options.length, let note = SpareTime.implicitNote(session: session, schedule: schedule, total: total) {
+            notes.append(note)
+        }
         let totalFrames = frames(total)
         if session.master.fadeIn + session.master.fadeOut > total {
             throw .fadesLongerThanSession(fadeIn: session.master.fadeIn, fadeOut: session.master.fadeOut, total: total)
