@@ -1,5 +1,8 @@
 /// Bells at the start and the end of the session.
 public struct BellSettings: Hashable, Sendable {
+    /// Timed bells closer than this to the one before cannot be heard apart (a strike's onset):
+    /// the later is merged into the earlier, with a warning.
+    public static let leastGap = SessionTime(milliseconds: 100)
     public var start: SoundRef?
     public var end: SoundRef?
     /// Gain in decibels, −60…12, default −6.

@@ -139,7 +139,23 @@ struct ClipPlacer {
                         t += every
                     }
                 }
-                for t in times { clip(.bells, .file(bell), at: t, gainDecibels: bells.gainDecibels) }
+                // Bells closer than a strike cannot be heard apart: each such one is merged into
+                // the bell before it, and the count said, so the work stays bounded by the session.
+                times.sort()
+                var last: SessionTime?
+                var merged = 0
+                for t in times {
+                    if let last, t - last < BellSettings.leastGap {
+                        merged += 1
+                        continue
+                    }
+                    clip(.bells, .file(bell), at: t, gainDecibels: bells.gainDecibels)
+                    last = t
+                }
+                if merged > 0 {
+                    notes.append("\(merged) timed bell\(merged == 1 ? " is" : "s are") less than \(BellSettings.leastGap.secondsText) s "
+                        + "after the one before, too close to be heard apart: merged into it; space 'bells.at' further apart")
+                }
             }
             if bells.countdownSeconds > 0 {
                 for k in 1...bells.countdownSeconds {
