@@ -100,7 +100,12 @@ struct RenderCommand: ParsableCommand {
         // The folders made for the stems, removed again (when still empty) if the render fails.
         var madeFolders: [String] = []
         do {
-            if let stems { madeFolders = try StemsFolder.create(stems) }
+            if let stems {
+                madeFolders = try StemsFolder.create(stems)
+                // An interrupt removes them too, as an ordinary failure does.
+                TemporaryFiles.registerFolders(madeFolders)
+            }
+            defer { TemporaryFiles.unregisterFolders(madeFolders) }
             let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
             var (request, rateNote) = try parameters.request(library: library, output: output)
             if let rateNote { Console.error("medrender: \(rateNote)\n") }
