@@ -1,0 +1,121 @@
+import MedrenderCore
+import MedrenderPresets
+import MedrenderTestSupport
+import Testing
+
+/// What a preset says is what plays: explicit settle and closing, spare time, beds at a minute and
+/// crowded bells, planned as a render plans them (no sounds needed).
+@Suite struct AuthoringPlanTests {
+    static func plan(_ yaml: String, minutes: Double, rate: Int = 8000) throws -> RenderPlan {
+        let session = try decode(yaml)
+        return try RenderPlan(session: session, options: RenderOptions(rate: rate, length: .duration(SessionTime(minutes: minutes)!)))
+    }
+
+    /// Breathe 5 minutes, then sit 10: at the preset's own length the settle and closing are what
+    /// the author wrote, and nothing is said.
+    @Test func explicitSettleAndClosingAreKeptAtThePresetsLength() throws {
+        let yaml = "minutes: 15\npattern: 4-0-6-0\nsettle: 10\nclosing: 600\n"
+        let plan = try Self.plan(yaml, minutes: 15)
+        #expect(plan.schedule.start == .seconds(10))
+        let closing = plan.total - plan.schedule.end
+        #expect(closing >= .seconds(600) && closing < .seconds(610), "closing \(closing)")
+        #expect(plan.schedule.cycleCount == 29)
+        #expect(plan.notes.isEmpty, "\(plan.notes)")
+        // Longer than the preset's length too.
+        let longer = try Self.plan(yaml, minutes: 20)
+        #expect(longer.schedule.start == .seconds(10))
+        #expect(longer.total - longer.schedule.end >= .seconds(600))
+    }
+
+    /// Shorter than its preset, the session is fitted, and the plan says what changed.
+    @Test func aShorterSessionSaysWhatTheFitChanged() throws {
+        let plan = try Self.plan("minutes: 15\npattern: 4-0-6-0\nsettle: 10\nclosing: 600\n", minutes: 6)
+        // Settle and closing shrink to a third of the 6 minutes between them (the settle to its least, 2 s).
+        #expect(plan.schedule.start == .seconds(2))
+        #expect(plan.total - plan.schedule.end < .seconds(130))
+        #expect(plan.notes.contains { $0.contains("settle 10 → 2 s") && $0.contains("closing 600 → ") && $0.contains("15 min") }, "\(plan.notes)")
+    }
+
+    static let chain = """
+        minutes: 5
+        settle: 20
+        closing: 10
+        segments:
+          - { name: Warm, pattern: 4-0-6-0, minutes: 1 }
+          - { name: Slow, pattern: 5-0-5-0, minutes: 1 }
+
+        """
+
+    /// Segments that all have a length leave time over: by default it goes to the closing, and
+    /// the plan warns and says how to choose.
+    @Test func spareTimeAfterTheLastSegmentIsWarnedAbout() throws {
+        let plan = try Self.plan(Self.chain, minutes: 5)
+        let closing = plan.total - plan.schedule.end
+        #expect(closing == .seconds(160))
+        #expect(plan.notes.contains { $0.contains("'Slow'") && $0.contains("fill: breathing") && $0.contains("160 s") }, "\(plan.notes)")
+        // Said explicitly, it is kept and not warned about.
+        let said = try Self.plan(Self.chain + "fill: closing\n", minutes: 5)
+        #expect(said.total - said.schedule.end == .seconds(160))
+        #expect(said.notes.isEmpty, "\(said.notes)")
+    }
+
+    /// `fill: last-segment` breathes the last segment on to the closing; `fill: breathing`
+    /// stretches every segment in proportion.
+    @Test func fillChoosesWhereTheSpareTimeGoes() throws {
+        let last = try Self.plan(Self.chain + "fill: last-segment\n", minutes: 5)
+        #expect(last.schedule.cycleCounts[0] == 6)
+        #expect(last.total - last.schedule.end < .seconds(20), "\(last.total - last.schedule.end)")
+        #expect(last.notes.isEmpty)
+
+        let breathing = try Self.plan(Self.chain + "fill: breathing\n", minutes: 5)
+        // 270 s of breathing for 120 s written: each segment 2.25 times as long.
+        #expect(breathing.schedule.segmentStarts[1] == .seconds(20 + 130))
+        #expect(breathing.schedule.cycleCounts[0] == 13)
+        #expect(breathing.total - breathing.schedule.end < .seconds(20))
+        #expect(breathing.notes.isEmpty)
+    }
+
+    @Test func fillIsCheckedWhereItIsWritten() {
+        #expect(errorText("pattern: 4-0-6-0\nfill: breathing\n")?.contains("'fill'") == true)
+        #expect(errorText("segments:\n  - { pattern: 4-0-6-0, minutes: 1 }\n  - { pattern: 5-0-5-0 }\nfill: closing\n")?
+            .contains("takes the rest") == true)
+        #expect(errorText(Self.chain + "fill: segment\n")?.contains("last-segment") == true)
+    }
+
+    /// A bed that takes over at a minute takes over at the same fraction of a shorter session, as
+    /// one given as a fraction does, with a warning.
+    @Test func fromMinuteScalesInAShorterSession() throws {
+        let yaml = """
+            minutes: 20
+            pattern: 4-7-8-0
+            ambience:
+              beds:
+                - ocean
+                - { sound: rain, from-minute: 10 }
+
+            """
+        let plan = try Self.plan(yaml, minutes: 2)
+        #expect(plan.beds.count == 2)
+        // The join at minute 1 of 2, the crossfade (held to a quarter of the session) about it.
+        let join = (plan.beds[0].endFrame + plan.beds[1].startFrame) / 2
+        #expect(join == 60 * 8000)
+        #expect(plan.notes.contains { $0.contains("from-minute") && $0.contains("600 → 60 s") }, "\(plan.notes)")
+        // At the preset's own length the minute is kept.
+        let own = try Self.plan(yaml, minutes: 20)
+        #expect((own.beds[0].endFrame + own.beds[1].startFrame) / 2 == 600 * 8000)
+    }
+
+    /// 200,000 bell times in a one-minute session plan in time linear in them: bells closer than
+    /// a strike are merged, with a warning.
+    @Test func crowdedBellsAreMergedAndSaid() throws {
+        var times: [String] = []
+        for i in 0..<200_000 { times.append(String(Double(i % 1000) / 1000)) }
+        let yaml = "minutes: 1\npattern: 4-0-6-0\nbells: { interval: bell, at: [\(times.joined(separator: ","))] }\n"
+        let plan = try Self.plan(yaml, minutes: 1)
+        let bells = plan.clips.filter { $0.layer == .bells }
+        // 1000 distinct times, 60 ms apart: a bell every 120 ms is left.
+        #expect(bells.count == 500)
+        for (a, b) in zip(bells, bells.dropFirst()) { #expect(b.startFrame - a.startFrame >= 800) }
+        #expect(plan.notes.contains { $0.contains("199500 timed bells") && $0.contains("merged") }, "\(plan.notes)")
+    }
+}
