@@ -7,9 +7,12 @@ import Yams
 /// Every error names the file, the field, its line and column, the value and the allowed range.
 public enum PresetDecoder {
     static let topKeys = [
-        "name", "description", "minutes", "cycles", "pattern", "ramp", "segments", "fill", "limits", "settle", "closing",
+        "name", "description", "minutes", "cycles", "pattern", "ramp", "segments", "rounds", "fill", "limits", "settle", "closing",
         "cues", "voice", "ambience", "bells", "master", "seed", "metadata", "credits",
     ]
+
+    /// The most segments a chain may have once its rounds are played out.
+    public static let maximumSegments = 10_000
 
     /// The largest preset file read, in bytes (the library's presets are a few KiB).
     public static let maximumPresetBytes: Int64 = 1 << 20
@@ -194,7 +197,28 @@ public enum PresetDecoder {
                 }
                 segments.append(segment)
             }
+            if let node = fields["rounds"] {
+                let rounds = try node.integer(in: 1...1000, unit: "rounds")
+                if rounds > 1, let index = segments.firstIndex(where: { $0.span == nil }) {
+                    throw items[index].error("segment \(index + 1) needs 'minutes' or 'cycles': with 'rounds', every segment has a length, so each round ends")
+                }
+                guard rounds * segments.count <= maximumSegments else {
+                    throw node.error("\(rounds) rounds of \(segments.count) segments are \(rounds * segments.count) segments; at most \(maximumSegments)")
+                }
+                // The chain played `rounds` times over; named segments say their round in chapters.
+                let chain = segments
+                segments = (1...rounds).flatMap { round in
+                    chain.map { segment in
+                        var segment = segment
+                        if rounds > 1, let name = segment.name { segment.name = "\(name) (round \(round))" }
+                        return segment
+                    }
+                }
+            }
             return segments
+        }
+        if let node = fields["rounds"] {
+            throw node.error("'rounds' repeats a chain of 'segments'; put the pattern in a list of segments, each with 'minutes' or 'cycles'")
         }
         guard let patternNode = fields["pattern"] else {
             throw PresetError(file: root.file, line: root.line, column: root.column,

@@ -76,7 +76,7 @@ import Testing
             ("pattern: 4-4-4-4\nminuts: 10\n", "preset.yaml:2:1: minuts: unknown key 'minuts'; did you mean 'minutes'?"),
             ("pattern: 4-4-4-4\nsettle: [1, 2\n", "preset.yaml:3:1: is not valid YAML"),
             ("pattern: 4-4-x-4\n", "preset.yaml:1:10: pattern: 'x' in '4-4-x-4' is not a number"),
-            ("pattern: { inhale: 70, exhale: 4 }\n", "pattern.inhale: 70 s is out of range; use 0 to 60 s"),
+            ("pattern: { inhale: 370, exhale: 4 }\n", "pattern.inhale: 370 s is out of range; use 0 to 300 s"),
             ("minutes: 10\n", "missing 'pattern'"),
             ("pattern: 0.2-0-0.3-0\n", "too short; a cycle must last at least 1 s"),
             ("just text\n", "a preset is a YAML mapping"),

@@ -118,4 +118,43 @@ import Testing
         for (a, b) in zip(bells, bells.dropFirst()) { #expect(b.startFrame - a.startFrame >= 800) }
         #expect(plan.notes.contains { $0.contains("199500 timed bells") && $0.contains("merged") }, "\(plan.notes)")
     }
+
+    /// Holds up to 300 s for breath-retention practice; a preset's `limits` can still hold them
+    /// to less.
+    @Test func longHoldsUpTo300SecondsAndLimitsStillCapThem() throws {
+        let plan = try RenderPlan(session: try decode("pattern: 4-90-6-0\n"), options: RenderOptions(rate: 8000, length: .cycles(2)))
+        #expect(plan.schedule.filter { $0.kind == .holdIn }.map(\.length) == [.seconds(90), .seconds(90)])
+        #expect(try decode("pattern: { inhale: 4, hold-out: 300, exhale: 4 }\n").segments[0].pattern[.holdOut] == .seconds(300))
+        #expect(errorText("pattern: 4-301-6-0\n")?.contains("0 to 300 s") == true)
+        #expect(errorText("pattern: 4-90-6-0\nlimits: { hold-in: [0, 60] }\n")?.contains("hold-in") == true)
+    }
+
+    /// A retention round: 30 quick breaths, a 90-s hold after the last exhale, a recovery breath
+    /// held 15 s, three rounds over.
+    @Test func aRetentionRoundRepeats() throws {
+        let yaml = """
+            cycles: 96
+            settle: 10
+            closing: 30
+            segments:
+              - { name: Breaths, pattern: 1.5-0-1.5-0, cycles: 30 }
+              - { name: Retention, pattern: 0-0-0-90, cycles: 1 }
+              - { name: Recovery, pattern: 2-15-2-0, cycles: 1 }
+            rounds: 3
+
+            """
+        let session = try decode(yaml)
+        #expect(session.segments.count == 9)
+        let plan = try RenderPlan(session: session, options: RenderOptions(rate: 8000, length: .cycles(96)))
+        #expect(plan.schedule.cycleCounts == [30, 1, 1, 30, 1, 1, 30, 1, 1])
+        #expect(plan.total == .seconds(10 + 3 * (90 + 90 + 19) + 30))
+        let holds = plan.schedule.filter { $0.kind == .holdOut }
+        #expect(holds.map(\.length) == [.seconds(90), .seconds(90), .seconds(90)])
+        // Each hold follows its round's last quick exhale; each round starts 199 s after the last.
+        #expect(holds.map(\.start) == [.seconds(100), .seconds(299), .seconds(498)])
+        #expect(plan.sections.map(\.name).contains("Retention (round 2)"))
+        #expect(errorText("segments:\n  - { pattern: 4-0-4-0, cycles: 2 }\n  - { pattern: 4-0-6-0 }\nrounds: 2\n")?
+            .contains("with 'rounds', every segment has a length") == true)
+        #expect(errorText("pattern: 4-0-4-0\nrounds: 2\n")?.contains("'rounds' repeats") == true)
+    }
 }
