@@ -30,6 +30,18 @@ public struct SessionParameters: Sendable, Hashable {
     public var artist: String?
     public var album: String?
     public var stockFallback = false
+    /// Seconds before the first breath, 0…3600, instead of the preset's `settle`.
+    public var settle: Double?
+    /// The least seconds after the last breath, 0…3600, instead of the preset's `closing`.
+    public var closing: Double?
+    /// Beds by name, comma-separated (`rain,ocean`), or `none`, instead of the preset's ambience.
+    public var ambience: String?
+    /// False leaves the preset's voice out of the session (intro, outro, prompts, clips, track).
+    public var voice: Bool?
+    /// The bell sound (start, end and timed bells), or `none` for no bells.
+    public var bells: String?
+    /// Seed for loop start offsets and dither, 0…2147483647, instead of the preset's.
+    public var seed: Int?
 
     public init(preset: String) { self.preset = preset }
 
@@ -54,8 +66,20 @@ public struct SessionParameters: Sendable, Hashable {
             throw Self.usage("--rate \(rate) is out of range; give 8000 to 192000 Hz")
         }
         _ = try parsedPattern()
+        for (name, value) in [("--settle", settle), ("--closing", closing)] {
+            if let value, !(value.isFinite && (0...3600).contains(value)) {
+                throw Self.usage("\(name) \(value) is out of range; give 0 to 3600 seconds")
+            }
+        }
+        if let seed, !(0...Int(Int32.max)).contains(seed) {
+            throw Self.usage("--seed \(seed) is out of range; give 0 to 2147483647")
+        }
+        _ = try ambienceNames()
+        if let bells, bells.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw Self.usage("--bells needs a sound's name (such as bell), or none for no bells")
+        }
         for (_, name, value) in phaseOverrides where !(value.isFinite && PatternNotation.phaseRange.contains(value)) {
-            throw Self.usage("\(name) \(value) is out of range; give 0 to 60 seconds")
+            throw Self.usage("\(name) \(value) is out of range; give 0 to 300 seconds")
         }
     }
 
@@ -96,6 +120,49 @@ public struct SessionParameters: Sendable, Hashable {
         try validateSession()
         try validateEncoding()
         try validateMix(output: output)
+    }
+
+    /// The beds `ambience` names (empty for `none`), or nil when it is not given.
+    public func ambienceNames() throws(RenderError) -> [String]? {
+        guard let ambience else { return nil }
+        if ambience == "none" { return [] }
+        let names = ambience.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingCharacters(in: .whitespaces) }
+        if names.contains(where: \.isEmpty) {
+            throw Self.usage("--ambience '\(ambience)' has an empty name; give beds as NAME[,NAME] (such as rain,ocean), or none")
+        }
+        return names
+    }
+
+    /// `session` with the settle, closing, ambience, voice, bells and seed given here in place of
+    /// the preset's.
+    public func applyOverrides(to session: inout Session) throws(RenderError) {
+        if let settle { session.settle = SessionTime(seconds: settle)! }
+        if let closing { session.closing = SessionTime(seconds: closing)! }
+        if let seed { session.seed = UInt64(seed) }
+        if let names = try ambienceNames() {
+            let level = session.ambience.first?.levelLUFS ?? AmbienceBed(sound: SoundRef("rain")).levelLUFS
+            session.ambience = names.map { AmbienceBed(sound: SoundRef($0), levelLUFS: level) }
+        }
+        if voice == false {
+            let kept = session.voice
+            session.voice = VoiceSettings()
+            session.voice.levelLUFS = kept.levelLUFS
+        }
+        if let bells {
+            if bells == "none" {
+                session.bells = BellSettings()
+            } else {
+                let sound = SoundRef(bells)
+                if session.bells.start == nil, session.bells.end == nil, session.bells.interval == nil {
+                    session.bells.start = sound
+                    session.bells.end = sound
+                } else {
+                    if session.bells.start != nil { session.bells.start = sound }
+                    if session.bells.end != nil { session.bells.end = sound }
+                    if session.bells.interval != nil { session.bells.interval = sound }
+                }
+            }
+        }
     }
 
     public func parsedPattern() throws(RenderError) -> BreathPattern? {
@@ -167,6 +234,7 @@ public struct SessionParameters: Sendable, Hashable {
         if !changes.isEmpty, let violation = session.limitViolation {
             throw RenderError("\(file): \(changes.joined(separator: " ")): \(violation)", category: .badData)
         }
+        try applyOverrides(to: &session)
         let length: SessionLength
         if let minutes {
             length = .duration(SessionTime(minutes: minutes)!)

@@ -6,7 +6,10 @@ import MedrenderPresets
 /// `medrender presets`: the preset library, a line each.
 struct PresetsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "presets", abstract: "List the presets in Presets/: name, pattern, minutes, description.")
+        commandName: "presets", abstract: "List the presets in Presets/: name, pattern, minutes, description; or show one.")
+
+    @Argument(help: "A preset's name (or a .yaml file) to show in full: length, settle, each segment and ramp, closing, cues, voice, ambience, bells.")
+    var name: String?
 
     @Flag(name: .long, help: "Print the list as JSON.")
     var json = false
@@ -23,6 +26,18 @@ struct PresetsCommand: ParsableCommand {
         let library: PresetLibrary
         do {
             library = try PresetLibrary.required()
+            if let name {
+                let file = try library.presetPath(name)
+                let summary = PresetSummary(session: try PresetDecoder.load(path: file), file: file)
+                if json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                    try Console.output(String(decoding: try encoder.encode(summary), as: UTF8.self) + "\n")
+                } else {
+                    try Console.output(summary.text)
+                }
+                return
+            }
         } catch {
             throw fail(error)
         }

@@ -33,6 +33,24 @@ struct SessionOptions: ParsableArguments {
     @Option(name: .customLong("hold-out"), parsing: .unconditional, help: "Override the hold after the exhale, in seconds.")
     var holdOut: Double?
 
+    @Option(name: .long, parsing: .unconditional, help: "Seconds before the first breath, 0 to 3600, instead of the preset's settle.")
+    var settle: Double?
+
+    @Option(name: .long, parsing: .unconditional, help: "The least seconds after the last breath, 0 to 3600, instead of the preset's closing.")
+    var closing: Double?
+
+    @Option(name: .long, help: "Ambience beds from Sounds/, NAME[,NAME] (such as rain,ocean), or none, instead of the preset's.")
+    var ambience: String?
+
+    @Flag(name: .long, inversion: .prefixedNo, help: "Keep the preset's voice (default), or leave it out of the session with --no-voice.")
+    var voice: Bool?
+
+    @Option(name: .long, help: "The bell sound from Sounds/ for the start, end and timed bells, or none for no bells.")
+    var bells: String?
+
+    @Option(name: .long, help: "Seed for loop start offsets and dither, 0 to 2147483647, instead of the preset's.")
+    var seed: Int?
+
     /// The session's options as the library takes them (the encoding and mix options are added
     /// by the commands that have them).
     var parameters: SessionParameters {
@@ -45,6 +63,12 @@ struct SessionOptions: ParsableArguments {
         p.holdIn = holdIn
         p.exhale = exhale
         p.holdOut = holdOut
+        p.settle = settle
+        p.closing = closing
+        p.ambience = ambience
+        p.voice = voice
+        p.bells = bells
+        p.seed = seed
         return p
     }
 

@@ -191,7 +191,7 @@ extension ShortSessionFit {
 
 extension SessionTime {
     /// Seconds with up to three decimals and no trailing zeros: `20`, `7.5`, `0.333`.
-    var secondsText: String {
+    public var secondsText: String {
         let whole = milliseconds / 1000, rest = milliseconds % 1000
         guard rest != 0 else { return "\(whole)" }
         var decimals = String(rest + 1000).dropFirst()
