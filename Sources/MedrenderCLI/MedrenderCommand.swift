@@ -18,7 +18,7 @@ public struct MedrenderCommand: ParsableCommand {
         abstract: "Render guided breathing and meditation sessions to audio files, every cue on its exact sample.",
         discussion: exitCodesHelp,
         version: LibraryBuild.rendererVersion,
-        subcommands: [RenderCommand.self, PresetsCommand.self, ValidateCommand.self, CuesCommand.self, PreviewCommand.self, PlotCommand.self,
+        subcommands: [RenderCommand.self, PresetsCommand.self, ValidateCommand.self, NewCommand.self, CuesCommand.self, PreviewCommand.self, PlotCommand.self,
                       InspectCommand.self, BuildCommand.self, ServeCommand.self],
         defaultSubcommand: RenderCommand.self)
 

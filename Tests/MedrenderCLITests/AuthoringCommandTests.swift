@@ -56,4 +56,102 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.file("made")), "\(dir.contents())")
         #expect(dir.contents().isEmpty, "\(dir.contents())")
     }
+
+    /// `validate --minutes M` checks the session at that length and says what the fit changed;
+    /// at the preset's own length an explicit closing is kept and nothing is said.
+    @Test func validateChecksALengthAndSaysWhatTheFitChanged() throws {
+        let dir = TemporaryDirectory("validate-minutes")
+        let file = dir.write("sit.yaml", "minutes: 15\npattern: 4-0-6-0\nsettle: 10\nclosing: 600\n")
+        let own = try runMedrender(["validate", file])
+        #expect(own.status == 0, "\(own.stderr)")
+        #expect(own.stdout.contains("ok, 29 cycles in 00:15:00"), "\(own.stdout)")
+        #expect(own.stderr.isEmpty, "\(own.stderr)")
+
+        let short = try runMedrender(["validate", file, "--minutes", "6"])
+        #expect(short.status == 0, "\(short.stderr)")
+        #expect(short.stdout.contains("in 00:06:00"), "\(short.stdout)")
+        #expect(short.stderr.contains("warning: \(file): the 6 min session is shorter than the preset's 15 min: settle 10 → 2 s"),
+                "\(short.stderr)")
+
+        let tooShort = try runMedrender(["validate", file, "--minutes", "0.1"])
+        #expect(tooShort.status == 65, "\(tooShort.stderr)")
+        let bad = try runMedrender(["validate", file, "--minutes", "0"])
+        #expect(bad.status == 64, "\(bad.stderr)")
+        #expect(bad.stderr.contains("--minutes 0.0 is out of range"), "\(bad.stderr)")
+    }
+}
+
+/// `medrender presets NAME` and the session overrides on the command line.
+@Suite struct PresetShowAndOverrideCommandTests {
+    @Test func presetsNameShowsOnePresetWithItsRamps() throws {
+        let dir = TemporaryDirectory("presets-show")
+        let file = dir.write("ramp.yaml", "description: Slower.\nminutes: 8\npattern: 4-0-4-0\nramp: { to: 4-0-8-0, cycles: 6 }\nclosing: 45\n")
+        let result = try runMedrender(["presets", file])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("ramp (\(file))\nSlower.\n"), "\(result.stdout)")
+        #expect(result.stdout.contains("breathing  4-0-4-0 → 4-0-8-0 over 6 cycles, then held until the closing"), "\(result.stdout)")
+        #expect(result.stdout.contains("closing    at least 45 s"), "\(result.stdout)")
+        let stock = try runMedrender(["presets", "extended-exhale", "--json"])
+        #expect(stock.status == 0, "\(stock.stderr)")
+        #expect(stock.stdout.contains("4-0-4-0 → 4-0-8-0 over 10 min (ease-in-out), then held until the closing"), "\(stock.stdout)")
+        let missing = try runMedrender(["presets", "no-such-preset"])
+        #expect(missing.status == 66, "\(missing.stderr)")
+    }
+
+    /// `--settle`, `--closing`, `--no-voice` and `--bells none` change what the cue sheet holds.
+    @Test func overridesShapeTheSession() throws {
+        let dir = TemporaryDirectory("overrides")
+        let result = try runMedrender(["cues", "--preset", "box-breath", "--minutes", "15", "--settle", "5", "--closing", "120",
+                                       "--no-voice", "--bells", "none", "-o", dir.file("s.json")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.file("s.json")))) as! [String: Any]
+        let events = try #require(json["events"] as? [[String: Any]])
+        #expect(Set(events.map { $0["type"] as! String }) == ["section"])
+        let sections = events.map { ($0["name"] as! String, ($0["seconds"] as! NSNumber).doubleValue) }
+        #expect(sections.first { $0.0 == "Breathing" }?.1 == 5)
+        let closing = try #require(sections.first { $0.0 == "Closing" }?.1)
+        #expect(closing <= 900 - 120 && closing > 900 - 120 - 16)
+        let bad = try runMedrender(["cues", "--preset", "box-breath", "--seed", "-1", "-o", dir.file("t.json")])
+        #expect(bad.status == 64 && bad.stderr.contains("--seed"), "\(bad.stderr)")
+    }
+}
+
+/// `medrender new NAME [--from PRESET]`: a commented preset that validates, never over a file.
+@Suite struct NewPresetCommandTests {
+    @Test func newWritesACommentedPresetThatValidates() throws {
+        let dir = TemporaryDirectory("new-preset")
+        let made = try runMedrender(["new", "evening-calm"], in: dir.path)
+        #expect(made.status == 0, "\(made.stderr)")
+        let text = try String(contentsOfFile: dir.file("evening-calm.yaml"), encoding: .utf8)
+        #expect(text.hasPrefix("# evening-calm: a medrender preset."))
+        #expect(text.contains("\nname: evening-calm\n") && text.contains("\n# The default length"))
+        let check = try runMedrender(["validate", dir.file("evening-calm.yaml")])
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stdout.contains("ok, "), "\(check.stdout)")
+
+        // Never over a file already there.
+        let again = try runMedrender(["new", "evening-calm"], in: dir.path)
+        #expect(again.status == 73, "\(again.stderr)")
+        #expect(again.stderr.contains("already exists"), "\(again.stderr)")
+        #expect(try String(contentsOfFile: dir.file("evening-calm.yaml"), encoding: .utf8) == text)
+
+        let bad = try runMedrender(["new", "a b"], in: dir.path)
+        #expect(bad.status == 64, "\(bad.stderr)")
+    }
+
+    @Test func newFromAPresetKeepsItsSessionUnderTheNewName() throws {
+        let dir = TemporaryDirectory("new-from")
+        let made = try runMedrender(["new", "my-sleep", "--from", "sleep", "-o", dir.file("mine.yaml")])
+        #expect(made.status == 0, "\(made.stderr)")
+        let text = try String(contentsOfFile: dir.file("mine.yaml"), encoding: .utf8)
+        #expect(text.hasPrefix("# my-sleep: started from the preset sleep."))
+        #expect(text.contains("\nname: my-sleep\n") && !text.contains("\nname: sleep\n"))
+        #expect(text.contains("pattern: 4-7-8-0"))
+        let shown = try runMedrender(["presets", dir.file("mine.yaml")])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout.contains("breathing  4-7-8-0 until the closing"), "\(shown.stdout)")
+        let missing = try runMedrender(["new", "x", "--from", "no-such-preset", "-o", dir.file("x.yaml")])
+        #expect(missing.status == 66, "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("x.yaml")))
+    }
 }
