@@ -277,6 +277,8 @@ extension LibraryBuild {
         }
         let creditsPath = settings.library.soundsFolder + "/CREDITS.yaml"
         let creditsHash = (try? hashFile(creditsPath)) ?? "none"
+        // A teacher's libraries in front of the stock one credit their own sounds.
+        let frontCredits = settings.library.front.map { "credits-front \((try? hashFile($0 + "/Sounds/CREDITS.yaml")) ?? "none")\n" }.joined()
 
         for file in settings.presetFiles {
             let preset = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
@@ -342,7 +344,7 @@ extension LibraryBuild {
                     text += "options \(optionsText((preset, length, format, options)))\n"
                     text += "preset \(presetHash)\n"
                     for line in soundLines { text += line + "\n" }
-                    text += "credits \(creditsHash)\n"
+                    text += "credits \(creditsHash)\n" + frontCredits
                     let request = RenderRequest(session: session, presetFile: file, options: options, format: format,
                                                 outputPath: settings.outputDirectory + "/" + outputName, library: settings.library)
                     let frames = (try? Renderer.schedulePlan(request))?.totalFrames ?? 0

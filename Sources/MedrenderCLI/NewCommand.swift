@@ -18,6 +18,8 @@ struct NewCommand: ParsableCommand {
     @Option(name: .long, help: "Start from this preset (a name from Presets/ or a .yaml file) instead of the template.")
     var from: String?
 
+    @OptionGroup var libraries: LibraryOptions
+
     @Option(name: .shortAndLong, help: "Where to write it (default: NAME.yaml in the current folder). It must not exist yet.")
     var output: String?
 
@@ -38,7 +40,7 @@ struct NewCommand: ParsableCommand {
             }
             let text: String
             if let from {
-                let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
+                let library = libraries.library()
                 let file = try library.presetPath(from)
                 _ = try PresetDecoder.load(path: file)
                 guard let data = FileManager.default.contents(atPath: file), let source = String(data: data, encoding: .utf8) else {

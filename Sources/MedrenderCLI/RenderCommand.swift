@@ -106,7 +106,7 @@ struct RenderCommand: ParsableCommand {
                 TemporaryFiles.registerFolders(madeFolders)
             }
             defer { TemporaryFiles.unregisterFolders(madeFolders) }
-            let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
+            let library = session.libraries.library()
             var (request, rateNote) = try parameters.request(library: library, output: output)
             if let rateNote { Console.error("medrender: \(rateNote)\n") }
             request.stemsDirectory = stems

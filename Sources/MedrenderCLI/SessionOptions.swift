@@ -33,6 +33,8 @@ struct SessionOptions: ParsableArguments {
     @Option(name: .customLong("hold-out"), parsing: .unconditional, help: "Override the hold after the exhale, in seconds.")
     var holdOut: Double?
 
+    @OptionGroup var libraries: LibraryOptions
+
     @Option(name: .long, parsing: .unconditional, help: "Seconds before the first breath, 0 to 3600, instead of the preset's settle.")
     var settle: Double?
 
@@ -78,7 +80,7 @@ struct SessionOptions: ParsableArguments {
 
     /// Finds the library, loads the preset and applies the command line.
     func load() throws -> (session: Session, file: String, library: PresetLibrary, length: SessionLength) {
-        let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
+        let library = libraries.library()
         let (session, file, length) = try parameters.loadSession(library: library)
         return (session, file, library, length)
     }

@@ -14,6 +14,8 @@ struct ValidateCommand: ParsableCommand {
     @Argument(help: "Preset files (or names from Presets/).")
     var files: [String]
 
+    @OptionGroup var libraries: LibraryOptions
+
     @Option(name: .long, parsing: .unconditional,
             help: "Check the session at this length in minutes (decimal, up to 1440) instead of the preset's own.")
     var minutes: Double?
@@ -25,7 +27,7 @@ struct ValidateCommand: ParsableCommand {
     }
 
     func run() throws {
-        let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
+        let library = libraries.library()
         var firstFailure: ExitCode?
         for name in files {
             do {

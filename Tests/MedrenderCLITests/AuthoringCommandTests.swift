@@ -155,3 +155,53 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.file("x.yaml")))
     }
 }
+
+/// A teacher's library beside the stock one: `--library DIR` or `$MEDRENDER_HOME`.
+@Suite struct TeacherLibraryTests {
+    /// A library with a preset that shadows a stock one and one of its own that uses a sound of
+    /// its own beside a stock sound.
+    static func teacherLibrary(_ dir: TemporaryDirectory) throws -> String {
+        let root = dir.file("teacher")
+        for folder in ["Presets", "Sounds"] {
+            try FileManager.default.createDirectory(atPath: root + "/" + folder, withIntermediateDirectories: true)
+        }
+        try FileManager.default.copyItem(atPath: PackagePaths.root + "/Sounds/bell.ogg", toPath: root + "/Sounds/chime.ogg")
+        try "chime.ogg: { author: A Teacher, license: CC0-1.0 }\n".write(toFile: root + "/Sounds/CREDITS.yaml", atomically: true, encoding: .utf8)
+        try "description: The teacher's box.\nminutes: 5\npattern: 3-3-3-3\n"
+            .write(toFile: root + "/Presets/box-breath.yaml", atomically: true, encoding: .utf8)
+        try "description: Mine.\nminutes: 5\npattern: 4-0-6-0\nbells: { start: chime }\nambience: [rain]\n"
+            .write(toFile: root + "/Presets/mine.yaml", atomically: true, encoding: .utf8)
+        return root
+    }
+
+    @Test func aTeachersLibraryStandsInFrontOfTheStockOne() throws {
+        let dir = TemporaryDirectory("teacher")
+        let root = try Self.teacherLibrary(dir)
+        for (arguments, environment) in [(["presets", "--library", root], [String: String]()), (["presets"], ["MEDRENDER_HOME": root])] {
+            let list = try runProcess(PackagePaths.executable, arguments, in: PackagePaths.root, environment: environment)
+            #expect(list.status == 0, "\(list.stderr)")
+            let lines = list.stdout.split(separator: "\n").map(String.init)
+            let box = try #require(lines.first { $0.hasPrefix("box-breath ") })
+            #expect(box.contains("3-3-3-3") && box.hasSuffix("[\(root)]"), "\(box)")
+            #expect(lines.contains { $0.hasPrefix("mine ") && $0.hasSuffix("[\(root)]") }, "\(lines)")
+            #expect(lines.contains { $0.hasPrefix("coherent ") && $0.hasSuffix("[stock]") }, "\(lines)")
+            #expect(lines.filter { $0.hasPrefix("box-breath ") }.count == 1)
+        }
+        let json = try runMedrender(["presets", "--json", "--library", root])
+        let entries = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as! [[String: Any]]
+        #expect(entries.first { $0["name"] as? String == "mine" }?["origin"] as? String == root)
+        #expect(entries.first { $0["name"] as? String == "sleep" }?["origin"] as? String == "stock")
+
+        // Its preset renders with its own sound and a stock one, credited from its own CREDITS.yaml.
+        let out = dir.file("mine.wav")
+        let render = try runMedrender(["--preset", "mine", "--library", root, "--cycles", "1", "--rate", "8000", "-o", out])
+        #expect(render.status == 0, "\(render.stderr)")
+        let inspect = try runMedrender(["inspect", "--json", out])
+        let report = try JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as! [String: Any]
+        let credits = (report["tags"] as! [String: String])["copyright"] ?? ""
+        #expect(credits.contains("chime.ogg") && credits.contains("A Teacher") && credits.contains("rain.ogg"), "\(credits)")
+
+        let missing = try runMedrender(["presets", "--library", dir.file("nowhere")])
+        #expect(missing.status == 64, "\(missing.stderr)")
+    }
+}
