@@ -205,3 +205,29 @@ import Testing
         #expect(missing.status == 64, "\(missing.stderr)")
     }
 }
+
+/// `build --dry-run` says what would render and each shard's share, and writes nothing.
+@Suite struct BuildDryRunTests {
+    @Test func aDryRunListsTheOutputsAndTheShardsShares() throws {
+        let dir = TemporaryDirectory("dry-run")
+        let out = dir.file("dist")
+        let result = try runMedrender(["build", "-o", out, "--dry-run", "--shard", "2/4", "--minutes", "1,2", "Presets/box-breath.yaml",
+                                       "Presets/sleep.yaml", "Presets/coherent.yaml"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out), "a dry run made the output folder")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("shard 1/4: ") } && lines.contains { $0.hasPrefix("shard 4/4: ") }, "\(lines)")
+        // Only shard 2's outputs are listed, each to be rendered.
+        let listed = lines.filter { $0.contains("  shard ") }
+        #expect(!listed.isEmpty && listed.allSatisfy { $0.contains("shard 2/4  would render") }, "\(listed)")
+        #expect(lines.last == "\(listed.count) would render, 0 up to date", "\(lines)")
+
+        // After a real build of one output, the dry run says it is up to date.
+        let built = try runMedrender(["build", "-o", out, "--minutes", "1", "--rate", "8000", "Presets/coherent.yaml"])
+        #expect(built.status == 0, "\(built.stderr)")
+        let again = try runMedrender(["build", "-o", out, "--dry-run", "--minutes", "1,2", "--rate", "8000", "Presets/coherent.yaml"])
+        #expect(again.stdout.contains("coherent-1min.ogg  00:01:00.000  up to date"), "\(again.stdout)")
+        #expect(again.stdout.contains("coherent-2min.ogg  00:02:00.000  would render"), "\(again.stdout)")
+        #expect(again.stdout.hasSuffix("1 would render, 1 up to date\n"), "\(again.stdout)")
+    }
+}
