@@ -373,7 +373,7 @@ public enum PresetDecoder {
     static func decodeVoice(_ node: PresetNode) throws(PresetError) -> VoiceSettings {
         let fields = try node.mapping(allowed: [
             "intro", "intro-at", "outro", "outro-after", "level", "prompts", "prompt-cycles", "clips", "track",
-            "track-at", "duck", "duck-attack", "duck-release", "duck-curve", "duck-hold", "cue-under-prompt",
+            "track-at", "duck", "duck-attack", "duck-release", "duck-curve", "duck-hold", "cue-under-prompt", "lead-in",
         ])
         var voice = VoiceSettings()
         if let n = fields["intro"] { voice.intro = try n.sound() }
@@ -401,6 +401,13 @@ public enum PresetDecoder {
                 }
                 voice.clips.append(TimedClip(sound: try sound.sound(), at: try at.seconds(in: 0...86400)))
             }
+        }
+        if let n = fields["lead-in"] {
+            let items = try n.sequence()
+            guard (1...10).contains(items.count) else {
+                throw n.error("a lead-in is 1 to 10 clips, the count in order, such as [three, two, one]")
+            }
+            voice.leadIn = try items.map { (item) throws(PresetError) in try item.sound() }
         }
         if let n = fields["track"] { voice.track = try n.sound() }
         if let n = fields["track-at"] { voice.trackAt = try n.seconds(in: 0...86400) }
@@ -458,7 +465,7 @@ public enum PresetDecoder {
     }
 
     static func decodeBells(_ node: PresetNode) throws(PresetError) -> BellSettings {
-        let fields = try node.mapping(allowed: ["start", "end", "gain", "interval", "every", "at", "countdown"])
+        let fields = try node.mapping(allowed: ["start", "end", "gain", "interval", "every", "at", "countdown", "lead-in"])
         var bells = BellSettings()
         if let n = fields["interval"] { bells.interval = try n.sound() }
         // 'every' counts minutes of breathing, from the first breath; 'at' counts from the file's start
@@ -472,6 +479,7 @@ public enum PresetDecoder {
             }
         }
         if let n = fields["countdown"] { bells.countdownSeconds = try n.integer(in: 0...60, unit: "s") }
+        if let n = fields["lead-in"] { bells.leadInSeconds = try n.integer(in: 0...10, unit: "s") }
         if let n = fields["start"] { bells.start = try n.sound() }
         if let n = fields["end"] { bells.end = try n.sound() }
         if let n = fields["gain"] { bells.gainDecibels = try n.number(in: -60...12, unit: "dB") }

@@ -157,4 +157,27 @@ import Testing
             .contains("with 'rounds', every segment has a length") == true)
         #expect(errorText("pattern: 4-0-4-0\nrounds: 2\n")?.contains("'rounds' repeats") == true)
     }
+
+    /// A lead-in before the first breath: ticks on the last seconds of the settle, or a spoken
+    /// count, each number on its second.
+    @Test func aLeadInCountsDownToTheFirstBreath() throws {
+        let ticks = try Self.plan("pattern: 4-0-6-0\nsettle: 20\nbells: { lead-in: 3 }\n", minutes: 10)
+        let tickFrames = ticks.clips.filter { if case .countdown = $0.sound { true } else { false } }.map(\.startFrame)
+        #expect(tickFrames == [Int64(136_000), 144_000, 152_000])
+        #expect(ticks.schedule.start == .seconds(20))
+
+        let spoken = try Self.plan("pattern: 4-0-6-0\nsettle: 20\nvoice: { lead-in: [voice-hold, voice-breathe-in, voice-breathe-out] }\n", minutes: 10)
+        let voice = spoken.clips.filter { $0.layer == .voice }
+        #expect(voice.map(\.startFrame) == [Int64(136_000), 144_000, 152_000])
+        let expected: [ClipEvent.Sound] = ["voice-hold", "voice-breathe-in", "voice-breathe-out"].map { .file(SoundRef($0)) }
+        #expect(voice.map(\.sound) == expected)
+        #expect(voice.allSatisfy { $0.maximumFrames == 8000 })
+        #expect(try decode("pattern: 4-0-6-0\nvoice: { lead-in: [voice-hold] }\n").soundsUsed.contains(SoundRef("voice-hold")))
+
+        // With no settle to count in, a preset as written says so.
+        #expect(throws: PlanError.self) {
+            _ = try Self.plan("minutes: 2\npattern: 4-0-6-0\nsettle: 1\nvoice: { lead-in: [voice-hold, voice-hold] }\n", minutes: 2)
+        }
+        #expect(errorText("pattern: 4-0-6-0\nbells: { lead-in: 11 }\n")?.contains("lead-in") == true)
+    }
 }

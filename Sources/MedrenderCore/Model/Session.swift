@@ -77,6 +77,7 @@ public struct Session: Hashable, Sendable {
         for kind in PhaseKind.allCases {
             if case .sound(let ref)? = cues[kind]?.source { add(ref) }
         }
+        for ref in voice.leadIn { add(ref) }
         add(voice.outro)
         add(bells.end)
         return seen
@@ -128,7 +129,7 @@ extension Session {
     public func stockReplacement(for ref: SoundRef) -> (role: SoundRole, stock: SoundRef)? {
         if ambience.contains(where: { $0.sound == ref }) { return (.ambience, SoundRef("rain")) }
         if voice.outro == ref { return (.voice, SoundRef("voice-outro")) }
-        if voice.intro == ref || voice.track == ref || voice.clips.contains(where: { $0.sound == ref }) {
+        if voice.intro == ref || voice.track == ref || voice.clips.contains(where: { $0.sound == ref }) || voice.leadIn.contains(ref) {
             return (.voice, SoundRef("voice-intro"))
         }
         for (kind, prompt) in voice.prompts where prompt == ref {

@@ -102,6 +102,17 @@ struct ClipPlacer {
                 clip(.voice, .file(timed.sound), at: timed.at, gainDecibels: voiceGain(timed.sound))
             }
         }
+        // The lead-in: spoken numbers on the last seconds before the first breath, each cut at the next.
+        for (index, number) in voice.leadIn.enumerated() {
+            let at = schedule.start - .seconds(Int64(voice.leadIn.count - index))
+            if at < .zero {
+                let error = PlanError.clipDoesNotFit(role: "lead-in voice", sound: number, clip: .seconds(1),
+                                                     available: schedule.start, field: "settle")
+                try leaveOut(number, "the lead-in's count", because: error)
+                continue
+            }
+            clip(.voice, .file(number), at: at, gainDecibels: voiceGain(number), maximum: frames(at + .seconds(1)) - frames(at))
+        }
         // Prompts: on the first frame of each phase of the first cycles; each must fit its phase.
         if !voice.prompts.isEmpty, voice.promptCycles > 0 {
             for phase in schedule {
@@ -155,6 +166,12 @@ struct ClipPlacer {
                 if merged > 0 {
                     notes.append("\(merged) timed bell\(merged == 1 ? " is" : "s are") less than \(BellSettings.leastGap.secondsText) s "
                         + "after the one before, too close to be heard apart: merged into it; space 'bells.at' further apart")
+                }
+            }
+            if bells.leadInSeconds > 0 {
+                for k in 1...bells.leadInSeconds {
+                    let t = schedule.start - SessionTime.seconds(Int64(k))
+                    if t >= .zero { clip(.bells, .countdown, at: t, gainDecibels: bells.gainDecibels - 12) }
                 }
             }
             if bells.countdownSeconds > 0 {
