@@ -231,3 +231,34 @@ import Testing
         #expect(again.stdout.hasSuffix("1 would render, 1 up to date\n"), "\(again.stdout)")
     }
 }
+
+/// The install is current: the man page documents every subcommand and every option `--help` lists.
+@Suite struct ManPageTests {
+    @Test func theManPageDocumentsEveryCommandAndOptionOfHelp() throws {
+        let page = try String(contentsOfFile: PackagePaths.root + "/man/medrender.1", encoding: .utf8)
+        let top = try runMedrender(["--help"])
+        #expect(top.status == 0)
+        // The subcommands, as the top-level help lists them.
+        let lines = top.stdout.components(separatedBy: "\n")
+        let start = try #require(lines.firstIndex { $0.hasPrefix("SUBCOMMANDS:") })
+        let commands = lines[(start + 1)...].prefix { !$0.isEmpty }.filter { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }
+            .compactMap { $0.split(separator: " ").first.map(String.init) }
+            .filter { $0 != "help" }
+        #expect(commands.count >= 10, "\(commands)")
+        let sections = page.components(separatedBy: "\n.SS medrender ")
+        for command in commands {
+            let section = try #require(sections.first { $0.hasPrefix(command + "\n") }, "no section for \(command)")
+            let help = try runMedrender([command, "--help"])
+            #expect(help.status == 0, "\(command): \(help.stderr)")
+            // Every long option the help shows, in that command's section.
+            let tokens = help.stdout.split { " \n,[]()<>|".contains($0) }.map(String.init)
+            let options = Set(tokens.filter { $0.hasPrefix("--") && $0.dropFirst(2).first?.isLetter == true }
+                .map { String($0.prefix { $0.isLetter || $0.isNumber || $0 == "-" }) })
+                .subtracting(["--help", "--version", "--experimental-dump-help"])
+            #expect(!options.isEmpty)
+            for option in options where help.stdout.contains("  \(option)") {
+                #expect(section.contains(option.replacingOccurrences(of: "-", with: "\\-")), "\(command) \(option) is not in the man page")
+            }
+        }
+    }
+}
