@@ -7,7 +7,7 @@ import MedrenderPresets
 struct LibraryOptions: ParsableArguments {
     @Option(name: .customLong("library"), help: ArgumentHelp(
         "A library of your own (a folder with Presets/ and/or Sounds/), searched before the stock one; repeatable, the first first.",
-        valueName: "dir"))
+        valueName: "dir"), completion: .directory)
     var folders: [String] = []
 
     func validate() throws {

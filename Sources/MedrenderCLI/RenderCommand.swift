@@ -20,10 +20,12 @@ struct RenderCommand: ParsableCommand {
 
     @OptionGroup var encoding: EncodingOptions
 
-    @Option(name: .shortAndLong, help: "The file to write (.ogg, .wav, .flac, .opus, .mp3), or - for standard output.")
+    @Option(name: .shortAndLong, help: "The file to write (.ogg, .wav, .flac, .opus, .mp3), or - for standard output.",
+            completion: .file(extensions: ["ogg", "wav", "flac", "opus", "mp3"]))
     var output: String
 
-    @Option(name: .long, help: "The format, when the extension does not say: ogg, wav, flac, opus, mp3.")
+    @Option(name: .long, help: "The format, when the extension does not say: ogg, wav, flac, opus, mp3.",
+            completion: .list(["ogg", "wav", "flac", "opus", "mp3"]))
     var format: String?
 
     @Option(name: .long, help: "Title tag (default: the preset's).")
@@ -38,10 +40,11 @@ struct RenderCommand: ParsableCommand {
 
 
 
-    @Option(name: .long, help: "The layers to mix, comma-separated, of: cues, voice, ambience, bells.")
+    @Option(name: .long, help: "The layers to mix, comma-separated, of: cues, voice, ambience, bells.",
+            completion: .list(["cues", "voice", "ambience", "bells", "cues,voice", "cues,ambience", "voice,ambience"]))
     var layers: String = "cues,voice,ambience,bells"
 
-    @Option(name: .long, help: "Also write the cue sheet to this file: .json, .vtt or .txt.")
+    @Option(name: .long, help: "Also write the cue sheet to this file: .json, .vtt or .txt.", completion: .file(extensions: ["json", "vtt", "txt"]))
     var cues: String?
 
     @Option(name: .long, parsing: .unconditional, help: "Integrated loudness target in LUFS, -70 to -5. Default: the preset's (-18).")
@@ -50,7 +53,7 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .customLong("true-peak"), parsing: .unconditional, help: "True-peak ceiling in dBTP, -20 to 0. Default: the preset's (-1).")
     var truePeak: Double?
 
-    @Option(name: .long, help: "Also write each layer (cues, voice, ambience, bells) to this folder, aligned to the mix.")
+    @Option(name: .long, help: "Also write each layer (cues, voice, ambience, bells) to this folder, aligned to the mix.", completion: .directory)
     var stems: String?
 
     @Option(name: .long, help: "'stock': replace a missing sound by the bundled sound of the same role (ambience, voice, bell), with a warning.")

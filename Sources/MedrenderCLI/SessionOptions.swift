@@ -6,7 +6,8 @@ import MedrenderPresets
 
 /// The options that choose a session: the preset and its length.
 struct SessionOptions: ParsableArguments {
-    @Option(name: .long, help: "A preset name from Presets/ (see 'medrender presets') or a path to a .yaml file.")
+    @Option(name: .long, help: "A preset name from Presets/ (see 'medrender presets') or a path to a .yaml file.",
+            completion: .custom(presetCompletions))
     var preset: String
 
     @Option(name: .long, parsing: .unconditional, help: "Session length in minutes (decimal, up to 1440). Default: the preset's.")
@@ -41,13 +42,13 @@ struct SessionOptions: ParsableArguments {
     @Option(name: .long, parsing: .unconditional, help: "The least seconds after the last breath, 0 to 3600, instead of the preset's closing.")
     var closing: Double?
 
-    @Option(name: .long, help: "Ambience beds from Sounds/, NAME[,NAME] (such as rain,ocean), or none, instead of the preset's.")
+    @Option(name: .long, help: "Ambience beds from Sounds/, NAME[,NAME] (such as rain,ocean), or none, instead of the preset's.", completion: .custom(soundCompletions))
     var ambience: String?
 
     @Flag(name: .long, inversion: .prefixedNo, help: "Keep the preset's voice (default), or leave it out of the session with --no-voice.")
     var voice: Bool?
 
-    @Option(name: .long, help: "The bell sound from Sounds/ for the start, end and timed bells, or none for no bells.")
+    @Option(name: .long, help: "The bell sound from Sounds/ for the start, end and timed bells, or none for no bells.", completion: .custom(soundCompletions))
     var bells: String?
 
     @Option(name: .long, help: "Seed for loop start offsets and dither, 0 to 2147483647, instead of the preset's.")
@@ -84,6 +85,21 @@ struct SessionOptions: ParsableArguments {
         let (session, file, length) = try parameters.loadSession(library: library)
         return (session, file, library, length)
     }
+}
+
+/// Completes a preset: the library's preset names, and `.yaml` files beside the word typed.
+@Sendable func presetCompletions(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
+    let names = (PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)).presetNames()
+    let folder = prefix.contains("/") ? String(prefix[..<prefix.lastIndex(of: "/")!]) + "/" : ""
+    let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? [])
+        .filter { PresetLibrary.isPresetFileName($0) }.map { folder + $0 }
+    return (names + files).filter { $0.hasPrefix(prefix) }.sorted()
+}
+
+/// Completes a sound's name from the library's `Sounds/`.
+@Sendable func soundCompletions(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
+    let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
+    return (library.soundNames() + ["none"]).filter { $0.hasPrefix(prefix) }
 }
 
 /// Runs `body`, turning the library's usage errors into the argument parser's, so the command

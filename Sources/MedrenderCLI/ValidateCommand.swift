@@ -11,7 +11,7 @@ struct ValidateCommand: ParsableCommand {
         abstract: "Check presets without rendering: fields, ranges, sounds and the schedule. Exit 65 on a bad preset.",
         discussion: exitCodesHelp)
 
-    @Argument(help: "Preset files (or names from Presets/).")
+    @Argument(help: "Preset files (or names from Presets/).", completion: .custom(presetCompletions))
     var files: [String]
 
     @OptionGroup var libraries: LibraryOptions

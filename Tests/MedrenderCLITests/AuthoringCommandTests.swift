@@ -262,3 +262,38 @@ import Testing
         }
     }
 }
+
+/// The bash completions complete preset names, formats, layers and sounds, and a line that starts
+/// with an option completes as `render` does.
+@Suite struct CompletionTests {
+    /// What bash offers for `line`, with the completion script sourced.
+    static func complete(_ line: String, script: String) throws -> [String] {
+        let driver = """
+            source '\(script)'
+            COMP_LINE="$1"; COMP_POINT=${#COMP_LINE}
+            read -ra COMP_WORDS <<< "$COMP_LINE"
+            [[ "$COMP_LINE" == *" " ]] && COMP_WORDS+=("")
+            COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=()
+            _medrender "${COMP_WORDS[0]}" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+            printf '%s\\n' "${COMPREPLY[@]}"
+            """
+        let result = try runProcess("/bin/bash", ["-c", driver, "bash", PackagePaths.executable + " " + line], in: PackagePaths.root)
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.stdout.split(separator: "\n").map(String.init)
+    }
+
+    @Test func bashCompletesPresetsFormatsLayersAndSounds() throws {
+        let dir = TemporaryDirectory("completion")
+        let generated = try runMedrender(["--generate-completion-script", "bash"])
+        #expect(generated.status == 0)
+        let script = dir.write("medrender.bash", generated.stdout)
+        // `medrender --preset b<TAB>` offers the presets, not the build command.
+        #expect(try Self.complete("--preset b", script: script) == ["box-breath"])
+        #expect(try Self.complete("render --preset co", script: script) == ["coherent"])
+        #expect(try Self.complete("cues --preset s", script: script) == ["seven-eleven", "sleep"])
+        #expect(try Self.complete("b", script: script) == ["build"])
+        #expect(try Self.complete("--preset box-breath --format o", script: script) == ["ogg", "opus"])
+        #expect(try Self.complete("--preset box-breath --layers ", script: script).contains("ambience"))
+        #expect(try Self.complete("--preset box-breath --ambience o", script: script) == ["ocean"])
+    }
+}
