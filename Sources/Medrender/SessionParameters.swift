@@ -29,6 +29,8 @@ public struct SessionParameters: Sendable, Hashable {
     public var title: String?
     public var artist: String?
     public var album: String?
+    public var date: String?
+    public var comment: String?
     public var stockFallback = false
     /// Seconds before the first breath, 0…3600, instead of the preset's `settle`.
     public var settle: Double?
@@ -94,7 +96,7 @@ public struct SessionParameters: Sendable, Hashable {
 
     /// Checks the mix's options: tags, loudness, ceiling, layers, and the format against the bits.
     public func validateMix(output: String?) throws(RenderError) {
-        for (option, value) in [("--title", title), ("--artist", artist), ("--album", album)] {
+        for (option, value) in [("--title", title), ("--artist", artist), ("--album", album), ("--date", date), ("--comment", comment)] {
             if let value, value.utf8.count > 1024 {
                 throw Self.usage("\(option) is \(value.utf8.count) bytes of text; a tag takes at most 1024: shorten it")
             }
@@ -254,6 +256,8 @@ public struct SessionParameters: Sendable, Hashable {
         if let title { session.metadata.title = title }
         if let artist { session.metadata.artist = artist }
         if let album { session.metadata.album = album }
+        if let date { session.metadata.date = date }
+        if let comment { session.metadata.comment = comment }
         if let loudness { session.master.loudnessLUFS = loudness }
         if let truePeak { session.master.truePeakDBTP = truePeak }
         let format = try outputFormat(output: output)

@@ -37,6 +37,12 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: "Album tag.")
     var album: String?
 
+    @Option(name: .long, help: "Date tag, such as 2026-05-01 (default: the preset's).")
+    var date: String?
+
+    @Option(name: .long, help: "Comment tag (default: the preset's description).")
+    var comment: String?
+
 
 
 
@@ -75,6 +81,8 @@ struct RenderCommand: ParsableCommand {
         p.title = title
         p.artist = artist
         p.album = album
+        p.date = date
+        p.comment = comment
         p.stockFallback = fallback == "stock"
         return p
     }

@@ -297,3 +297,33 @@ import Testing
         #expect(try Self.complete("--preset box-breath --ambience o", script: script) == ["ocean"])
     }
 }
+
+/// Tags survive in every format: an MP3's ID3 text in UTF-16 where Latin-1 falls short.
+@Suite struct UnicodeTagTests {
+    @Test(arguments: ["mp3", "ogg", "flac"])
+    func unicodeTagsSurvive(format: String) throws {
+        guard let ffprobe = which("ffprobe") else { Issue.record("ffprobe is needed (make test installs ffmpeg)"); return }
+        let dir = TemporaryDirectory("unicode-tags")
+        let out = dir.file("s.\(format)")
+        let render = try runMedrender(["--preset", "box-breath", "--cycles", "1", "--rate", "16000", "-o", out,
+                                       "--title", "Zoë Åberg ☯", "--artist", "Zoë Åberg", "--album", "呼吸",
+                                       "--date", "2026-05-01", "--comment", "in — out ☯"])
+        #expect(render.status == 0, "\(render.stderr)")
+        // An OGG's comments are its stream's tags, the others' the file's.
+        let probe = try runProcess(ffprobe, ["-v", "error", "-show_entries", "format_tags:stream_tags", "-of", "json", out])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as? [String: Any])
+        var found: [[String: Any]] = [(json["format"] as? [String: Any]) ?? [:]]
+        found += (json["streams"] as? [[String: Any]]) ?? []
+        let tags = found.compactMap { $0["tags"] as? [String: String] }.flatMap { $0 }
+            .reduce(into: [String: String]()) { $0[$1.key.lowercased()] = $1.value }
+        #expect(tags["title"] == "Zoë Åberg ☯", "\(tags)")
+        #expect(tags["artist"] == "Zoë Åberg", "\(tags)")
+        #expect(tags["album"] == "呼吸", "\(tags)")
+        #expect(tags["comment"]?.hasPrefix("in — out ☯") == true, "\(tags)")
+        #expect(tags["date"] == "2026-05-01" || tags["date"] == "2026", "\(tags)")
+        // The chapters are still there.
+        let inspect = try runMedrender(["inspect", "--json", out])
+        let report = try JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as! [String: Any]
+        #expect((report["chapters"] as? [Any])?.count == 3, "\(inspect.stdout)")
+    }
+}
