@@ -51,6 +51,7 @@ struct CuesCommand: ParsableCommand {
             // The plan a render would make, sounds and all: no sheet for a session that cannot be rendered.
             let plan = try Renderer.check(request)
             // What the fit changed or left out, as a render of the same session says it.
+            for change in plan.fitChanges { Console.error("medrender: note: \(change)\n") }
             for note in plan.notes { Console.error("medrender: warning: \(note)\n") }
             if toStandardOutput {
                 try Console.output(CueSheetWriter.text(plan, format: sheetFormat ?? .json))

@@ -131,6 +131,10 @@ struct RenderCommand: ParsableCommand {
                 try PreviewWriter.writePage(page, plan: plan, session: request.session, report: report, audioPath: output,
                                             format: request.format, embed: false)
             }
+            // What fitting a shorter session changed: the plan's clock alone says it (no sounds needed).
+            for change in (try? RenderPlan(session: request.session, options: request.options))?.fitChanges ?? [] {
+                Console.error("medrender: note: \(change)\n")
+            }
             for warning in report.warnings {
                 Console.error("medrender: warning: \(warning)\n")
             }

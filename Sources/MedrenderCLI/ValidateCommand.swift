@@ -40,6 +40,7 @@ struct ValidateCommand: ParsableCommand {
                 // The whole plan, with every sound decoded: what a render would refuse, this does.
                 let plan = try Renderer.check(request)
                 // What the fit changed or left out, and spare time left implicit: as a render says it.
+                for change in plan.fitChanges { Console.error("medrender: note: \(file): \(change)\n") }
                 for note in plan.notes { Console.error("medrender: warning: \(file): \(note)\n") }
                 try Console.output("\(file): ok, \(plan.schedule.cycleCount) cycles in \(plan.total.clockString)" + "\n")
             } catch {

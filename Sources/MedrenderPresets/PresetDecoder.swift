@@ -104,6 +104,19 @@ public enum PresetDecoder {
         if let node = fields["cues"] { try decodeCues(node, into: &session) }
         if let node = fields["voice"] { session.voice = try decodeVoice(node) }
         if let node = fields["ambience"] { try decodeAmbience(node, into: &session) }
+        // Beds on segments take over from one bed before them: the session's, or the first segment's.
+        if let index = segments.indices.dropFirst().first(where: { segments[$0].ambience != nil }) {
+            let list = fields["segments"]!
+            if session.ambience.count > 1 {
+                throw fields["ambience"]!.error("segment \(index + 1) has a bed of its own: give the beds either in 'ambience' (one bed, the first) or on the segments")
+            }
+            if session.ambience.isEmpty, segments[0].ambience == nil {
+                throw list.error("segment \(index + 1) has a bed of its own, but nothing plays before it: give 'ambience' a first bed, or the first segment one")
+            }
+        }
+        if segments.first?.ambience != nil, !session.ambience.isEmpty {
+            throw fields["ambience"]!.error("the first segment has a bed of its own, which plays from the start: give it there or in 'ambience', not both")
+        }
         if let node = fields["bells"] { session.bells = try decodeBells(node) }
         if let node = fields["master"] { session.master = try decodeMaster(node) }
         if let node = fields["metadata"] {
@@ -178,13 +191,19 @@ public enum PresetDecoder {
             guard !items.isEmpty else { throw list.error("'segments' is empty; give at least one segment with a pattern") }
             var segments: [PatternSegment] = []
             for (index, item) in items.enumerated() {
-                let f = try item.mapping(allowed: ["name", "pattern", "ramp", "minutes", "cycles"])
+                let f = try item.mapping(allowed: ["name", "pattern", "ramp", "minutes", "cycles", "cues", "voice", "ambience"])
                 guard let patternNode = f["pattern"] else {
                     throw item.error("missing 'pattern' in segment \(index + 1): add one such as 'pattern: 4-0-6-0'")
                 }
                 var segment = PatternSegment(pattern: try decodePattern(patternNode))
                 if let n = f["name"] { segment.name = try n.name() }
                 if let n = f["ramp"] { segment.ramp = try decodeRamp(n) }
+                if let n = f["cues"] { segment.cues = try decodeSegmentCues(n) }
+                if let n = f["voice"] { segment.voice = try n.sound() }
+                if let n = f["ambience"] { segment.ambience = try decodeBed(n) }
+                if let n = f["ambience"], segment.ambience?.from != nil {
+                    throw n.error("a segment's bed takes over as the segment starts; 'from' and 'from-minute' are for the beds in 'ambience'")
+                }
                 segment.span = try decodeSpan(f, in: item)
                 // A segment shorter than one of its cycles would get no breath at all.
                 if case .duration(let length)? = segment.span, length < segment.pattern.cycleLength, let minutes = f["minutes"] {
@@ -354,6 +373,21 @@ public enum PresetDecoder {
         let fields = try node.mapping(allowed: ["inhale", "hold", "hold-in", "top-up", "exhale", "hold-out", "metronome", "swell"])
         if let n = fields["metronome"] { session.metronome = try decodeMetronome(n) }
         if let n = fields["swell"] { session.swell = try decodeSwell(n) }
+    }
+
+    /// A segment's cues: the kinds it lists, each a cue or `none`; the others keep the session's.
+    static func decodeSegmentCues(_ node: PresetNode) throws(PresetError) -> [PhaseKind: CueSound?] {
+        let fields = try node.mapping(allowed: ["inhale", "hold", "hold-in", "top-up", "exhale", "hold-out"])
+        var cues: [PhaseKind: CueSound?] = [:]
+        if let hold = fields["hold"] {
+            let cue = try decodeCue(hold, kind: .holdIn)
+            cues[.holdIn] = .some(cue)
+            cues[.holdOut] = .some(cue)
+        }
+        for kind in PhaseKind.allCases {
+            if let value = fields[kind.rawValue] { cues[kind] = .some(try decodeCue(value, kind: kind)) }
+        }
+        return cues
     }
 
     static func decodeCues(_ node: PresetNode) throws(PresetError) -> CueSet {

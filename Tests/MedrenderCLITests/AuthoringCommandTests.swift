@@ -70,7 +70,7 @@ import Testing
         let short = try runMedrender(["validate", file, "--minutes", "6"])
         #expect(short.status == 0, "\(short.stderr)")
         #expect(short.stdout.contains("in 00:06:00"), "\(short.stdout)")
-        #expect(short.stderr.contains("warning: \(file): the 6 min session is shorter than the preset's 15 min: settle 10 → 2 s"),
+        #expect(short.stderr.contains("medrender: note: \(file): the 6 min session is shorter than the preset's 15 min: settle 10 → 2 s"),
                 "\(short.stderr)")
 
         let tooShort = try runMedrender(["validate", file, "--minutes", "0.1"])

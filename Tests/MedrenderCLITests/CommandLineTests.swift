@@ -341,7 +341,7 @@ func helpListsTheExitCodes(command: [String]) throws {
         (["--preset", "box-breath", "--pattern", "4-4"], 64, "is not a pattern"),
         (["--preset", "box-breath", "--pattern", "4-a-4-4"], 64, "'a' in '4-a-4-4' is not a number"),
         (["--preset", "box-breath", "--pattern", "4--4-4-4"], 64, "is not a number"),
-        (["--preset", "box-breath", "--pattern", "4-4-61-4"], 64, "each phase must be 0 to 60 s"),
+        (["--preset", "box-breath", "--pattern", "4-4-301-4"], 64, "each phase must be 0 to 300 s"),
         (["--preset", "box-breath", "--inhale", "-2"], 64, "--inhale -2.0 is out of range"),
         (["--preset", "box-breath", "--pattern", "0.2-0-0.3-0"], 65, "a cycle must last at least 1 s"),
         (["--preset", "box-breath", "--minutes", "1441"], 64, "up to 1440"),

@@ -20,7 +20,7 @@ import Testing
         let closing = plan.total - plan.schedule.end
         #expect(closing >= .seconds(600) && closing < .seconds(610), "closing \(closing)")
         #expect(plan.schedule.cycleCount == 29)
-        #expect(plan.notes.isEmpty, "\(plan.notes)")
+        #expect(plan.notes.isEmpty && plan.fitChanges.isEmpty, "\(plan.notes) \(plan.fitChanges)")
         // Longer than the preset's length too.
         let longer = try Self.plan(yaml, minutes: 20)
         #expect(longer.schedule.start == .seconds(10))
@@ -33,7 +33,7 @@ import Testing
         // Settle and closing shrink to a third of the 6 minutes between them (the settle to its least, 2 s).
         #expect(plan.schedule.start == .seconds(2))
         #expect(plan.total - plan.schedule.end < .seconds(130))
-        #expect(plan.notes.contains { $0.contains("settle 10 → 2 s") && $0.contains("closing 600 → ") && $0.contains("15 min") }, "\(plan.notes)")
+        #expect(plan.fitChanges.contains { $0.contains("settle 10 → 2 s") && $0.contains("closing 600 → ") && $0.contains("15 min") }, "\(plan.fitChanges)")
     }
 
     static let chain = """
@@ -99,7 +99,7 @@ import Testing
         // The join at minute 1 of 2, the crossfade (held to a quarter of the session) about it.
         let join = (plan.beds[0].endFrame + plan.beds[1].startFrame) / 2
         #expect(join == 60 * 8000)
-        #expect(plan.notes.contains { $0.contains("from-minute") && $0.contains("600 → 60 s") }, "\(plan.notes)")
+        #expect(plan.fitChanges.contains { $0.contains("from-minute") && $0.contains("600 → 60 s") }, "\(plan.fitChanges)")
         // At the preset's own length the minute is kept.
         let own = try Self.plan(yaml, minutes: 20)
         #expect((own.beds[0].endFrame + own.beds[1].startFrame) / 2 == 600 * 8000)
@@ -179,5 +179,54 @@ import Testing
             _ = try Self.plan("minutes: 2\npattern: 4-0-6-0\nsettle: 1\nvoice: { lead-in: [voice-hold, voice-hold] }\n", minutes: 2)
         }
         #expect(errorText("pattern: 4-0-6-0\nbells: { lead-in: 11 }\n")?.contains("lead-in") == true)
+    }
+
+    /// A chained session changes its cues, speaks and changes its bed at a segment.
+    @Test func segmentsCarryTheirOwnCuesVoiceAndAmbience() throws {
+        let yaml = """
+            minutes: 10
+            settle: 20
+            closing: 30
+            cues:
+              inhale: { tone: bell, pitch: 660 }
+            ambience: [rain]
+            segments:
+              - { name: Warm, pattern: 4-0-6-0, minutes: 2 }
+              - name: Slow
+                pattern: 5-0-5-0
+                cues: { inhale: { tone: bowl, pitch: 220 }, exhale: none }
+                voice: voice-hold
+                ambience: { sound: ocean, level: -30 }
+
+            """
+        let session = try decode(yaml)
+        #expect(session.soundsUsed.contains(SoundRef("ocean")) && session.soundsUsed.contains(SoundRef("voice-hold")))
+        let plan = try Self.plan(yaml, minutes: 10)
+        let slowStart = plan.schedule.segmentStarts[1]
+        #expect(slowStart == .seconds(140))
+        // The cues: the session's in the first segment, the segment's own in the second.
+        var firstInhale: [Int: Double] = [:]
+        var exhaleCues: [Int: Int] = [:]
+        for phase in plan.schedule {
+            let event = plan.cueEvent(for: phase)
+            if phase.kind == .inhale, firstInhale[phase.segment] == nil {
+                let cue = plan.cues.first { $0.kind == .inhale && $0.segment == (phase.segment == 1 ? 1 : nil) }
+                firstInhale[phase.segment] = cue?.sound.pitchHertz
+                #expect(event != nil)
+            }
+            if phase.kind == .exhale, event != nil { exhaleCues[phase.segment, default: 0] += 1 }
+        }
+        #expect(firstInhale == [0: 660, 1: 220])
+        #expect(exhaleCues[0] == 12 && exhaleCues[1] == nil)
+        // The voice on the segment's first frame; the ocean taking over about it.
+        #expect(plan.clips.contains { $0.layer == .voice && $0.sound == .file(SoundRef("voice-hold")) && $0.startFrame == 140 * 8000 })
+        #expect(plan.beds.map(\.sound) == [SoundRef("rain"), SoundRef("ocean")])
+        #expect((plan.beds[0].endFrame + plan.beds[1].startFrame) / 2 == 140 * 8000)
+
+        #expect(errorText("ambience: [rain, ocean]\nsegments:\n  - { pattern: 4-0-6-0, minutes: 1 }\n  - { pattern: 5-0-5-0, ambience: rain }\n")?
+            .contains("either in 'ambience'") == true)
+        #expect(errorText("segments:\n  - { pattern: 4-0-6-0, minutes: 1 }\n  - { pattern: 5-0-5-0, ambience: rain }\n")?
+            .contains("nothing plays before it") == true)
+        #expect(errorText("segments:\n  - { pattern: 4-0-6-0, cues: { inhale: { tone: gong } } }\n")?.contains("gong") == true)
     }
 }

@@ -78,6 +78,13 @@ public struct Session: Hashable, Sendable {
             if case .sound(let ref)? = cues[kind]?.source { add(ref) }
         }
         for ref in voice.leadIn { add(ref) }
+        for segment in segments {
+            add(segment.voice)
+            add(segment.ambience?.sound)
+            for kind in PhaseKind.allCases {
+                if case .sound(let ref)? = segment.cues[kind]??.source { add(ref) }
+            }
+        }
         add(voice.outro)
         add(bells.end)
         return seen
@@ -127,7 +134,15 @@ public struct SessionMetadata: Hashable, Sendable {
 extension Session {
     /// The role `ref` plays in this session, and the bundled sound that can stand in for it.
     public func stockReplacement(for ref: SoundRef) -> (role: SoundRole, stock: SoundRef)? {
-        if ambience.contains(where: { $0.sound == ref }) { return (.ambience, SoundRef("rain")) }
+        if ambience.contains(where: { $0.sound == ref }) || segments.contains(where: { $0.ambience?.sound == ref }) {
+            return (.ambience, SoundRef("rain"))
+        }
+        if segments.contains(where: { $0.voice == ref }) { return (.voice, SoundRef("voice-intro")) }
+        for segment in segments {
+            for kind in PhaseKind.allCases {
+                if case .sound(let r)? = segment.cues[kind]??.source, r == ref { return (.bell, SoundRef("bell")) }
+            }
+        }
         if voice.outro == ref { return (.voice, SoundRef("voice-outro")) }
         if voice.intro == ref || voice.track == ref || voice.clips.contains(where: { $0.sound == ref }) || voice.leadIn.contains(ref) {
             return (.voice, SoundRef("voice-intro"))

@@ -102,6 +102,17 @@ struct ClipPlacer {
                 clip(.voice, .file(timed.sound), at: timed.at, gainDecibels: voiceGain(timed.sound))
             }
         }
+        // A segment's own voice clip, on its first frame (a segment that does not play says nothing).
+        for (index, segment) in session.segments.enumerated() {
+            guard let sound = segment.voice, index < schedule.cycleCounts.count, schedule.cycleCounts[index] > 0 else { continue }
+            let at = schedule.segmentStarts[index]
+            if known, at + duration(of: sound) > total {
+                try leaveOut(sound, "the voice of segment \(index + 1)",
+                             because: .clipAfterEnd(sound: sound, clip: duration(of: sound), at: at, total: total))
+            } else {
+                clip(.voice, .file(sound), at: at, gainDecibels: voiceGain(sound))
+            }
+        }
         // The lead-in: spoken numbers on the last seconds before the first breath, each cut at the next.
         for (index, number) in voice.leadIn.enumerated() {
             let at = schedule.start - .seconds(Int64(voice.leadIn.count - index))

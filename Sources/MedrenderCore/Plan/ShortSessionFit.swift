@@ -9,20 +9,23 @@
 /// - Chained segments (and ramps) timed in minutes or cycles shrink in proportion to the breathing
 ///   time there is against the breathing time the preset's own length gives, each keeping at least
 ///   one cycle; a segment that still does not fit is left out, with a note.
-/// - A bed that takes over at a minute (`from-minute`) takes over at the same fraction of the
-///   shorter session, as one given as a fraction (`from`) does.
+/// - A bed that takes over at a minute (`from-minute`) past the end of the shorter session takes
+///   over at the same fraction of it, as one given as a fraction (`from`) does.
 /// - The ambience and master fades are held to a quarter of the session each.
 /// - Voice that no longer fits (an intro longer than the settle, an outro longer than the closing,
 ///   a clip past the end, a track longer than the session) is left out by the planner, with a note.
 ///
-/// Every change is said in `notes`. Only a session shorter than one cycle cannot be fitted.
+/// Every change is said in `changes`, what is left out in `notes`. Only a session shorter than one cycle cannot be fitted.
 public struct ShortSessionFit: Sendable {
     /// The session as it will play.
     public var session: Session
     /// Whether anything was changed.
     public var adapted: Bool
-    /// What was changed and what had to be left out, as warnings for the report.
+    /// What had to be left out, as warnings for the report.
     public var notes: [String]
+    /// What the fit changed (settle, closing, segments, fades, beds), one line each, for `render`,
+    /// `cues` and `validate` to say.
+    public var changes: [String]
 
     /// The least settle and closing a fitted session keeps, when there is room for them.
     static let minimumSettle = SessionTime.seconds(2)
@@ -31,6 +34,7 @@ public struct ShortSessionFit: Sendable {
     public init(session original: Session, total: SessionTime) {
         var session = original
         var notes: [String] = []
+        var changes: [String] = []
         let settle = original.settle, closing = original.closing
         let cap = SessionTime(milliseconds: total.milliseconds / 3)
         let firstCycle = original.segments.first?.shortestCycle ?? .zero
@@ -60,7 +64,7 @@ public struct ShortSessionFit: Sendable {
                     session.closing = .zero
                 }
             }
-            notes.append("the \(Self.minutesText(total)) session is shorter than the preset's \(Self.minutesText(own)): "
+            changes.append("the \(Self.minutesText(total)) session is shorter than the preset's \(Self.minutesText(own)): "
                 + "settle \(settle.secondsText) → \(session.settle.secondsText) s, closing \(closing.secondsText) → \(session.closing.secondsText) s")
         }
 
@@ -111,7 +115,7 @@ public struct ShortSessionFit: Sendable {
                 }
             }
             if !shortened.isEmpty {
-                notes.append("shortened in proportion to the breathing time there is: " + shortened.joined(separator: ", "))
+                changes.append("shortened in proportion to the breathing time there is: " + shortened.joined(separator: ", "))
             }
             if original.segments.count > 1 {
                 adapted = true
@@ -138,20 +142,6 @@ public struct ShortSessionFit: Sendable {
             }
         }
 
-        // A bed that takes over at a minute keeps its place in proportion, as `from: 0.5` does.
-        if shorter, own > .zero {
-            var moved: [String] = []
-            for index in session.ambience.indices {
-                guard case .time(let at)? = session.ambience[index].from else { continue }
-                let scaled = SessionTime(milliseconds: Int64((Double(at.milliseconds) * Double(total.milliseconds) / Double(own.milliseconds)).rounded()))
-                session.ambience[index].from = .time(scaled)
-                moved.append("'\(session.ambience[index].sound)' from \(at.secondsText) → \(scaled.secondsText) s")
-            }
-            if !moved.isEmpty {
-                notes.append("the beds' 'from-minute' scaled to the \(Self.minutesText(total)) session: " + moved.joined(separator: ", "))
-            }
-        }
-
         if adapted {
             let quarter = SessionTime(milliseconds: total.milliseconds / 4)
             var held: [String] = []
@@ -166,11 +156,28 @@ public struct ShortSessionFit: Sendable {
             hold(&session.master.fadeIn, "master fade-in")
             hold(&session.master.fadeOut, "master fade-out")
             hold(&session.ambienceCrossfade, "ambience crossfade")
-            if !held.isEmpty { notes.append("fades held to a quarter of the session: " + held.joined(separator: ", ")) }
+            if !held.isEmpty { changes.append("fades held to a quarter of the session: " + held.joined(separator: ", ")) }
         }
+        // A bed that takes over at a minute past the end of the shorter session (or too near it
+        // for its crossfade) moves to the same fraction of it, as `from: 0.5` does.
+        if shorter, own > .zero {
+            var moved: [String] = []
+            let half = SessionTime(milliseconds: max(session.ambienceCrossfade, AmbienceBed.shortestCrossfade).milliseconds / 2)
+            for index in session.ambience.indices {
+                guard case .time(let at)? = session.ambience[index].from, at + half > total else { continue }
+                let scaled = SessionTime(milliseconds: Int64((Double(at.milliseconds) * Double(total.milliseconds) / Double(own.milliseconds)).rounded()))
+                session.ambience[index].from = .time(scaled)
+                moved.append("'\(session.ambience[index].sound)' from \(at.secondsText) → \(scaled.secondsText) s")
+            }
+            if !moved.isEmpty {
+                changes.append("the beds' 'from-minute' past the end of the \(Self.minutesText(total)) session scaled to it: " + moved.joined(separator: ", "))
+            }
+        }
+
         self.session = session
         self.adapted = adapted
         self.notes = notes
+        self.changes = changes
     }
 }
 
