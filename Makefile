@@ -7,7 +7,7 @@ SLURM_PKGS := slurm-wlm munge
 SOUND_PKGS := festival festvox-us-slt-hts sox ffmpeg python3-numpy
 DEMO       := --preset box-breath --minutes 15 -o out.ogg
 
-.PHONY: run test test-slurm build release library deps test-deps sounds clean fuzz bench serve install install-files uninstall
+.PHONY: run test test-slurm build release library deps test-deps sounds clean fuzz bench serve install install-files uninstall man
 
 ## Render the demo session: 15 minutes of box breathing to out.ogg.
 run: deps release
@@ -30,6 +30,10 @@ build: deps
 
 release: deps
 	$(SWIFT) build -c release
+
+## Write man/medrender.1 again from the command line's parser (a test checks it against --help).
+man: build
+	python3 scripts/make-man .build/debug/medrender man/medrender.1
 
 ## Serve the library over HTTP on 127.0.0.1:8080 (release build).
 serve: release

@@ -180,8 +180,23 @@ public enum CueSheetWriter {
         }
     }
 
-    /// Writes the cue sheet atomically to `path`, in `format` or the one its extension names.
+    /// Writes the cue sheet atomically to `path`, in `format` or the one its extension names; a
+    /// pipe or a device at `path` (`/dev/stdout`, a FIFO, `/dev/null`) is written into, as a
+    /// render writes into one, never replaced.
     public static func write(_ plan: RenderPlan, to path: String, format: CueSheetFormat? = nil) throws(IOError) {
+        if StreamOutput.isStream(path) {
+            guard let format = format ?? CueSheetFormat.forPath(path) else {
+                throw IOError(.cannotCreate, "is not a cue sheet format; give --format json, vtt or txt", path: path)
+            }
+            let stream = try StreamOutput(path: path)
+            let bytes = Array(text(plan, format: format).utf8)
+            var failure: IOError?
+            bytes.withUnsafeBytes { buffer in
+                do throws(IOError) { try stream.write(buffer) } catch { failure = error }
+            }
+            if let failure { throw failure }
+            return
+        }
         try prepare(plan, to: path, format: format).commit()
     }
 

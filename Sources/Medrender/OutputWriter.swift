@@ -54,6 +54,24 @@ public struct OutputTags: Sendable, Hashable {
         return list
     }
 
+    /// The MP3 tags that Latin-1 does not hold (`Zoë Åberg ☯`, an em dash), as ID3 frames to write
+    /// again in UTF-16; a tag Latin-1 holds keeps LAME's frame.
+    var id3Texts: [(id: String, value: String)] {
+        let written = soundFileTags(mp3: true)
+        let ids: [Int32: String] = [SoundFileTag.title: "TIT2", SoundFileTag.artist: "TPE1", SoundFileTag.album: "TALB",
+                                    SoundFileTag.comment: "COMM"]
+        var texts: [(id: String, value: String)] = written.compactMap { key, value in
+            guard let id = ids[key], !value.unicodeScalars.allSatisfy({ $0.value < 256 }) else { return nil }
+            return (id, value)
+        }
+        // ID3v2.3 (what LAME writes) holds a date as a year (TYER) and a day (TDAT, DDMM).
+        if let date, let match = date.wholeMatch(of: /(\d{4})(?:-(\d{2})-(\d{2}))?/) {
+            texts.append(("TYER", String(match.1)))
+            if let month = match.2, let day = match.3 { texts.append(("TDAT", String(day) + String(month))) }
+        }
+        return texts
+    }
+
     /// WAV `INFO` keys for a stream to standard output.
     var waveInfo: [(String, String)] {
         var list: [(String, String)] = [("INAM", title)]
@@ -85,6 +103,8 @@ final class OutputWriter {
     private let chapterComments: [(String, String)]
     /// Chapters as ID3 `CHAP` frames, added to an MP3 file once it is written.
     private let id3Chapters: [ID3Chapters.Chapter]
+    /// Tags LAME cannot write whole (it writes Latin-1), written again in UTF-16 once the file is.
+    private let id3Texts: [(id: String, value: String)]
 
     /// A writer to `path`: a file (atomically), standard output (`-`), or a pipe or device.
     convenience init(format: OutputFormat, path: String, plan: RenderPlan, tags: OutputTags, seed: UInt64, blockFrames: Int,
@@ -116,6 +136,7 @@ final class OutputWriter {
         markers = tags.chapters.map { WaveMarker(frame: UInt32(clamping: $0.frame), name: $0.name) }
         chapterComments = tags.chapterComments
         let ends = tags.chapters.dropFirst().map(\.time.milliseconds) + [plan.total.milliseconds]
+        id3Texts = tags.id3Texts
         id3Chapters = zip(tags.chapters, ends).map { chapter, end in
             ID3Chapters.Chapter(startMilliseconds: UInt32(clamping: chapter.time.milliseconds), endMilliseconds: UInt32(clamping: end),
                                 title: chapter.name)
@@ -184,7 +205,7 @@ final class OutputWriter {
             try OggPages.rewriteSerial(descriptor: file.descriptor, path: path, serial: UInt32(bitPattern: VorbisEncoder.serial))
         case .wav: if stream == nil { try WaveMarkers.append(markers, descriptor: file.descriptor, path: path) }
         case .flac: try FlacComments.append(chapterComments, descriptor: file.descriptor, path: path)
-        case .mp3: try ID3Chapters.insert(id3Chapters, descriptor: file.descriptor, path: path)
+        case .mp3: try ID3Chapters.insert(id3Chapters, texts: id3Texts, descriptor: file.descriptor, path: path)
         default: break
         }
     }

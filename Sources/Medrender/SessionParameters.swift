@@ -29,11 +29,26 @@ public struct SessionParameters: Sendable, Hashable {
     public var title: String?
     public var artist: String?
     public var album: String?
+    public var date: String?
+    public var comment: String?
     public var stockFallback = false
     /// `--voice ENGINE[:NAME]`, `--language CODE`, `--minutes fit` (SessionParameters+Guide.swift).
     public var voice: String?
     public var language: String?
     public var fitToGuide = false
+    /// Seconds before the first breath, 0…3600, instead of the preset's `settle`.
+    public var settle: Double?
+    /// The least seconds after the last breath, 0…3600, instead of the preset's `closing`.
+    public var closing: Double?
+    /// Beds by name, comma-separated (`rain,ocean`), or `none`, instead of the preset's ambience.
+    public var ambience: String?
+    /// Leaves the preset's recorded voice out of the session (intro, outro, prompts, clips, track);
+    /// `--no-voice`. A guided script (`guide:`) still speaks: its voice is `voice`.
+    public var noVoice = false
+    /// The bell sound (start, end and timed bells), or `none` for no bells.
+    public var bells: String?
+    /// Seed for loop start offsets and dither, 0…2147483647, instead of the preset's.
+    public var seed: Int?
 
     public init(preset: String) { self.preset = preset }
 
@@ -58,8 +73,20 @@ public struct SessionParameters: Sendable, Hashable {
             throw Self.usage("--rate \(rate) is out of range; give 8000 to 192000 Hz")
         }
         _ = try parsedPattern()
+        for (name, value) in [("--settle", settle), ("--closing", closing)] {
+            if let value, !(value.isFinite && (0...3600).contains(value)) {
+                throw Self.usage("\(name) \(value) is out of range; give 0 to 3600 seconds")
+            }
+        }
+        if let seed, !(0...Int(Int32.max)).contains(seed) {
+            throw Self.usage("--seed \(seed) is out of range; give 0 to 2147483647")
+        }
+        _ = try ambienceNames()
+        if let bells, bells.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw Self.usage("--bells needs a sound's name (such as bell), or none for no bells")
+        }
         for (_, name, value) in phaseOverrides where !(value.isFinite && PatternNotation.phaseRange.contains(value)) {
-            throw Self.usage("\(name) \(value) is out of range; give 0 to 60 seconds")
+            throw Self.usage("\(name) \(value) is out of range; give 0 to 300 seconds")
         }
     }
 
@@ -74,7 +101,7 @@ public struct SessionParameters: Sendable, Hashable {
 
     /// Checks the mix's options: tags, loudness, ceiling, layers, and the format against the bits.
     public func validateMix(output: String?) throws(RenderError) {
-        for (option, value) in [("--title", title), ("--artist", artist), ("--album", album)] {
+        for (option, value) in [("--title", title), ("--artist", artist), ("--album", album), ("--date", date), ("--comment", comment)] {
             if let value, value.utf8.count > 1024 {
                 throw Self.usage("\(option) is \(value.utf8.count) bytes of text; a tag takes at most 1024: shorten it")
             }
@@ -100,6 +127,49 @@ public struct SessionParameters: Sendable, Hashable {
         try validateSession()
         try validateEncoding()
         try validateMix(output: output)
+    }
+
+    /// The beds `ambience` names (empty for `none`), or nil when it is not given.
+    public func ambienceNames() throws(RenderError) -> [String]? {
+        guard let ambience else { return nil }
+        if ambience == "none" { return [] }
+        let names = ambience.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingCharacters(in: .whitespaces) }
+        if names.contains(where: \.isEmpty) {
+            throw Self.usage("--ambience '\(ambience)' has an empty name; give beds as NAME[,NAME] (such as rain,ocean), or none")
+        }
+        return names
+    }
+
+    /// `session` with the settle, closing, ambience, voice, bells and seed given here in place of
+    /// the preset's.
+    public func applyOverrides(to session: inout Session) throws(RenderError) {
+        if let settle { session.settle = SessionTime(seconds: settle)! }
+        if let closing { session.closing = SessionTime(seconds: closing)! }
+        if let seed { session.seed = UInt64(seed) }
+        if let names = try ambienceNames() {
+            let level = session.ambience.first?.levelLUFS ?? AmbienceBed(sound: SoundRef("rain")).levelLUFS
+            session.ambience = names.map { AmbienceBed(sound: SoundRef($0), levelLUFS: level) }
+        }
+        if noVoice {
+            let kept = session.voice
+            session.voice = VoiceSettings()
+            session.voice.levelLUFS = kept.levelLUFS
+        }
+        if let bells {
+            if bells == "none" {
+                session.bells = BellSettings()
+            } else {
+                let sound = SoundRef(bells)
+                if session.bells.start == nil, session.bells.end == nil, session.bells.interval == nil {
+                    session.bells.start = sound
+                    session.bells.end = sound
+                } else {
+                    if session.bells.start != nil { session.bells.start = sound }
+                    if session.bells.end != nil { session.bells.end = sound }
+                    if session.bells.interval != nil { session.bells.interval = sound }
+                }
+            }
+        }
     }
 
     public func parsedPattern() throws(RenderError) -> BreathPattern? {
@@ -172,6 +242,7 @@ public struct SessionParameters: Sendable, Hashable {
         if !changes.isEmpty, let violation = session.limitViolation {
             throw RenderError("\(file): \(changes.joined(separator: " ")): \(violation)", category: .badData)
         }
+        try applyOverrides(to: &session)
         let length: SessionLength
         if let minutes {
             length = .duration(SessionTime(minutes: minutes)!)
@@ -191,6 +262,8 @@ public struct SessionParameters: Sendable, Hashable {
         if let title { session.metadata.title = title }
         if let artist { session.metadata.artist = artist }
         if let album { session.metadata.album = album }
+        if let date { session.metadata.date = date }
+        if let comment { session.metadata.comment = comment }
         if let loudness { session.master.loudnessLUFS = loudness }
         if let truePeak { session.master.truePeakDBTP = truePeak }
         let format = try outputFormat(output: output)

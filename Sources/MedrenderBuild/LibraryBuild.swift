@@ -9,7 +9,7 @@ import MedrenderPresets
 /// changed), in parallel, resumably, and optionally as one shard of N.
 public enum LibraryBuild {
     /// The renderer's version: part of every output's inputs hash, so a new renderer renders again.
-    public static let rendererVersion = "0.2.0"
+    public static let rendererVersion = "0.2.1"
 
     /// The manifest's file name: `manifest.json`, or `manifest-K-of-N.json` for a shard.
     public static func manifestName(shard: LibraryBuildShard?) -> String {
@@ -120,6 +120,12 @@ public struct LibraryBuildJob: Sendable {
     /// The SHA-256 of each sound the job uses, by its path: the build's sound cache shares one
     /// decoded copy between files of the same bytes.
     public var soundHashes: [String: String] = [:]
+
+    /// The work of rendering it, for balancing shards: the seconds of audio it holds (a minute
+    /// when its plan fails, as the render will fail fast).
+    public var estimatedCost: Double {
+        totalFrames > 0 ? Double(totalFrames) / Double(options.rate) : 60
+    }
 }
 
 /// A preset or an output that could not be built.
@@ -277,6 +283,8 @@ extension LibraryBuild {
         }
         let creditsPath = settings.library.soundsFolder + "/CREDITS.yaml"
         let creditsHash = (try? hashFile(creditsPath)) ?? "none"
+        // A teacher's libraries in front of the stock one credit their own sounds.
+        let frontCredits = settings.library.front.map { "credits-front \((try? hashFile($0 + "/Sounds/CREDITS.yaml")) ?? "none")\n" }.joined()
 
         for file in settings.presetFiles {
             let preset = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
@@ -333,7 +341,6 @@ extension LibraryBuild {
                     let rate = format.rate(for: settings.rate)
                     let base = "\(preset)-\(lengthLabel(length))"
                     let outputName = "\(base).\(format.fileExtension)"
-                    if let shard = settings.shard, !shard.contains(outputName) { continue }
                     // A sheet depends on the preset, the length and the rate only: named by them, two
                     // builds at different rates never write different sheets under one name.
                     let cueBase = rate == 48000 ? base : "\(base)-\(rate)hz"
@@ -342,7 +349,7 @@ extension LibraryBuild {
                     text += "options \(optionsText((preset, length, format, options)))\n"
                     text += "preset \(presetHash)\n"
                     for line in soundLines { text += line + "\n" }
-                    text += "credits \(creditsHash)\n"
+                    text += "credits \(creditsHash)\n" + frontCredits
                     let request = RenderRequest(session: session, presetFile: file, options: options, format: format,
                                                 outputPath: settings.outputDirectory + "/" + outputName, library: settings.library)
                     let frames = (try? Renderer.schedulePlan(request))?.totalFrames ?? 0
@@ -354,7 +361,26 @@ extension LibraryBuild {
                 }
             }
         }
+        if let shard = settings.shard {
+            let owner = shardAssignment(jobs.map { ($0.outputName, $0.estimatedCost) }, count: shard.count)
+            jobs = jobs.filter { owner[$0.outputName] == shard.index }
+        }
         return (jobs, failures)
+    }
+
+    /// Which shard (1-based) renders each output, balanced by work: the costliest output first,
+    /// each to the shard with the least work so far (the lower shard on a tie), ties between
+    /// outputs broken by name. Every task computes the same split from the same outputs.
+    public static func shardAssignment(_ outputs: [(name: String, cost: Double)], count: Int) -> [String: Int] {
+        var load = [Double](repeating: 0, count: max(1, count))
+        var owner: [String: Int] = [:]
+        let ordered = outputs.sorted { $0.cost != $1.cost ? $0.cost > $1.cost : $0.name < $1.name }
+        for output in ordered where owner[output.name] == nil {
+            let index = load.indices.min { load[$0] != load[$1] ? load[$0] < load[$1] : $0 < $1 }!
+            load[index] += output.cost
+            owner[output.name] = index + 1
+        }
+        return owner
     }
 
     /// An error's one-line description.

@@ -69,6 +69,9 @@ struct BuildCommand: ParsableCommand {
     @Option(name: .long, help: "The library's settings file (the feed's title, author, image…). Default: library.yaml in the library's folder.")
     var settings: String?
 
+    @Flag(name: .long, help: "Print what would render (each output, whether it is up to date, its shard) and each shard's share, without rendering.")
+    var dryRun = false
+
     static func list(_ text: String, option: String) throws -> [String] {
         let items = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         guard !items.contains(where: \.isEmpty) else { throw ValidationError("\(option) \(text): an empty item; give a comma-separated list") }
@@ -204,6 +207,10 @@ struct BuildCommand: ParsableCommand {
                 rate: rate, channels: encoding.channels, quality: encoding.quality, bits: try encoding.sampleFormat(),
                 jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, shard: chosen,
                 verify: verify, library: library)
+            if dryRun {
+                try printDryRun(LibraryBuildDryRun(settings), chosen: chosen)
+                return
+            }
             let display = BuildProgress(live: isatty(STDERR_FILENO) == 1)
             let summary = LibraryBuild.run(settings) { display.handle($0) }
             display.finish()
@@ -234,6 +241,33 @@ struct BuildCommand: ParsableCommand {
         } catch {
             throw fail(error)
         }
+    }
+
+    /// The outputs a build would write, a line each, then each shard's share of the work.
+    func printDryRun(_ plan: LibraryBuildDryRun, chosen: LibraryBuildShard?) throws {
+        var text = ""
+        let width = plan.outputs.map(\.name.count).max() ?? 0
+        for output in plan.outputs where chosen == nil || output.shard == chosen!.index {
+            text += output.name.padding(toLength: width + 2, withPad: " ", startingAt: 0)
+            text += SessionTime(milliseconds: Int64(output.seconds * 1000)).clockString
+            if plan.shards > 1 { text += "  shard \(output.shard)/\(plan.shards)" }
+            text += output.upToDate ? "  up to date\n" : "  would render\n"
+        }
+        let total = plan.shareSeconds.reduce(0, +)
+        if plan.shards > 1 {
+            let mean = total / Double(plan.shards)
+            for (index, seconds) in plan.shareSeconds.enumerated() {
+                let count = plan.outputs.filter { $0.shard == index + 1 }.count
+                text += String(format: "shard %d/%d: %d outputs, %@ of audio, %.2f× the mean\n", index + 1, plan.shards, count,
+                               SessionTime(milliseconds: Int64(seconds * 1000)).clockString, mean > 0 ? seconds / mean : 0)
+            }
+        }
+        let pending = plan.outputs.filter { !$0.upToDate && (chosen == nil || $0.shard == chosen!.index) }.count
+        text += "\(pending) would render, \(plan.outputs.filter { $0.upToDate && (chosen == nil || $0.shard == chosen!.index) }.count) up to date"
+        text += plan.failures.isEmpty ? "\n" : ", \(plan.failures.count) failed\n"
+        try Console.output(text)
+        for failure in plan.failures { printError("\(failure.preset): \(failure.error)") }
+        if let category = LibraryBuild.category(of: plan.failures) { throw ExitCode(SysExit(category).rawValue) }
     }
 
     func runMerge() throws {

@@ -17,10 +17,14 @@ struct CuesCommand: ParsableCommand {
     @Option(help: "json, vtt or txt, when the output's name does not say (standard output: json).")
     var format: String?
 
+    /// Whether the sheet goes to standard output: `-`, or `/dev/stdout` (written to the descriptor
+    /// itself, so a redirected standard output keeps its place, as a render's does).
+    var toStandardOutput: Bool { output == "-" || output == "/dev/stdout" }
+
     /// The format asked for: `--format`, else the output's extension, else JSON on standard output.
     var sheetFormat: CueSheetFormat? {
         if let format { return CueSheetFormat(rawValue: format.lowercased()) }
-        return output == "-" ? .json : CueSheetFormat.forPath(output)
+        return toStandardOutput ? .json : CueSheetFormat.forPath(output)
     }
 
     func validate() throws {
@@ -30,7 +34,7 @@ struct CuesCommand: ParsableCommand {
         guard let chosen = sheetFormat else {
             throw ValidationError("cannot tell the cue sheet format of '\(output)'; end it in .json, .vtt or .txt, or give --format")
         }
-        if output != "-", let named = CueSheetFormat.forPath(output), named != chosen {
+        if !toStandardOutput, let named = CueSheetFormat.forPath(output), named != chosen {
             throw ValidationError("'\(output)' says \(named.rawValue) but --format says \(chosen.rawValue); make them agree")
         }
     }
@@ -43,10 +47,13 @@ struct CuesCommand: ParsableCommand {
             }
             let request = RenderRequest(session: sessionValue, presetFile: file,
                                         options: RenderOptions(rate: session.rate, length: length),
-                                        format: .ogg(quality: 4), outputPath: output, library: library)
+                                        format: .ogg(quality: 4), outputPath: toStandardOutput ? "-" : output, library: library)
             // The plan a render would make, sounds and all: no sheet for a session that cannot be rendered.
             let plan = try Renderer.check(request)
-            if output == "-" {
+            // What the fit changed or left out, as a render of the same session says it.
+            for change in plan.fitChanges { Console.error("medrender: note: \(change)\n") }
+            for note in plan.notes { Console.error("medrender: warning: \(note)\n") }
+            if toStandardOutput {
                 try Console.output(CueSheetWriter.text(plan, format: sheetFormat ?? .json))
             } else {
                 try CueSheetWriter.write(plan, to: output, format: sheetFormat)

@@ -9,7 +9,7 @@ struct InspectCommand: ParsableCommand {
         abstract: "Show a file's duration, rate, channels, format, loudness, true peak, tags and chapters.",
         discussion: exitCodesHelp)
 
-    @Argument(help: "The sound file.")
+    @Argument(help: "The sound file.", completion: .file())
     var file: String
 
     @Flag(name: .long, help: "Print the report as JSON.")

@@ -18,9 +18,8 @@ public struct MedrenderCommand: ParsableCommand {
         abstract: "Render guided breathing and meditation sessions to audio files, every cue on its exact sample.",
         discussion: exitCodesHelp,
         version: LibraryBuild.rendererVersion,
-        subcommands: [RenderCommand.self, PresetsCommand.self, ValidateCommand.self, CuesCommand.self, PreviewCommand.self, PlotCommand.self,
-                      InspectCommand.self, BuildCommand.self, ServeCommand.self, VoicesCommand.self,
-                      StudioCommand.self],
+        subcommands: [RenderCommand.self, PresetsCommand.self, ValidateCommand.self, NewCommand.self, CuesCommand.self, PreviewCommand.self, PlotCommand.self,
+                      InspectCommand.self, BuildCommand.self, ServeCommand.self, VoicesCommand.self, StudioCommand.self],
         defaultSubcommand: RenderCommand.self)
 
     public init() {}
@@ -28,7 +27,29 @@ public struct MedrenderCommand: ParsableCommand {
     /// Runs the command line: installs the signal handlers, then parses and runs.
     public static func start() {
         SignalCleanup.install()
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments == ["--generate-completion-script", "bash"] || arguments == ["--generate-completion-script=bash"] {
+            print(bashCompletionScript, terminator: "")
+            return
+        }
         main()
+    }
+
+    /// The parser's bash completions, where a line that starts with an option (`medrender --preset
+    /// b<TAB>`) completes as `render`, the default command, does: a preset's name, not `build`.
+    static var bashCompletionScript: String {
+        let script = completionScript(for: .bash)
+        let anchor = "    local -a unparsed_words=(\"${COMP_WORDS[@]:1:${COMP_CWORD}}\")\n"
+        guard let range = script.range(of: anchor) else { return script }
+        return script.replacingCharacters(in: range, with: anchor + """
+                # A line that starts with an option belongs to the default command, render.
+                if [[ "${COMP_CWORD}" -gt 1 && "${unparsed_words[0]}" == -* && "${unparsed_words[0]}" != @(-h|--help|--version) ]]; then
+                    local -a repeating_flags=() non_repeating_flags=() repeating_options=() non_repeating_options=()
+                    _medrender_render
+                    return
+                fi
+
+            """)
     }
 }
 

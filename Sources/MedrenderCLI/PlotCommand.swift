@@ -41,7 +41,7 @@ struct PlotCommand: ParsableCommand {
             var p = session.parameters
             p.layers = layers
             p.quality = 0
-            let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
+            let library = session.libraries.library()
             let (request, _) = try p.request(library: library, output: audioPath)
             let prepared = try Renderer.prepare(request)
             let plan = prepared.plan

@@ -6,7 +6,12 @@ import MedrenderPresets
 /// `medrender presets`: the preset library, a line each.
 struct PresetsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "presets", abstract: "List the presets in Presets/: name, pattern, minutes, description.")
+        commandName: "presets", abstract: "List the presets in Presets/: name, pattern, minutes, description; or show one.")
+
+    @Argument(help: "A preset's name (or a .yaml file) to show in full: length, settle, each segment and ramp, closing, cues, voice, ambience, bells.")
+    var name: String?
+
+    @OptionGroup var libraries: LibraryOptions
 
     @Flag(name: .long, help: "Print the list as JSON.")
     var json = false
@@ -17,12 +22,26 @@ struct PresetsCommand: ParsableCommand {
         var minutes: Double?
         var cycles: Int?
         var description: String
+        /// `stock`, or the folder of the teacher's library the preset comes from.
+        var origin: String
     }
 
     func run() throws {
         let library: PresetLibrary
         do {
-            library = try PresetLibrary.required()
+            library = try PresetLibrary.required().adding(front: libraries.folders)
+            if let name {
+                let file = try library.presetPath(name)
+                let summary = PresetSummary(session: try PresetDecoder.load(path: file), file: file)
+                if json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                    try Console.output(String(decoding: try encoder.encode(summary), as: UTF8.self) + "\n")
+                } else {
+                    try Console.output(summary.text)
+                }
+                return
+            }
         } catch {
             throw fail(error)
         }
@@ -35,7 +54,7 @@ struct PresetsCommand: ParsableCommand {
                 var entry = Entry(
                     name: URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent,
                     pattern: session.segments.map { $0.pattern.description }.joined(separator: " → "),
-                    description: session.description)
+                    description: session.description, origin: library.origin(ofPreset: file))
                 switch session.defaultLength {
                 case .duration(let t): entry.minutes = Double(t.milliseconds) / 60000
                 case .cycles(let n): entry.cycles = n
@@ -61,7 +80,10 @@ struct PresetsCommand: ParsableCommand {
                     let length: String = e.minutes.map { "\(format($0)) min" } ?? "\(e.cycles ?? 0) cycles"
                     let name = e.name.padding(toLength: nameWidth + 2, withPad: " ", startingAt: 0)
                     let pattern = e.pattern.padding(toLength: patternWidth + 2, withPad: " ", startingAt: 0)
-                    text += name + pattern + length.padding(toLength: 10, withPad: " ", startingAt: 0) + e.description + "\n"
+                    text += name + pattern + length.padding(toLength: 10, withPad: " ", startingAt: 0) + e.description
+                    // With a library of the teacher's, each line says where its preset comes from.
+                    if !library.front.isEmpty { text += "  [\(e.origin)]" }
+                    text += "\n"
                 }
                 try Console.output(text)
             }

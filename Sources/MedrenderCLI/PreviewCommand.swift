@@ -56,7 +56,7 @@ struct PreviewCommand: ParsableCommand {
         let audioPath = audioOutput
         defer { if audio == nil { try? FileManager.default.removeItem(atPath: audioPath) } }
         do {
-            let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
+            let library = session.libraries.library()
             let (request, rateNote) = try parameters(output: audioPath).request(library: library, output: audioPath)
             if let rateNote { Console.error("medrender: \(rateNote)\n") }
             let prepared = try Renderer.prepare(request)

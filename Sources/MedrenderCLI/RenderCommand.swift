@@ -20,10 +20,12 @@ struct RenderCommand: ParsableCommand {
 
     @OptionGroup var encoding: EncodingOptions
 
-    @Option(name: .shortAndLong, help: "The file to write (.ogg, .wav, .flac, .opus, .mp3), or - for standard output.")
+    @Option(name: .shortAndLong, help: "The file to write (.ogg, .wav, .flac, .opus, .mp3), or - for standard output.",
+            completion: .file(extensions: ["ogg", "wav", "flac", "opus", "mp3"]))
     var output: String
 
-    @Option(name: .long, help: "The format, when the extension does not say: ogg, wav, flac, opus, mp3.")
+    @Option(name: .long, help: "The format, when the extension does not say: ogg, wav, flac, opus, mp3.",
+            completion: .list(["ogg", "wav", "flac", "opus", "mp3"]))
     var format: String?
 
     @Option(name: .long, help: "Title tag (default: the preset's).")
@@ -35,13 +37,19 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: "Album tag.")
     var album: String?
 
+    @Option(name: .long, help: "Date tag, such as 2026-05-01 (default: the preset's).")
+    var date: String?
+
+    @Option(name: .long, help: "Comment tag (default: the preset's description).")
+    var comment: String?
 
 
 
-    @Option(name: .long, help: "The layers to mix, comma-separated, of: cues, voice, ambience, bells, beats.")
+    @Option(name: .long, help: "The layers to mix, comma-separated, of: cues, voice, ambience, bells, beats.",
+            completion: .list(["cues", "voice", "ambience", "bells", "beats", "cues,voice", "cues,ambience", "voice,ambience"]))
     var layers: String = "cues,voice,ambience,bells,beats"
 
-    @Option(name: .long, help: "Also write the cue sheet to this file: .json, .vtt or .txt.")
+    @Option(name: .long, help: "Also write the cue sheet to this file: .json, .vtt or .txt.", completion: .file(extensions: ["json", "vtt", "txt"]))
     var cues: String?
 
     @Option(name: .long, parsing: .unconditional, help: "Integrated loudness target in LUFS, -70 to -5. Default: the preset's (-18).")
@@ -50,7 +58,7 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .customLong("true-peak"), parsing: .unconditional, help: "True-peak ceiling in dBTP, -20 to 0. Default: the preset's (-1).")
     var truePeak: Double?
 
-    @Option(name: .long, help: "Also write each layer (cues, voice, ambience, bells, beats) to this folder, aligned to the mix.")
+    @Option(name: .long, help: "Also write each layer (cues, voice, ambience, bells, beats) to this folder, aligned to the mix.", completion: .directory)
     var stems: String?
 
     @Option(name: .long, help: "'stock': replace a missing sound by the bundled sound of the same role (ambience, voice, bell), with a warning.")
@@ -72,6 +80,8 @@ struct RenderCommand: ParsableCommand {
         p.title = title
         p.artist = artist
         p.album = album
+        p.date = date
+        p.comment = comment
         p.stockFallback = fallback == "stock"
         return p
     }
@@ -100,8 +110,13 @@ struct RenderCommand: ParsableCommand {
         // The folders made for the stems, removed again (when still empty) if the render fails.
         var madeFolders: [String] = []
         do {
-            if let stems { madeFolders = try StemsFolder.create(stems) }
-            let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
+            if let stems {
+                madeFolders = try StemsFolder.create(stems)
+                // An interrupt removes them too, as an ordinary failure does.
+                TemporaryFiles.registerFolders(madeFolders)
+            }
+            defer { TemporaryFiles.unregisterFolders(madeFolders) }
+            let library = session.libraries.library()
             var (request, rateNote) = try parameters.request(library: library, output: output)
             if let rateNote { Console.error("medrender: \(rateNote)\n") }
             request.stemsDirectory = stems
@@ -115,6 +130,10 @@ struct RenderCommand: ParsableCommand {
             if let page {
                 try PreviewWriter.writePage(page, plan: prepared.plan, session: request.session, report: report, audioPath: output,
                                             format: request.format, embed: false)
+            }
+            // What fitting a shorter session changed: the plan's clock alone says it (no sounds needed).
+            for change in (try? RenderPlan(session: request.session, options: request.options))?.fitChanges ?? [] {
+                Console.error("medrender: note: \(change)\n")
             }
             for warning in report.warnings {
                 Console.error("medrender: warning: \(warning)\n")

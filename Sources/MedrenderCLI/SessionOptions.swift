@@ -6,7 +6,8 @@ import MedrenderPresets
 
 /// The options that choose a session: the preset and its length.
 struct SessionOptions: ParsableArguments {
-    @Option(name: .long, help: "A preset name from Presets/ (see 'medrender presets') or a path to a .yaml file.")
+    @Option(name: .long, help: "A preset name from Presets/ (see 'medrender presets') or a path to a .yaml file.",
+            completion: .custom(presetCompletions))
     var preset: String
 
     @Option(name: .long, parsing: .unconditional,
@@ -40,6 +41,26 @@ struct SessionOptions: ParsableArguments {
     @Option(name: .customLong("hold-out"), parsing: .unconditional, help: "Override the hold after the exhale, in seconds.")
     var holdOut: Double?
 
+    @OptionGroup var libraries: LibraryOptions
+
+    @Option(name: .long, parsing: .unconditional, help: "Seconds before the first breath, 0 to 3600, instead of the preset's settle.")
+    var settle: Double?
+
+    @Option(name: .long, parsing: .unconditional, help: "The least seconds after the last breath, 0 to 3600, instead of the preset's closing.")
+    var closing: Double?
+
+    @Option(name: .long, help: "Ambience beds from Sounds/, NAME[,NAME] (such as rain,ocean), or none, instead of the preset's.", completion: .custom(soundCompletions))
+    var ambience: String?
+
+    @Flag(name: .customLong("no-voice"), help: "Leave the preset's recorded voice out of the session (intro, outro, prompts, clips, track); a guided script still speaks.")
+    var noVoice = false
+
+    @Option(name: .long, help: "The bell sound from Sounds/ for the start, end and timed bells, or none for no bells.", completion: .custom(soundCompletions))
+    var bells: String?
+
+    @Option(name: .long, help: "Seed for loop start offsets and dither, 0 to 2147483647, instead of the preset's.")
+    var seed: Int?
+
     /// The session's options as the library takes them (the encoding and mix options are added
     /// by the commands that have them).
     var parameters: SessionParameters {
@@ -55,6 +76,12 @@ struct SessionOptions: ParsableArguments {
         p.holdIn = holdIn
         p.exhale = exhale
         p.holdOut = holdOut
+        p.settle = settle
+        p.closing = closing
+        p.ambience = ambience
+        p.noVoice = noVoice
+        p.bells = bells
+        p.seed = seed
         return p
     }
 
@@ -64,10 +91,25 @@ struct SessionOptions: ParsableArguments {
 
     /// Finds the library, loads the preset and applies the command line.
     func load() throws -> (session: Session, file: String, library: PresetLibrary, length: SessionLength) {
-        let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
+        let library = libraries.library()
         let (session, file, length) = try parameters.loadSession(library: library)
         return (session, file, library, length)
     }
+}
+
+/// Completes a preset: the library's preset names, and `.yaml` files beside the word typed.
+@Sendable func presetCompletions(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
+    let names = (PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)).presetNames()
+    let folder = prefix.contains("/") ? String(prefix[..<prefix.lastIndex(of: "/")!]) + "/" : ""
+    let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? [])
+        .filter { PresetLibrary.isPresetFileName($0) }.map { folder + $0 }
+    return (names + files).filter { $0.hasPrefix(prefix) }.sorted()
+}
+
+/// Completes a sound's name from the library's `Sounds/`.
+@Sendable func soundCompletions(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
+    let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
+    return (library.soundNames() + ["none"]).filter { $0.hasPrefix(prefix) }
 }
 
 /// Runs `body`, turning the library's usage errors into the argument parser's, so the command

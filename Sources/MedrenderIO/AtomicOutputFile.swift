@@ -151,11 +151,31 @@ public enum TemporaryFiles {
         }
     }
 
-    /// Removes every temporary file, for a signal handler that exits right after. A commit that
-    /// comes after it fails (its file is gone), and one before it has already put its file in place.
+    /// Folders made for this run's outputs (`--stems`), deepest first, removed when still empty
+    /// if the run is interrupted.
+    private static let folders = Mutex<[String]>([])
+
+    /// Registers folders made for the outputs, deepest first: an interrupt removes them (when
+    /// empty) after the temporary files in them.
+    public static func registerFolders(_ made: [String]) {
+        folders.withLock { $0.append(contentsOf: made) }
+    }
+
+    /// Forgets folders registered with `registerFolders`: they are kept (or already removed).
+    public static func unregisterFolders(_ made: [String]) {
+        folders.withLock { list in list.removeAll { made.contains($0) } }
+    }
+
+    /// Removes every temporary file, then the folders made for them while empty, for a signal
+    /// handler that exits right after. A commit that comes after it fails (its file is gone), and
+    /// one before it has already put its file in place (and its folder stays).
     public static func removeAllForExit() {
         paths.withLock { list in
             for path in list { unlink(path) }
+            list.removeAll()
+        }
+        folders.withLock { list in
+            for folder in list where rmdir(folder) != 0 { break }
             list.removeAll()
         }
     }

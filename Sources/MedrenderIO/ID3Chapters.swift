@@ -17,9 +17,13 @@ public enum ID3Chapters {
     }
 
     /// Adds `chapters` to the ID3v2 tag at the start of the MP3 file open at `descriptor` (a
-    /// version 2.3 tag is made when there is none); the tag's padding, if any, is dropped.
-    public static func insert(_ chapters: [Chapter], descriptor: Int32, path: String) throws(IOError) {
-        guard !chapters.isEmpty else { return }
+    /// version 2.3 tag is made when there is none), and puts `texts` (frame ID and value: `TIT2`,
+    /// `TPE1`, `TALB`, `COMM`…) in place of the frames of those IDs, in UTF-16 where Latin-1 does
+    /// not hold them (LAME writes Latin-1, a `?` for what it lacks); the tag's padding, if any, is
+    /// dropped.
+    public static func insert(_ chapters: [Chapter], texts: [(id: String, value: String)] = [], descriptor: Int32, path: String) throws(IOError) {
+        guard !chapters.isEmpty || !texts.isEmpty else { return }
+        let replacedIDs = Set(texts.map(\.id))
         let size = try FileSplice.size(descriptor: descriptor, path: path)
         var major: UInt8 = 3
         var flags: UInt8 = 0
@@ -38,23 +42,39 @@ public enum ID3Chapters {
                 // The frames up to the padding (the extended header, when flagged, comes first).
                 var at = header[5] & 0x40 != 0 && body.count >= 4
                     ? (major == 4 ? syncsafe(body, 0) : 4 + Int(bigEndian(body, 0))) : 0
+                frames = Array(body[0..<at])
                 while at + 10 <= body.count, body[at] != 0 {
                     let length = major == 4 ? syncsafe(body, at + 4) : Int(bigEndian(body, at + 4))
                     guard at + 10 + length <= body.count else { break }
+                    // A frame given anew in `texts` is left out here.
+                    if !replacedIDs.contains(String(decoding: body[at..<(at + 4)], as: UTF8.self)) {
+                        frames += body[at..<(at + 10 + length)]
+                    }
                     at += 10 + length
                 }
-                frames = Array(body[0..<at])
                 replaced = 0..<(10 + tagSize)
+            }
+        }
+        for (id, value) in texts {
+            // A comment: its encoding, language and an empty description before the text.
+            if id == "COMM" {
+                let encoded = text(value)
+                let description: [UInt8] = encoded[0] == 0 ? [0] : [0xFF, 0xFE, 0, 0]
+                frames += frame(id, major: major, body: [encoded[0]] + Array("eng".utf8) + description + encoded.dropFirst())
+            } else {
+                frames += frame(id, major: major, body: text(value))
             }
         }
         let ids = chapters.indices.map { "chp\($0)" }
         // The table of contents: top-level and ordered (flags 0x03), listing every chapter.
+        if !chapters.isEmpty {
         frames += frame("CTOC", major: major, body: latin1("toc") + [0x03, UInt8(min(255, ids.count))] + ids.prefix(255).flatMap(latin1))
         for (id, chapter) in zip(ids, chapters) {
             var body = latin1(id)
             for value in [chapter.startMilliseconds, chapter.endMilliseconds, UInt32.max, UInt32.max] { body += bytes32(value) }
             body += frame("TIT2", major: major, body: text(chapter.title))
             frames += frame("CHAP", major: major, body: body)
+        }
         }
         let n = frames.count
         guard n < 1 << 28 else { throw IOError(.library, "the MP3 chapters would pass the 256 MiB an ID3 tag holds", path: path) }

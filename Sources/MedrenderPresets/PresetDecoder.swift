@@ -7,10 +7,13 @@ import Yams
 /// Every error names the file, the field, its line and column, the value and the allowed range.
 public enum PresetDecoder {
     static let topKeys = [
-        "name", "description", "minutes", "cycles", "pattern", "ramp", "segments", "limits", "settle", "closing",
+        "name", "description", "minutes", "cycles", "pattern", "ramp", "segments", "rounds", "fill", "limits", "settle", "closing",
         "cues", "voice", "ambience", "bells", "master", "seed", "metadata", "credits",
         "guide", "language", "beats",
     ]
+
+    /// The most segments a chain may have once its rounds are played out.
+    public static let maximumSegments = 10_000
 
     /// The largest preset file read, in bytes (the library's presets are a few KiB).
     public static let maximumPresetBytes: Int64 = 1 << 20
@@ -86,12 +89,35 @@ public enum PresetDecoder {
         if let node = fields["cycles"] {
             session.defaultLength = .cycles(try node.integer(in: 1...100_000, unit: "cycles"))
         }
+        if let node = fields["fill"] {
+            guard fields["segments"] != nil else {
+                throw node.error("'fill' says where the time after the last of the 'segments' goes; a single 'pattern' breathes until the closing already")
+            }
+            let fill = try node.choice(SpareTimeFill.self, what: "fill")
+            if segments.last?.span == nil {
+                throw node.error("the last segment has no 'minutes' or 'cycles', so it takes the rest of the session already: give it a length, or remove 'fill'")
+            }
+            session.fill = fill
+        }
         if let node = fields["settle"] { session.settle = try node.seconds(in: 0...3600) }
         if let node = fields["closing"] { session.closing = try node.seconds(in: 0...3600) }
         if let node = fields["seed"] { session.seed = UInt64(try node.integer(in: 0...Int(Int32.max), unit: "")) }
         if let node = fields["cues"] { try decodeCues(node, into: &session) }
         if let node = fields["voice"] { session.voice = try decodeVoice(node) }
         if let node = fields["ambience"] { try decodeAmbience(node, into: &session) }
+        // Beds on segments take over from one bed before them: the session's, or the first segment's.
+        if let index = segments.indices.dropFirst().first(where: { segments[$0].ambience != nil }) {
+            let list = fields["segments"]!
+            if session.ambience.count > 1 {
+                throw fields["ambience"]!.error("segment \(index + 1) has a bed of its own: give the beds either in 'ambience' (one bed, the first) or on the segments")
+            }
+            if session.ambience.isEmpty, segments[0].ambience == nil {
+                throw list.error("segment \(index + 1) has a bed of its own, but nothing plays before it: give 'ambience' a first bed, or the first segment one")
+            }
+        }
+        if segments.first?.ambience != nil, !session.ambience.isEmpty {
+            throw fields["ambience"]!.error("the first segment has a bed of its own, which plays from the start: give it there or in 'ambience', not both")
+        }
         if let node = fields["bells"] { session.bells = try decodeBells(node) }
         if let node = fields["master"] { session.master = try decodeMaster(node) }
         if let node = fields["metadata"] {
@@ -169,13 +195,19 @@ public enum PresetDecoder {
             guard !items.isEmpty else { throw list.error("'segments' is empty; give at least one segment with a pattern") }
             var segments: [PatternSegment] = []
             for (index, item) in items.enumerated() {
-                let f = try item.mapping(allowed: ["name", "pattern", "ramp", "minutes", "cycles"])
+                let f = try item.mapping(allowed: ["name", "pattern", "ramp", "minutes", "cycles", "cues", "voice", "ambience"])
                 guard let patternNode = f["pattern"] else {
                     throw item.error("missing 'pattern' in segment \(index + 1): add one such as 'pattern: 4-0-6-0'")
                 }
                 var segment = PatternSegment(pattern: try decodePattern(patternNode))
                 if let n = f["name"] { segment.name = try n.name() }
                 if let n = f["ramp"] { segment.ramp = try decodeRamp(n) }
+                if let n = f["cues"] { segment.cues = try decodeSegmentCues(n) }
+                if let n = f["voice"] { segment.voice = try n.sound() }
+                if let n = f["ambience"] { segment.ambience = try decodeBed(n) }
+                if let n = f["ambience"], segment.ambience?.from != nil {
+                    throw n.error("a segment's bed takes over as the segment starts; 'from' and 'from-minute' are for the beds in 'ambience'")
+                }
                 segment.span = try decodeSpan(f, in: item)
                 // A segment shorter than one of its cycles would get no breath at all.
                 if case .duration(let length)? = segment.span, length < segment.pattern.cycleLength, let minutes = f["minutes"] {
@@ -188,7 +220,28 @@ public enum PresetDecoder {
                 }
                 segments.append(segment)
             }
+            if let node = fields["rounds"] {
+                let rounds = try node.integer(in: 1...1000, unit: "rounds")
+                if rounds > 1, let index = segments.firstIndex(where: { $0.span == nil }) {
+                    throw items[index].error("segment \(index + 1) needs 'minutes' or 'cycles': with 'rounds', every segment has a length, so each round ends")
+                }
+                guard rounds * segments.count <= maximumSegments else {
+                    throw node.error("\(rounds) rounds of \(segments.count) segments are \(rounds * segments.count) segments; at most \(maximumSegments)")
+                }
+                // The chain played `rounds` times over; named segments say their round in chapters.
+                let chain = segments
+                segments = (1...rounds).flatMap { round in
+                    chain.map { segment in
+                        var segment = segment
+                        if rounds > 1, let name = segment.name { segment.name = "\(name) (round \(round))" }
+                        return segment
+                    }
+                }
+            }
             return segments
+        }
+        if let node = fields["rounds"] {
+            throw node.error("'rounds' repeats a chain of 'segments'; put the pattern in a list of segments, each with 'minutes' or 'cycles'")
         }
         guard let patternNode = fields["pattern"] else {
             throw PresetError(file: root.file, line: root.line, column: root.column,
@@ -326,6 +379,21 @@ public enum PresetDecoder {
         if let n = fields["swell"] { session.swell = try decodeSwell(n) }
     }
 
+    /// A segment's cues: the kinds it lists, each a cue or `none`; the others keep the session's.
+    static func decodeSegmentCues(_ node: PresetNode) throws(PresetError) -> [PhaseKind: CueSound?] {
+        let fields = try node.mapping(allowed: ["inhale", "hold", "hold-in", "top-up", "exhale", "hold-out"])
+        var cues: [PhaseKind: CueSound?] = [:]
+        if let hold = fields["hold"] {
+            let cue = try decodeCue(hold, kind: .holdIn)
+            cues[.holdIn] = .some(cue)
+            cues[.holdOut] = .some(cue)
+        }
+        for kind in PhaseKind.allCases {
+            if let value = fields[kind.rawValue] { cues[kind] = .some(try decodeCue(value, kind: kind)) }
+        }
+        return cues
+    }
+
     static func decodeCues(_ node: PresetNode) throws(PresetError) -> CueSet {
         let fields = try node.mapping(allowed: ["inhale", "hold", "hold-in", "top-up", "exhale", "hold-out", "metronome", "swell"])
         var cues = CueSet()
@@ -343,7 +411,7 @@ public enum PresetDecoder {
     static func decodeVoice(_ node: PresetNode) throws(PresetError) -> VoiceSettings {
         let fields = try node.mapping(allowed: [
             "intro", "intro-at", "outro", "outro-after", "level", "prompts", "prompt-cycles", "clips", "track",
-            "track-at", "duck", "duck-attack", "duck-release", "duck-curve", "duck-hold", "cue-under-prompt",
+            "track-at", "duck", "duck-attack", "duck-release", "duck-curve", "duck-hold", "cue-under-prompt", "lead-in",
         ])
         var voice = VoiceSettings()
         if let n = fields["intro"] { voice.intro = try n.sound() }
@@ -371,6 +439,13 @@ public enum PresetDecoder {
                 }
                 voice.clips.append(TimedClip(sound: try sound.sound(), at: try at.seconds(in: 0...86400)))
             }
+        }
+        if let n = fields["lead-in"] {
+            let items = try n.sequence()
+            guard (1...10).contains(items.count) else {
+                throw n.error("a lead-in is 1 to 10 clips, the count in order, such as [three, two, one]")
+            }
+            voice.leadIn = try items.map { (item) throws(PresetError) in try item.sound() }
         }
         if let n = fields["track"] { voice.track = try n.sound() }
         if let n = fields["track-at"] { voice.trackAt = try n.seconds(in: 0...86400) }
@@ -433,7 +508,7 @@ public enum PresetDecoder {
     }
 
     static func decodeBells(_ node: PresetNode) throws(PresetError) -> BellSettings {
-        let fields = try node.mapping(allowed: ["start", "end", "gain", "interval", "every", "at", "countdown"])
+        let fields = try node.mapping(allowed: ["start", "end", "gain", "interval", "every", "at", "countdown", "lead-in"])
         var bells = BellSettings()
         if let n = fields["interval"] { bells.interval = try n.sound() }
         // 'every' counts minutes of breathing, from the first breath; 'at' counts from the file's start
@@ -447,6 +522,7 @@ public enum PresetDecoder {
             }
         }
         if let n = fields["countdown"] { bells.countdownSeconds = try n.integer(in: 0...60, unit: "s") }
+        if let n = fields["lead-in"] { bells.leadInSeconds = try n.integer(in: 0...10, unit: "s") }
         if let n = fields["start"] { bells.start = try n.sound() }
         if let n = fields["end"] { bells.end = try n.sound() }
         if let n = fields["gain"] { bells.gainDecibels = try n.number(in: -60...12, unit: "dB") }

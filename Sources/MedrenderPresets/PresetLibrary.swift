@@ -3,11 +3,33 @@ import MedrenderCore
 import Yams
 
 /// Finds presets and sounds: by name in the library folders, or by path.
+///
+/// A teacher's own libraries (`front`, from `$MEDRENDER_HOME` or `--library`) are searched before
+/// the stock one (`root`): a preset or sound of theirs shadows the stock one of the same name, and
+/// the stock library stays there for everything else.
 public struct PresetLibrary: Sendable {
-    /// The folder holding `Presets/` and `Sounds/`.
+    /// The folder holding the stock `Presets/` and `Sounds/`.
     public var root: String
+    /// Folders holding a teacher's `Presets/` and `Sounds/` (either may be missing), searched
+    /// before `root`, first to last.
+    public var front: [String] = []
 
     public init(root: String) { self.root = root }
+
+    public init(root: String, front: [String]) {
+        self.root = root
+        self.front = front
+    }
+
+    /// Every library folder, in the order names are looked up: the teacher's, then the stock one.
+    public var roots: [String] { front + [root] }
+
+    /// Where a preset file comes from, for `presets`: `stock`, or the teacher's library folder.
+    public func origin(ofPreset file: String) -> String {
+        let folder = URL(fileURLWithPath: file).deletingLastPathComponent().standardizedFileURL.path
+        for base in front where URL(fileURLWithPath: base + "/Presets").standardizedFileURL.path == folder { return base }
+        return "stock"
+    }
 
     public var presetsFolder: String { root + "/Presets" }
     public var soundsFolder: String { root + "/Sounds" }
@@ -37,19 +59,37 @@ public struct PresetLibrary: Sendable {
             var d: ObjCBool = false
             return fm.fileExists(atPath: dir + "/Presets", isDirectory: &d) && d.boolValue
         }
+        func stock() -> String? {
+            let cwd = fm.currentDirectoryPath
+            if isLibrary(cwd) { return cwd }
+            var dir = executableFolder()
+            let share = dir.appendingPathComponent("../share/medrender").standardized.path
+            if isLibrary(share) { return share }
+            for _ in 0..<6 {
+                if isLibrary(dir.path) { return dir.path }
+                dir = dir.deletingLastPathComponent()
+            }
+            return nil
+        }
+        // $MEDRENDER_HOME is a teacher's library, in front of the stock one when there is one.
         if let home = ProcessInfo.processInfo.environment["MEDRENDER_HOME"], !home.isEmpty {
-            return PresetLibrary(root: home)
+            guard isLibrary(home) || fm.fileExists(atPath: home + "/Sounds") else { return PresetLibrary(root: home) }
+            guard let stock = stock(), Self.same(stock, home) == false else { return PresetLibrary(root: home) }
+            return PresetLibrary(root: stock, front: [home])
         }
-        let cwd = fm.currentDirectoryPath
-        if isLibrary(cwd) { return PresetLibrary(root: cwd) }
-        var dir = executableFolder()
-        let share = dir.appendingPathComponent("../share/medrender").standardized.path
-        if isLibrary(share) { return PresetLibrary(root: share) }
-        for _ in 0..<6 {
-            if isLibrary(dir.path) { return PresetLibrary(root: dir.path) }
-            dir = dir.deletingLastPathComponent()
-        }
-        return nil
+        return stock().map { PresetLibrary(root: $0) }
+    }
+
+    /// `library` with `folders` (a teacher's libraries, `--library DIR`) in front, first to last.
+    public func adding(front folders: [String]) -> PresetLibrary {
+        var library = self
+        library.front = folders.filter { folder in !roots.contains { Self.same($0, folder) } } + front
+        return library
+    }
+
+    static func same(_ a: String, _ b: String) -> Bool {
+        URL(fileURLWithPath: a).standardizedFileURL.resolvingSymlinksInPath().path
+            == URL(fileURLWithPath: b).standardizedFileURL.resolvingSymlinksInPath().path
     }
 
     /// Whether `root` holds a `Presets/` folder.
@@ -77,10 +117,18 @@ public struct PresetLibrary: Sendable {
         throw PresetError(file: "", message: (found ?? PresetLibrary(root: ".")).absenceMessage, category: .missingInput)
     }
 
-    /// Every preset file in the library, sorted by name.
+    /// Every preset file in the library, sorted by name; a teacher's preset shadows a stock one of
+    /// the same name.
     public func presetFiles() -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: presetsFolder)) ?? []
-        return names.filter(Self.isPresetFileName).sorted().map { presetsFolder + "/" + $0 }
+        var byName: [String: String] = [:]
+        for base in roots.reversed() {
+            let folder = base + "/Presets"
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            for name in names where Self.isPresetFileName(name) {
+                byName[URL(fileURLWithPath: name).deletingPathExtension().lastPathComponent] = folder + "/" + name
+            }
+        }
+        return byName.keys.sorted().map { byName[$0]! }
     }
 
     /// Whether a file in a presets folder is a preset: a `.yaml` or `.yml` file that is not the
@@ -100,9 +148,11 @@ public struct PresetLibrary: Sendable {
         if nameOrPath.contains("/") || nameOrPath.hasSuffix(".yaml") || nameOrPath.hasSuffix(".yml") {
             return nameOrPath
         }
-        for ext in ["yaml", "yml"] {
-            let candidate = "\(presetsFolder)/\(nameOrPath).\(ext)"
-            if FileManager.default.fileExists(atPath: candidate) { return candidate }
+        for base in roots {
+            for ext in ["yaml", "yml"] {
+                let candidate = "\(base)/Presets/\(nameOrPath).\(ext)"
+                if FileManager.default.fileExists(atPath: candidate) { return candidate }
+            }
         }
         guard isPresent else {
             throw PresetError(file: nameOrPath, message: "no preset of that name, and " + absenceMessage + " (or give a path to a .yaml file)",
@@ -119,9 +169,21 @@ public struct PresetLibrary: Sendable {
 
     /// The sound names `Sounds/` offers.
     public func soundNames() -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: soundsFolder)) ?? []
-        return names.filter { Self.soundExtensions.contains(URL(fileURLWithPath: $0).pathExtension.lowercased()) }
-            .map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent }.sorted()
+        var result = Set<String>()
+        for base in roots {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: base + "/Sounds")) ?? []
+            for name in names where Self.soundExtensions.contains(URL(fileURLWithPath: name).pathExtension.lowercased()) {
+                result.insert(URL(fileURLWithPath: name).deletingPathExtension().lastPathComponent)
+            }
+        }
+        return result.sorted()
+    }
+
+    /// The `Sounds/` folder of the library that holds the file at `path`, or nil for a sound from
+    /// elsewhere.
+    func soundsFolder(holding path: String) -> String? {
+        let folder = URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path
+        return roots.map { $0 + "/Sounds" }.first { URL(fileURLWithPath: $0).standardizedFileURL.path == folder }
     }
 
     /// Resolves a sound a preset names: a path (relative to the preset's folder), or a name in `Sounds/`.
@@ -136,8 +198,11 @@ public struct PresetLibrary: Sendable {
                 let dir = URL(fileURLWithPath: presetFile).deletingLastPathComponent().path
                 candidates.append(dir + "/" + name)
             }
-            candidates.append(soundsFolder + "/" + name)
-            for ext in Self.soundExtensions { candidates.append("\(soundsFolder)/\(name).\(ext)") }
+            for base in roots {
+                let sounds = base + "/Sounds"
+                candidates.append(sounds + "/" + name)
+                for ext in Self.soundExtensions { candidates.append("\(sounds)/\(name).\(ext)") }
+            }
         }
         return candidates.first { path in
             var d: ObjCBool = false
@@ -157,10 +222,9 @@ public struct PresetLibrary: Sendable {
     /// Whether `Sounds/CREDITS.yaml` says the sound already loops at its own length
     /// (`loop: natural`), so a bed plays it whole, without a crossfaded seam.
     public func loopsNaturally(soundAt path: String) -> Bool {
-        let folder = URL(fileURLWithPath: soundsFolder).standardizedFileURL.path
         let file = URL(fileURLWithPath: path).standardizedFileURL
-        guard file.deletingLastPathComponent().path == folder,
-            let text = try? String(contentsOfFile: soundsFolder + "/CREDITS.yaml", encoding: .utf8),
+        guard let sounds = soundsFolder(holding: path),
+            let text = try? String(contentsOfFile: sounds + "/CREDITS.yaml", encoding: .utf8),
             let root = try? Yams.compose(yaml: text), let entry = root[file.lastPathComponent]
         else { return false }
         return entry["loop"]?.string == "natural"
@@ -185,10 +249,9 @@ public struct PresetLibrary: Sendable {
             guard let author = root["author"]?.string, let license = root["license"]?.string else { return .unknown(fields) }
             return .listed(author: author, license: license)
         }
-        let folder = URL(fileURLWithPath: soundsFolder).standardizedFileURL.path
         let file = URL(fileURLWithPath: path).standardizedFileURL
-        guard file.deletingLastPathComponent().path == folder else { return .outsideLibrary }
-        let credits = soundsFolder + "/CREDITS.yaml"
+        guard let sounds = soundsFolder(holding: path) else { return .outsideLibrary }
+        let credits = sounds + "/CREDITS.yaml"
         guard let text = try? String(contentsOfFile: credits, encoding: .utf8) else {
             return .unknown("\(credits) is missing or unreadable")
         }

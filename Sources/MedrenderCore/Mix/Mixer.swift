@@ -187,7 +187,8 @@ public final class Mixer {
             let loopLength = max(1, list[i].frameCount)
             beds.append(Bed(asset: i, offset: Int64(bed.loopOffsetSeed % UInt64(loopLength)), event: bed))
         }
-        cueAsset = Array(repeating: nil, count: PhaseKind.allCases.count)
+        // A row of assets per kind for the session's cues, then one per segment with its own.
+        cueAsset = Array(repeating: nil, count: PhaseKind.allCases.count * (plan.schedule.segments.count + 1))
         for cue in plan.cues {
             let asset: AudioAsset
             switch cue.sound.source {
@@ -197,7 +198,7 @@ public final class Mixer {
                 asset = assets.sounds[ref] ?? AudioAsset(channels: 1, samples: [])
             }
             list.append(asset)
-            cueAsset[PhaseKind.allCases.firstIndex(of: cue.kind)!] = list.count - 1
+            cueAsset[((cue.segment ?? -1) + 1) * PhaseKind.allCases.count + PhaseKind.allCases.firstIndex(of: cue.kind)!] = list.count - 1
         }
         self.assets = list
         self.phases = plan.schedule.makeIterator()
@@ -238,7 +239,8 @@ public final class Mixer {
             pendingCues.removeAll(keepingCapacity: true)
             pendingCursor = 0
             guard let phase = phases.next() else { return nil }
-            if let event = plan.cueEvent(for: phase), let asset = cueAsset[PhaseKind.allCases.firstIndex(of: phase.kind)!] {
+            let row = plan.ownCueSegments.contains(phase.segment) ? phase.segment + 1 : 0
+            if let event = plan.cueEvent(for: phase), let asset = cueAsset[row * PhaseKind.allCases.count + PhaseKind.allCases.firstIndex(of: phase.kind)!] {
                 let (l, r) = Mixer.panGains(event.pan, assetChannels: assets[asset].channels, outputChannels: channels)
                 let length = min(Int64(assets[asset].frameCount), event.maximumFrames)
                 pendingCues.append(Voice(

@@ -34,15 +34,16 @@ public struct PatternLimits: Hashable, Sendable {
 
 /// The limits every pattern keeps, whatever the preset says.
 public enum GlobalLimits {
-    /// Every phase: 0 to 60 s.
-    public static let phase = SessionTime.zero...SessionTime.seconds(60)
+    /// Every phase: 0 to 300 s (long holds for breath-retention practice; a preset's `limits` can
+    /// hold its phases to less).
+    public static let phase = SessionTime.zero...SessionTime.seconds(300)
     /// A whole cycle: at least 1 s.
     public static let shortestCycle = SessionTime.seconds(1)
 
     /// The first global limit `pattern` breaks, as a sentence; nil when it keeps them.
     public static func violation(of pattern: BreathPattern) -> String? {
         for kind in PhaseKind.allCases where !phase.contains(pattern[kind]) {
-            return "\(kind.rawValue) of \(pattern[kind]) s is out of range; each phase must be 0 to 60 s"
+            return "\(kind.rawValue) of \(pattern[kind]) s is out of range; each phase must be 0 to 300 s"
         }
         if pattern.cycleLength < shortestCycle {
             return "a cycle of \(pattern.cycleLength) s is too short; a cycle must last at least \(shortestCycle) s"

@@ -2,9 +2,9 @@
 ///
 /// Three parts are inhale-hold-exhale (no hold after the exhale); four are
 /// inhale-hold-exhale-hold; five are inhale-hold-topup-exhale-hold (the physiological sigh).
-/// Each part is seconds, to the millisecond, from 0 to 60.
+/// Each part is seconds, to the millisecond, from 0 to 300 (a breath-retention hold).
 public enum PatternNotation {
-    public static let phaseRange: ClosedRange<Double> = 0...60
+    public static let phaseRange: ClosedRange<Double> = 0...300
 
     /// Why a notation cannot be read.
     public struct Failure: Error, Hashable, Sendable, CustomStringConvertible {
@@ -23,10 +23,10 @@ public enum PatternNotation {
         for (index, part) in parts.enumerated() {
             guard let value = Double(part), part.allSatisfy({ $0.isNumber || $0 == "." }) else {
                 throw Failure(description:
-                    "'\(part)' in '\(text)' is not a number of seconds: use numbers from 0 to 60, such as 4-7-8-0")
+                    "'\(part)' in '\(text)' is not a number of seconds: use numbers from 0 to 300, such as 4-7-8-0")
             }
             guard phaseRange.contains(value) else {
-                throw Failure(description: "phase \(index + 1) of '\(text)' is \(part) s; each phase must be 0 to 60 s")
+                throw Failure(description: "phase \(index + 1) of '\(text)' is \(part) s; each phase must be 0 to 300 s")
             }
             values.append(SessionTime(seconds: value)!)
         }

@@ -44,6 +44,9 @@ public struct Session: Hashable, Sendable {
     public var beats: Beats?
     /// Whether the session is as long as its script needs (`minutes: fit`, `--minutes fit`).
     public var fitsGuide = false
+    /// Where the time left after segments that all have a length goes (`fill:`); nil when the
+    /// preset does not say, which gives it to the closing, with a warning.
+    public var fill: SpareTimeFill?
 
     public init(
         name: String, description: String = "", defaultLength: SessionLength = .duration(.seconds(600)),
@@ -83,6 +86,14 @@ public struct Session: Hashable, Sendable {
         for kind in PhaseKind.allCases {
             if case .sound(let ref)? = cues[kind]?.source { add(ref) }
         }
+        for ref in voice.leadIn { add(ref) }
+        for segment in segments {
+            add(segment.voice)
+            add(segment.ambience?.sound)
+            for kind in PhaseKind.allCases {
+                if case .sound(let ref)? = segment.cues[kind]??.source { add(ref) }
+            }
+        }
         add(voice.outro)
         add(bells.end)
         return seen
@@ -95,6 +106,17 @@ public enum SessionLength: Hashable, Sendable {
     case duration(SessionTime)
     /// Whole breath cycles; the file is settle + cycles + closing long.
     case cycles(Int)
+}
+
+extension Session {
+    /// The length the preset was written for: its `minutes`, or for a preset timed in cycles,
+    /// settle + those cycles (at the first pattern's length) + closing.
+    public var ownLength: SessionTime {
+        switch defaultLength {
+        case .duration(let d): return d
+        case .cycles(let n): return settle + closing + (segments.first?.pattern.cycleLength ?? .zero) * Int64(n)
+        }
+    }
 }
 
 /// Who made a sound and under what license, as the output's tags credit it.
@@ -121,9 +143,17 @@ public struct SessionMetadata: Hashable, Sendable {
 extension Session {
     /// The role `ref` plays in this session, and the bundled sound that can stand in for it.
     public func stockReplacement(for ref: SoundRef) -> (role: SoundRole, stock: SoundRef)? {
-        if ambience.contains(where: { $0.sound == ref }) { return (.ambience, SoundRef("rain")) }
+        if ambience.contains(where: { $0.sound == ref }) || segments.contains(where: { $0.ambience?.sound == ref }) {
+            return (.ambience, SoundRef("rain"))
+        }
+        if segments.contains(where: { $0.voice == ref }) { return (.voice, SoundRef("voice-intro")) }
+        for segment in segments {
+            for kind in PhaseKind.allCases {
+                if case .sound(let r)? = segment.cues[kind]??.source, r == ref { return (.bell, SoundRef("bell")) }
+            }
+        }
         if voice.outro == ref { return (.voice, SoundRef("voice-outro")) }
-        if voice.intro == ref || voice.track == ref || voice.clips.contains(where: { $0.sound == ref })
+        if voice.intro == ref || voice.track == ref || voice.clips.contains(where: { $0.sound == ref }) || voice.leadIn.contains(ref)
             || guide?.lines.contains(where: { $0.sound == ref }) == true {
             return (.voice, SoundRef("voice-intro"))
         }

@@ -21,6 +21,9 @@ public struct VoiceSettings: Hashable, Sendable {
     /// The loudness every voice clip plays at, in LUFS, −70…−10, default −20: each clip's gain
     /// is set from its measured loudness.
     public var levelLUFS: Double
+    /// A spoken count before the first breath ("three, two, one"): the clips in order, the last
+    /// one second before the first breath, each cut at the next second. Empty by default.
+    public var leadIn: [SoundRef] = []
     /// A prompt for each phase kind, spoken on the phase's first frame for the first `promptCycles` cycles.
     public var prompts: [PhaseKind: SoundRef] = [:]
     /// How many cycles get prompts, 0…1000, default 3.

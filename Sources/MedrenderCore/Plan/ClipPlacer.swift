@@ -104,6 +104,28 @@ struct ClipPlacer {
                 clip(.voice, .file(timed.sound), at: timed.at, gainDecibels: voiceGain(timed.sound))
             }
         }
+        // A segment's own voice clip, on its first frame (a segment that does not play says nothing).
+        for (index, segment) in session.segments.enumerated() {
+            guard let sound = segment.voice, index < schedule.cycleCounts.count, schedule.cycleCounts[index] > 0 else { continue }
+            let at = schedule.segmentStarts[index]
+            if known, at + duration(of: sound) > total {
+                try leaveOut(sound, "the voice of segment \(index + 1)",
+                             because: .clipAfterEnd(sound: sound, clip: duration(of: sound), at: at, total: total))
+            } else {
+                clip(.voice, .file(sound), at: at, gainDecibels: voiceGain(sound))
+            }
+        }
+        // The lead-in: spoken numbers on the last seconds before the first breath, each cut at the next.
+        for (index, number) in voice.leadIn.enumerated() {
+            let at = schedule.start - .seconds(Int64(voice.leadIn.count - index))
+            if at < .zero {
+                let error = PlanError.clipDoesNotFit(role: "lead-in voice", sound: number, clip: .seconds(1),
+                                                     available: schedule.start, field: "settle")
+                try leaveOut(number, "the lead-in's count", because: error)
+                continue
+            }
+            clip(.voice, .file(number), at: at, gainDecibels: voiceGain(number), maximum: frames(at + .seconds(1)) - frames(at))
+        }
         // Prompts: on the first frame of each phase of the first cycles; each must fit its phase.
         if !voice.prompts.isEmpty, voice.promptCycles > 0 {
             for phase in schedule {
@@ -141,7 +163,29 @@ struct ClipPlacer {
                         t += every
                     }
                 }
-                for t in times { clip(.bells, .file(bell), at: t, gainDecibels: bells.gainDecibels) }
+                // Bells closer than a strike cannot be heard apart: each such one is merged into
+                // the bell before it, and the count said, so the work stays bounded by the session.
+                times.sort()
+                var last: SessionTime?
+                var merged = 0
+                for t in times {
+                    if let last, t - last < BellSettings.leastGap {
+                        merged += 1
+                        continue
+                    }
+                    clip(.bells, .file(bell), at: t, gainDecibels: bells.gainDecibels)
+                    last = t
+                }
+                if merged > 0 {
+                    notes.append("\(merged) timed bell\(merged == 1 ? " is" : "s are") less than \(BellSettings.leastGap.secondsText) s "
+                        + "after the one before, too close to be heard apart: merged into it; space 'bells.at' further apart")
+                }
+            }
+            if bells.leadInSeconds > 0 {
+                for k in 1...bells.leadInSeconds {
+                    let t = schedule.start - SessionTime.seconds(Int64(k))
+                    if t >= .zero { clip(.bells, .countdown, at: t, gainDecibels: bells.gainDecibels - 12) }
+                }
             }
             if bells.countdownSeconds > 0 {
                 for k in 1...bells.countdownSeconds {

@@ -2,7 +2,14 @@ extension RenderPlan {
     /// Ambience: each bed takes over from the one before at its start point (by default the beds
     /// share the session equally), with an equal-power crossfade centred on the join.
     static func beds(session: Session, options: RenderOptions, sounds: [SoundRef: SoundFacts]?,
-                     total: SessionTime) throws(PlanError) -> [BedEvent] {
+                     total: SessionTime, schedule: BreathSchedule) throws(PlanError) -> [BedEvent] {
+        // A segment's own bed takes over as the segment starts (one that does not play, none).
+        var session = session
+        for (index, segment) in session.segments.enumerated() {
+            guard var bed = segment.ambience, index < schedule.cycleCounts.count, schedule.cycleCounts[index] > 0 else { continue }
+            bed.from = session.ambience.isEmpty ? nil : .time(schedule.segmentStarts[index])
+            session.ambience.append(bed)
+        }
         func frames(_ t: SessionTime) -> Int64 { t.frame(atRate: options.rate) }
         let layers = options.layers
         var beds: [BedEvent] = []

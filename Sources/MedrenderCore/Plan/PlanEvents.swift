@@ -51,6 +51,8 @@ public struct CuePlan: Hashable, Sendable {
     public var kind: PhaseKind
     public var sound: CueSound
     public var lengthFrames: Int64
+    /// The segment whose own cue this is; nil for the session's.
+    public var segment: Int?
 }
 
 /// The master chain's settings in frames.

@@ -16,6 +16,8 @@ public struct RenderPlan: Sendable {
     public private(set) var beds: [BedEvent]
     /// The cue for each phase kind that has one (and only when the cues layer is on).
     public private(set) var cues: [CuePlan]
+    /// The segments that play cues of their own (`CuePlan.segment`) instead of the session's.
+    public let ownCueSegments: Set<Int>
     public let master: MasterPlan
     public let seed: UInt64
     /// How the ambience dips under the voice.
@@ -38,6 +40,9 @@ public struct RenderPlan: Sendable {
     /// How the session was fitted to a length shorter than its preset's, and what was left out:
     /// warnings for the report.
     public let notes: [String]
+    /// What fitting the session to a length shorter than its preset's changed, one line each
+    /// (empty at the preset's length and longer).
+    public let fitChanges: [String]
     /// Each sound's length in frames at the output rate (empty for a plan made without them).
     public let soundFrameCounts: [SoundRef: Int64]
     /// The guided script's lines as placed, and the language of the words (guide: GuideScript.swift).
@@ -72,15 +77,21 @@ public struct RenderPlan: Sendable {
         // A session shorter than its preset was written for adapts (`ShortSessionFit`).
         var session = original
         var notes: [String] = []
+        var fitChanges: [String] = []
         var fitted = false
         if case .duration(let requested) = options.length, requested <= Self.longestSession {
             let fit = ShortSessionFit(session: original, total: requested)
             session = fit.session
             notes = fit.notes
+            fitChanges = fit.changes
             fitted = fit.adapted
+            session = SpareTime.fill(session, total: requested)
         }
         func frames(_ t: SessionTime) -> Int64 { t.frame(atRate: rate) }
         let (schedule, total) = try Self.clock(session: session, options: options)
+        if case .duration = options.length, let note = SpareTime.implicitNote(session: session, schedule: schedule, total: total) {
+            notes.append(note)
+        }
         let totalFrames = frames(total)
         if session.master.fadeIn + session.master.fadeOut > total {
             throw .fadesLongerThanSession(fadeIn: session.master.fadeIn, fadeOut: session.master.fadeOut, total: total)
@@ -89,8 +100,9 @@ public struct RenderPlan: Sendable {
         var placer = ClipPlacer(session: session, options: options, sounds: sounds, schedule: schedule, total: total, fitted: fitted)
         try placer.place()
         self.notes = notes + placer.notes
+        self.fitChanges = fitChanges
         let clips = placer.clips, voiceClips = placer.voiceClips
-        let beds = try Self.beds(session: session, options: options, sounds: sounds, total: total)
+        let beds = try Self.beds(session: session, options: options, sounds: sounds, total: total, schedule: schedule)
         let ducking = placer.ducking(fadeIn: beds.first.map { $0.startFrame..<($0.startFrame + $0.fadeInFrames) })
         let layers = options.layers
         let voice = session.voice, bells = session.bells
@@ -101,13 +113,25 @@ public struct RenderPlan: Sendable {
         if let beats, beats.kind == .binaural, options.channels == 1, layers.contains(.beats) { throw .beats(.binauralNeedsStereo) }
 
         var cues: [CuePlan] = []
+        var ownCueSegments = Set<Int>()
         if layers.contains(.cues) {
             for kind in PhaseKind.allCases {
                 if let sound = session.cues[kind] {
                     cues.append(CuePlan(kind: kind, sound: sound, lengthFrames: frames(sound.soundingLength)))
                 }
             }
+            // A segment with cues of its own: the session's, with the kinds it lists replaced.
+            for (index, segment) in session.segments.enumerated() where !segment.cues.isEmpty {
+                ownCueSegments.insert(index)
+                for kind in PhaseKind.allCases {
+                    let own = segment.cues[kind]
+                    if let sound = own == nil ? session.cues[kind] : own! {
+                        cues.append(CuePlan(kind: kind, sound: sound, lengthFrames: frames(sound.soundingLength), segment: index))
+                    }
+                }
+            }
         }
+        self.ownCueSegments = ownCueSegments
 
         self.rate = rate
         self.channels = options.channels
@@ -170,7 +194,7 @@ public struct RenderPlan: Sendable {
         let length: Int64
         switch clip.sound {
         case .file(let ref): length = soundFrameCounts[ref] ?? 0
-        case .cue(let kind): length = cues.first { $0.kind == kind }?.lengthFrames ?? 0
+        case .cue(let kind): length = cues.first { $0.kind == kind && $0.segment == nil }?.lengthFrames ?? 0
         case .countdown, .metronome: length = Mixer.tickFrames(atRate: rate)
         }
         return max(0, min(length, clip.maximumFrames))
@@ -180,7 +204,8 @@ public struct RenderPlan: Sendable {
     /// its whole sound; any other cue is cut, ramped to zero, at the end of its phase. On a phase
     /// with a voice prompt the cue plays under it.
     public func cueEvent(for phase: ScheduledPhase) -> ClipEvent? {
-        guard let cue = cues.first(where: { $0.kind == phase.kind }) else { return nil }
+        let segment = ownCueSegments.contains(phase.segment) ? phase.segment : nil
+        guard let cue = cues.first(where: { $0.kind == phase.kind && $0.segment == segment }) else { return nil }
         let start = phase.start.frame(atRate: rate)
         let end = phase.end.frame(atRate: rate)
         let available = cue.sound.ringsOut ? cue.lengthFrames : end - start

@@ -1,25 +1,31 @@
 /// A session fitted to a length shorter than its preset was written for: a one-minute breathing
 /// break from a fifteen-minute preset.
 ///
+/// At the preset's own length (`minutes`, or settle + `cycles` + closing) and longer, nothing is
+/// fitted: settle and closing are what the author wrote. Shorter than that:
+///
 /// - Settle and closing take at most a third of the session between them: past that they shrink
 ///   in proportion (each down to 2 s and 3 s, or less when even that leaves no whole cycle).
 /// - Chained segments (and ramps) timed in minutes or cycles shrink in proportion to the breathing
 ///   time there is against the breathing time the preset's own length gives, each keeping at least
 ///   one cycle; a segment that still does not fit is left out, with a note.
+/// - A bed that takes over at a minute (`from-minute`) past the end of the shorter session takes
+///   over at the same fraction of it, as one given as a fraction (`from`) does.
 /// - The ambience and master fades are held to a quarter of the session each.
 /// - Voice that no longer fits (an intro longer than the settle, an outro longer than the closing,
 ///   a clip past the end, a track longer than the session) is left out by the planner, with a note.
 ///
-/// Only a session shorter than one cycle cannot be fitted. A session long enough for its preset
-/// is left as it is.
+/// Every change is said in `changes`, what is left out in `notes`. Only a session shorter than one cycle cannot be fitted.
 public struct ShortSessionFit: Sendable {
     /// The session as it will play.
     public var session: Session
     /// Whether anything was changed.
     public var adapted: Bool
-    /// What had to be left out, as warnings for the report (the rest of the fitting is as the
-    /// README describes, and says nothing).
+    /// What had to be left out, as warnings for the report.
     public var notes: [String]
+    /// What the fit changed (settle, closing, segments, fades, beds), one line each, for `render`,
+    /// `cues` and `validate` to say.
+    public var changes: [String]
 
     /// The least settle and closing a fitted session keeps, when there is room for them.
     static let minimumSettle = SessionTime.seconds(2)
@@ -28,12 +34,16 @@ public struct ShortSessionFit: Sendable {
     public init(session original: Session, total: SessionTime) {
         var session = original
         var notes: [String] = []
+        var changes: [String] = []
         let settle = original.settle, closing = original.closing
         let cap = SessionTime(milliseconds: total.milliseconds / 3)
         let firstCycle = original.segments.first?.shortestCycle ?? .zero
         var adapted = false
+        // What the author wrote is kept at the preset's own length and beyond.
+        let own = original.ownLength
+        let shorter = total < own
 
-        if settle + closing > cap {
+        if shorter, settle + closing > cap {
             adapted = true
             let both = Double((settle + closing).milliseconds)
             func scaled(_ t: SessionTime, minimum: SessionTime, to room: SessionTime) -> SessionTime {
@@ -54,6 +64,8 @@ public struct ShortSessionFit: Sendable {
                     session.closing = .zero
                 }
             }
+            changes.append("the \(Self.minutesText(total)) session is shorter than the preset's \(Self.minutesText(own)): "
+                + "settle \(settle.secondsText) → \(session.settle.secondsText) s, closing \(closing.secondsText) → \(session.closing.secondsText) s")
         }
 
         // Chained segments in proportion to the breathing time there is.
@@ -82,15 +94,28 @@ public struct ShortSessionFit: Sendable {
                 case nil: return nil
                 }
             }
+            var shortened: [String] = []
             for index in session.segments.indices {
                 let cycle = session.segments[index].shortestCycle
+                let label = session.segments[index].name ?? "segment \(index + 1)"
                 if index < session.segments.count - 1 {
-                    session.segments[index].span = shrink(session.segments[index].span, cycle: cycle)
+                    let before = session.segments[index].span
+                    session.segments[index].span = shrink(before, cycle: cycle)
+                    if let before, before != session.segments[index].span {
+                        shortened.append("\(label) \(Self.spanText(before)) → \(Self.spanText(session.segments[index].span!))")
+                    }
                 }
                 if var ramp = session.segments[index].ramp {
+                    let before = ramp.span
                     ramp.span = shrink(ramp.span, cycle: cycle) ?? ramp.span
                     session.segments[index].ramp = ramp
+                    if before != ramp.span {
+                        shortened.append("\(label)'s ramp \(Self.spanText(before)) → \(Self.spanText(ramp.span))")
+                    }
                 }
+            }
+            if !shortened.isEmpty {
+                changes.append("shortened in proportion to the breathing time there is: " + shortened.joined(separator: ", "))
             }
             if original.segments.count > 1 {
                 adapted = true
@@ -119,21 +144,61 @@ public struct ShortSessionFit: Sendable {
 
         if adapted {
             let quarter = SessionTime(milliseconds: total.milliseconds / 4)
-            session.ambienceFadeIn = min(session.ambienceFadeIn, quarter)
-            session.ambienceFadeOut = min(session.ambienceFadeOut, quarter)
-            session.master.fadeIn = min(session.master.fadeIn, quarter)
-            session.master.fadeOut = min(session.master.fadeOut, quarter)
-            session.ambienceCrossfade = min(session.ambienceCrossfade, quarter)
+            var held: [String] = []
+            func hold(_ value: inout SessionTime, _ name: String) {
+                if value > quarter {
+                    held.append("\(name) \(value.secondsText) → \(quarter.secondsText) s")
+                    value = quarter
+                }
+            }
+            hold(&session.ambienceFadeIn, "ambience fade-in")
+            hold(&session.ambienceFadeOut, "ambience fade-out")
+            hold(&session.master.fadeIn, "master fade-in")
+            hold(&session.master.fadeOut, "master fade-out")
+            hold(&session.ambienceCrossfade, "ambience crossfade")
+            if !held.isEmpty { changes.append("fades held to a quarter of the session: " + held.joined(separator: ", ")) }
         }
+        // A bed that takes over at a minute past the end of the shorter session (or too near it
+        // for its crossfade) moves to the same fraction of it, as `from: 0.5` does.
+        if shorter, own > .zero {
+            var moved: [String] = []
+            let half = SessionTime(milliseconds: max(session.ambienceCrossfade, AmbienceBed.shortestCrossfade).milliseconds / 2)
+            for index in session.ambience.indices {
+                guard case .time(let at)? = session.ambience[index].from, at + half > total else { continue }
+                let scaled = SessionTime(milliseconds: Int64((Double(at.milliseconds) * Double(total.milliseconds) / Double(own.milliseconds)).rounded()))
+                session.ambience[index].from = .time(scaled)
+                moved.append("'\(session.ambience[index].sound)' from \(at.secondsText) → \(scaled.secondsText) s")
+            }
+            if !moved.isEmpty {
+                changes.append("the beds' 'from-minute' past the end of the \(Self.minutesText(total)) session scaled to it: " + moved.joined(separator: ", "))
+            }
+        }
+
         self.session = session
         self.adapted = adapted
         self.notes = notes
+        self.changes = changes
+    }
+}
+
+extension ShortSessionFit {
+    /// `15 min`, `1.5 min`, `0.25 min`.
+    static func minutesText(_ t: SessionTime) -> String {
+        "\(SessionTime(milliseconds: (t.milliseconds + 30) / 60).secondsText) min"
+    }
+
+    /// A segment's or ramp's span as the preset gives it: `180 s`, `12 cycles`.
+    static func spanText(_ span: SegmentSpan) -> String {
+        switch span {
+        case .duration(let d): "\(d.secondsText) s"
+        case .cycles(let n): "\(n) cycle\(n == 1 ? "" : "s")"
+        }
     }
 }
 
 extension SessionTime {
     /// Seconds with up to three decimals and no trailing zeros: `20`, `7.5`, `0.333`.
-    var secondsText: String {
+    public var secondsText: String {
         let whole = milliseconds / 1000, rest = milliseconds % 1000
         guard rest != 0 else { return "\(whole)" }
         var decimals = String(rest + 1000).dropFirst()

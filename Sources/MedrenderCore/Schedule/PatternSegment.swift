@@ -28,6 +28,13 @@ public struct PatternSegment: Hashable, Sendable {
     public var span: SegmentSpan?
     /// A name for chapters and cue sheets.
     public var name: String?
+    /// The cues this segment plays instead of the session's, by phase kind (nil: no cue); the
+    /// kinds not listed keep the session's.
+    public var cues: [PhaseKind: CueSound?] = [:]
+    /// A voice clip spoken as the segment starts, on its first frame.
+    public var voice: SoundRef?
+    /// The ambience bed that takes over as the segment starts (crossfaded about its first breath).
+    public var ambience: AmbienceBed?
 
     public init(pattern: BreathPattern, ramp: PatternRamp? = nil, span: SegmentSpan? = nil, name: String? = nil) {
         self.pattern = pattern

@@ -1,0 +1,78 @@
+import Foundation
+import Medrender
+import MedrenderCore
+import MedrenderPresets
+import MedrenderTestSupport
+import Testing
+
+/// What people vary most, given on the command line (and the service) instead of in the preset:
+/// settle, closing, ambience, voice, bells, seed.
+@Suite struct OverrideTests {
+    static let library = PresetLibrary(root: PackagePaths.root)
+
+    @Test func overridesReplaceThePresetsValues() throws {
+        var p = SessionParameters(preset: "box-breath")
+        p.settle = 5
+        p.closing = 90.5
+        p.ambience = "ocean, rain"
+        p.noVoice = true
+        p.bells = "voice-hold"
+        p.seed = 42
+        let (session, _, _) = try p.loadSession(library: Self.library)
+        #expect(session.settle == .seconds(5))
+        #expect(session.closing == SessionTime(milliseconds: 90_500))
+        #expect(session.ambience.map(\.sound) == [SoundRef("ocean"), SoundRef("rain")])
+        // The preset's bed level stays.
+        #expect(session.ambience.allSatisfy { $0.levelLUFS == -26 })
+        #expect(session.voice.intro == nil && session.voice.outro == nil && session.voice.prompts.isEmpty)
+        #expect(session.bells.start == SoundRef("voice-hold") && session.bells.end == SoundRef("voice-hold"))
+        #expect(session.seed == 42)
+
+        var none = SessionParameters(preset: "box-breath")
+        none.ambience = "none"
+        none.bells = "none"
+        let (quiet, _, _) = try none.loadSession(library: Self.library)
+        #expect(quiet.ambience.isEmpty)
+        #expect(quiet.bells.start == nil && quiet.bells.end == nil)
+        // Nothing given: the preset as written.
+        let (plain, _, _) = try SessionParameters(preset: "box-breath").loadSession(library: Self.library)
+        #expect(plain.settle == .seconds(20) && plain.voice.intro != nil && plain.bells.start == SoundRef("bell") && plain.seed == 1)
+    }
+
+    @Test func badOverridesAreUsageErrors() {
+        var cases: [(SessionParameters, String)] = []
+        var p = SessionParameters(preset: "box-breath")
+        p.settle = -1
+        cases.append((p, "--settle -1.0 is out of range; give 0 to 3600 seconds"))
+        p = SessionParameters(preset: "box-breath")
+        p.closing = 4000
+        cases.append((p, "--closing 4000.0 is out of range"))
+        p = SessionParameters(preset: "box-breath")
+        p.seed = -3
+        cases.append((p, "--seed -3 is out of range"))
+        p = SessionParameters(preset: "box-breath")
+        p.ambience = "rain,,ocean"
+        cases.append((p, "--ambience 'rain,,ocean' has an empty name"))
+        p = SessionParameters(preset: "box-breath")
+        p.bells = " "
+        cases.append((p, "--bells needs a sound's name"))
+        for (parameters, message) in cases {
+            #expect {
+                try parameters.validateSession()
+            } throws: { error in
+                guard let error = error as? RenderError else { return false }
+                return error.category == .usage && error.message.contains(message)
+            }
+        }
+    }
+
+    /// An unknown bed named on the command line is the missing sound it would be in a preset.
+    @Test func anUnknownAmbienceIsAMissingSound() throws {
+        var p = SessionParameters(preset: "box-breath")
+        p.ambience = "waterfal"
+        let (request, _) = try p.request(library: Self.library, output: "-")
+        #expect {
+            _ = try request.job()
+        } throws: { "\($0)".contains("waterfal") }
+    }
+}
