@@ -130,7 +130,9 @@ import Testing
     @Test func aTakeIsHeardFromAPoint() throws {
         let server = try ServerProcess()
         defer { server.stop() }
+        // A one-minute preset: its settle and closing, as written, must fit its own length.
         let short = Self.boxBreath.replacingOccurrences(of: "minutes: 15", with: "minutes: 1")
+            .replacingOccurrences(of: "settle: 20", with: "settle: 12").replacingOccurrences(of: "closing: 30", with: "closing: 12")
         let take = try Self.object(try Self.post(server, "/studio/listen", short).body)
         let url = try #require(take["url"] as? String)
         let duration = try #require(take["durationSeconds"] as? Double)
