@@ -5,7 +5,8 @@ import Medrender
 /// its kind, or a name that is not an option, is a usage error with the command line's wording.
 enum QueryParameters {
     static let names = ["preset", "minutes", "cycles", "rate", "pattern", "inhale", "hold-in", "exhale", "hold-out", "channels",
-                        "bits", "quality", "format", "layers", "loudness", "true-peak", "title", "artist", "album", "fallback"]
+                        "bits", "quality", "format", "layers", "loudness", "true-peak", "title", "artist", "album", "fallback",
+                        "settle", "closing", "ambience", "no-voice", "bells", "seed", "date", "comment", "voice", "language"]
 
     static func parse(_ pairs: [(String, String)]) throws(RenderError) -> SessionParameters {
         var values: [String: String] = [:]
@@ -34,7 +35,8 @@ enum QueryParameters {
             return value
         }
         var p = SessionParameters(preset: preset)
-        p.minutes = try number("minutes")
+        // `minutes=fit`: as long as the preset's guided script.
+        if values["minutes"] == "fit" { p.fitToGuide = true } else { p.minutes = try number("minutes") }
         p.cycles = try integer("cycles")
         p.rate = try integer("rate") ?? p.rate
         p.pattern = values["pattern"]
@@ -52,6 +54,28 @@ enum QueryParameters {
         p.title = values["title"]
         p.artist = values["artist"]
         p.album = values["album"]
+        p.settle = try number("settle")
+        p.closing = try number("closing")
+        p.ambience = values["ambience"]
+        if let noVoice = values["no-voice"] {
+            guard ["", "1", "true"].contains(noVoice) else {
+                throw RenderError("--no-voice \(noVoice): give it alone (no-voice or no-voice=1) to leave the recorded voice out", category: .usage)
+            }
+            p.noVoice = true
+        }
+        p.bells = values["bells"]
+        p.seed = try integer("seed")
+        p.date = values["date"]
+        p.comment = values["comment"]
+        p.language = values["language"]
+        if let voice = values["voice"] {
+            // A request names an installed engine; it never names a program for the server to run.
+            guard !voice.hasPrefix("command") else {
+                throw RenderError("--voice \(voice): the service speaks with festival, espeak-ng or flite (ENGINE[:NAME]); it runs no program a request names",
+                                  category: .usage)
+            }
+            p.voice = voice
+        }
         if let fallback = values["fallback"] {
             guard fallback == "stock" else { throw RenderError("--fallback \(fallback): the one fallback is 'stock'", category: .usage) }
             p.stockFallback = true
