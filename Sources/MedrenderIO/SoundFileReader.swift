@@ -31,9 +31,13 @@ public final class SoundFileReader {
         guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
             throw IOError(.missingInput, "is not a regular file (a pipe or a device?); give a sound file", path: path)
         }
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            throw IOError(.missingInput, "cannot be read: check its permissions", path: path)
+        // Opened as the reader will open it (not `access`, which asks about the real user, not the
+        // one the open is checked for); a regular file opens at once.
+        let probe = open(path, O_RDONLY | O_CLOEXEC)
+        guard probe >= 0 else {
+            throw IOError(.missingInput, "cannot be read: check its permissions", path: path, cause: String(cString: strerror(errno)))
         }
+        close(probe)
         var info = SF_INFO()
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
             throw IOError(

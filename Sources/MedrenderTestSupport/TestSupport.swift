@@ -185,3 +185,25 @@ public func which(_ name: String) -> String? {
     }
     return nil
 }
+
+/// Runs `body` with file permissions applied as they are to an ordinary user, in this process:
+/// as root, this thread's file-system user becomes `nobody` (`setfsuid`, which also drops root's
+/// file capabilities, for this thread only) and comes back after; as anyone else `body` runs as
+/// it is. `body` must not suspend (it has to stay on this thread). `dir` is opened for that user
+/// to reach the files in it.
+public func withFilePermissionsApplied<T>(in dir: TemporaryDirectory, _ body: () throws -> T) throws -> T {
+    guard getuid() == 0 else { return try body() }
+    typealias SetFilesystemUser = @convention(c) (UInt32) -> Int32
+    guard let symbol = dlsym(nil, "setfsuid") else { throw TestSupportError("setfsuid is not in the C library") }
+    let setfsuid = unsafeBitCast(symbol, to: SetFilesystemUser.self)
+    chmod(dir.path, 0o755)
+    _ = setfsuid(65534)
+    defer { _ = setfsuid(0) }
+    return try body()
+}
+
+/// A test's own set-up failed.
+public struct TestSupportError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -173,14 +173,17 @@ struct AtomicOutputFileTests {
         #expect(error?.kind == .cannotCreate)
     }
 
-    @Test("a read-only folder cannot be written", .enabled(if: getuid() != 0, "root ignores permissions"))
+    /// As root too: the check runs with an ordinary user's permissions (`withFilePermissionsApplied`).
+    @Test("a read-only folder cannot be written")
     func readOnlyFolder() throws {
         let dir = TemporaryDirectory("io-atomic")
         let folder = dir.file("locked")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         chmod(folder, 0o555)
         defer { chmod(folder, 0o755) }
-        let error = #expect(throws: IOError.self) { _ = try AtomicOutputFile(path: "\(folder)/out.ogg") }
+        let error = try withFilePermissionsApplied(in: dir) {
+            #expect(throws: IOError.self) { _ = try AtomicOutputFile(path: "\(folder)/out.ogg") }
+        }
         #expect(error?.kind == .cannotCreate)
         #expect(error?.cause?.isEmpty == false)
     }
