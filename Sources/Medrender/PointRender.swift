@@ -5,15 +5,15 @@ import MedrenderCore
 /// hearing minute 12 does not wait for minutes 0–12 to be written.
 ///
 /// The gain is the whole session's (pass 1 over every frame, which is cheap, or the loudness
-/// cache's measure of the same mix). The master chain then starts `warmUpSeconds` before the
+/// cache's measure of the same mix). The master chain then starts `warmUp` before the
 /// point, so the limiter's state (its lookahead and its release) has settled by the point; its
 /// frames up to the point are dropped. Everything else in the chain (mixer, beds, ducks,
 /// crossfades, fades) is computed from absolute frames, so the frames from the point are the
 /// frames of a whole render: equal where the limiter does nothing, within -90 dBFS where it does.
 public struct PointRender {
-    /// Seconds of the mix run through the limiter before the point and dropped, default 2: the
+    /// How much of the mix runs through the limiter before the point and is dropped, 2 s: the
     /// limiter's release (0.08 s to 63 %) has decayed by e^-25 by then.
-    public static let warmUpSeconds = 2.0
+    public static let warmUp = SessionTime.seconds(2)
 
     public let prepared: PreparedRender
     /// The first frame given, 0…`totalFrames`.
@@ -47,7 +47,7 @@ public struct PointRender {
     public func run(_ body: (UnsafePointer<Float>, Int) throws -> Bool) rethrows {
         let plan = prepared.plan
         let channels = plan.channels
-        let warm = Int64((Self.warmUpSeconds * Double(plan.rate)).rounded())
+        let warm = Self.warmUp.frame(atRate: plan.rate)
         let chainStart = max(0, startFrame - warm)
         // As a whole render's pass 2 for a lossless file: the gain, and the limiter at the ceiling.
         let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: plan.master.truePeakDBTP)

@@ -31,11 +31,11 @@ extension MedrenderService {
         }
         let plan = prepared.plan
         let duration = Double(plan.totalFrames) / Double(plan.rate)
-        guard fromSeconds <= duration else {
+        guard fromSeconds <= duration, let from = SessionTime(seconds: fromSeconds) else {
             release()
             throw StudioError(.badRequest, String(format: "from=%g: the session is %.3f seconds; give a point inside it", fromSeconds, duration))
         }
-        let startFrame = Int64((fromSeconds * Double(plan.rate)).rounded())
+        let startFrame = from.frame(atRate: plan.rate)
         let channels = plan.channels, rate = plan.rate
         let frames = plan.totalFrames - min(startFrame, plan.totalFrames)
         let dataBytes = frames * Int64(channels) * 2

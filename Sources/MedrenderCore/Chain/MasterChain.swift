@@ -37,7 +37,8 @@ public final class MasterChain {
 
     /// - Parameters:
     ///   - startFrame: the first frame of the mix to take in; the chain gives the frames from
-    ///     there on (a chain without latency; with a limiter, start at 0).
+    ///     there on. With a limiter, the limiter starts at rest there: to give a whole render's
+    ///     frames from a point, start a little before it and drop what comes first (`PointRender`).
     ///   - gain: the loudness gain, linear (nil: none, as pass 1 measures).
     ///   - blockFrames: frames of the mix taken in per block (`next`), or at most (`render`).
     public init(plan: RenderPlan, assets: MixAssets, startFrame: Int64 = 0, gain: Float? = nil, limiting: Limiting = .none,
