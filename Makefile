@@ -1,7 +1,7 @@
 # medrender — the two commands first: `make run` renders the demo session, `make test` runs the tests.
 
 SWIFT      ?= swift
-LIB_PKGS   := pkg-config libsndfile1-dev libsamplerate0-dev libvorbis-dev libogg-dev libebur128-dev
+LIB_PKGS   := pkg-config libsndfile1-dev libsamplerate0-dev libvorbis-dev libogg-dev libebur128-dev libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev libcairo2-dev libpango1.0-dev
 TEST_PKGS  := ffmpeg sox libsox-fmt-all curl python3-yaml chromium vorbis-tools festival festvox-us-slt-hts espeak-ng flite gpodder python3-feedparser
 SLURM_PKGS := slurm-wlm munge
 SOUND_PKGS := festival festvox-us-slt-hts sox ffmpeg python3-numpy

@@ -36,6 +36,14 @@ let package = Package(
         .systemLibrary(
             name: "CEBUR128", pkgConfig: "libebur128",
             providers: [.apt(["libebur128-dev"])]),
+        // FFmpeg's libraries: M4A/AAC input, video output (not the ffmpeg program).
+        .systemLibrary(
+            name: "CFFmpeg", pkgConfig: "libavformat libavcodec libavutil libswresample libswscale",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev", "libswscale-dev"])]),
+        // Cairo and Pango: the video's frames.
+        .systemLibrary(
+            name: "CCairo", pkgConfig: "pangocairo",
+            providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
 
         // Pure Swift: time, schedule, plan, DSP, mixer. Imports no C.
         .target(name: "MedrenderCore"),
