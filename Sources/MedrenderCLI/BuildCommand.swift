@@ -375,10 +375,7 @@ final class BuildProgress: Sendable {
         s.drawn = true
     }
 
-    static func clock(_ seconds: Double) -> String {
-        let s = Int(seconds.rounded())
-        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
-    }
+    static func clock(_ seconds: Double) -> String { ClockLabel.of(seconds: seconds) }
 
     func finish() {
         guard live else { return }

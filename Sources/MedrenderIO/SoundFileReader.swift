@@ -163,10 +163,7 @@ public final class SoundFileReader {
     }
 
     /// `h:mm:ss` (or `m:ss`).
-    static func clock(_ seconds: Double) -> String {
-        let s = Int(seconds.rounded(.down))
-        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
-    }
+    static func clock(_ seconds: Double) -> String { ClockLabel.of(seconds: seconds) }
 
     /// Reads the whole file, in blocks, as mono or stereo: more than two channels are folded down
     /// to two (odd channels left, even channels right).

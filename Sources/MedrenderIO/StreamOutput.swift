@@ -45,7 +45,7 @@ public final class StreamOutput: ByteSink {
 
     /// Writes all of `bytes` to `descriptor`, retrying short and interrupted writes; a failure is
     /// an error with advice for its cause (disk full, size limit, a reader gone), naming `name`.
-    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, name: String) throws(IOError) {
+    public static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, name: String) throws(IOError) {
         var offset = 0
         while offset < bytes.count {
             let n = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)

@@ -45,10 +45,5 @@ enum Markup {
     }
 
     /// `seconds` as `M:SS` or `H:MM:SS`, for labels.
-    static func clock(_ seconds: Double) -> String {
-        let total = Int(max(0, seconds).rounded(.down))
-        let h = total / 3600, m = (total / 60) % 60, s = total % 60
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(m):\(two(s))"
-    }
+    static func clock(_ seconds: Double) -> String { ClockLabel.of(seconds: seconds) }
 }

@@ -149,7 +149,7 @@ extension MedrenderService {
             do {
                 var length: Int64 = 0
                 for try await chunk in job.chunks() {
-                    try Self.writeAll(fd, chunk, path: flight.writingPath)
+                    try FileBytes.writeAll(chunk, to: fd, path: flight.writingPath)
                     length += Int64(chunk.count)
                     flight.advance(chunk)
                 }
@@ -172,17 +172,6 @@ extension MedrenderService {
         flight.onAbandon { task.cancel() }
     }
 
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                throw RenderError("cannot write the render to \(path): \(String(cString: strerror(errno)))", category: .io)
-            }
-            done += n
-        }
-    }
 
     /// Up to `count` bytes of the file at `offset`.
     static func read(_ fd: Int32, at offset: Int64, count: Int) throws -> ByteBuffer {
