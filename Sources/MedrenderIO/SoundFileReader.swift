@@ -47,7 +47,9 @@ public final class SoundFileReader {
         self.handle = handle
         self.rate = Int(info.samplerate)
         self.channels = Int(info.channels)
-        self.frameCount = Int64(info.frames)
+        // A header with no length (a FLAC stream whose STREAMINFO says 0 samples, which FLAC defines
+        // as unknown) is read through once to count its frames.
+        self.frameCount = info.frames == sf_count_t.max ? try Self.countFrames(handle, channels: Int(info.channels), path: path) : Int64(info.frames)
         self.format = info.format & Int32(SF_FORMAT_TYPEMASK)
         self.encoding = info.format & Int32(SF_FORMAT_SUBMASK)
         guard channels >= 1, channels <= 64 else {
@@ -59,6 +61,24 @@ public final class SoundFileReader {
     }
 
     deinit { sf_close(handle) }
+
+    /// The frames of a stream whose header gives no length, counted by decoding it; the stream is
+    /// then back at its start. The corresponding C function is `sf_readf_float`.
+    private static func countFrames(_ handle: OpaquePointer, channels: Int, path: String) throws(IOError) -> Int64 {
+        guard channels >= 1, channels <= 64 else { return 0 }
+        var buffer = [Float](repeating: 0, count: 4096 * channels)
+        var total: Int64 = 0
+        while true {
+            let got = buffer.withUnsafeMutableBufferPointer { sf_readf_float(handle, $0.baseAddress!, 4096) }
+            if got <= 0 { break }
+            total += Int64(got)
+        }
+        if total > 0, sf_seek(handle, 0, SEEK_SET) != 0 {
+            sf_close(handle)
+            throw IOError(.badData, "gives no length and cannot be read again from its start", path: path)
+        }
+        return total
+    }
 
     /// Reads up to `frameCount` frames into `buffer` (interleaved, `channels` wide); returns how
     /// many were read, 0 at the end. The corresponding C function is `sf_readf_float`.

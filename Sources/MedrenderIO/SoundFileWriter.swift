@@ -45,6 +45,10 @@ public final class SoundFileWriter {
     private let path: String
     public let channels: Int
     public let sampleFormat: SampleFormat
+    private let container: SoundFileContainer
+    private let rate: Int
+    private let tags: [(Int32, String)]
+    private var framesWritten = 0
     private var closed = false
 
     /// The corresponding C function is `sf_open_fd`.
@@ -67,6 +71,9 @@ public final class SoundFileWriter {
         self.path = file.path
         self.channels = channels
         self.sampleFormat = sampleFormat
+        self.container = container
+        self.rate = rate
+        self.tags = tags
         sf_command(handle, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
         sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
         if var quality, container == .opus || container == .mp3 {
@@ -97,6 +104,7 @@ public final class SoundFileWriter {
     deinit { if !closed { sf_close(handle) } }
 
     private func checkCount(_ written: sf_count_t, _ expected: Int) throws(IOError) {
+        framesWritten += Int(max(0, written))
         if written != sf_count_t(expected) {
             let code = errno
             if [ENOSPC, EFBIG, EPIPE, EDQUOT].contains(code) { throw IOError.writeFailed(path: path, errno: code) }
@@ -127,6 +135,62 @@ public final class SoundFileWriter {
         let code = sf_close(handle)
         if code != 0 {
             throw IOError(.io, "could not be finished (is the disk full?)", path: path, cause: "libsndfile error \(code)")
+        }
+        if container == .flac, framesWritten == 0 {
+            try writeEmptyFLAC()
+        }
+    }
+
+    /// libsndfile starts its FLAC encoder at the first write, so a FLAC of no frames would close as
+    /// 0 bytes, which no reader takes. This writes the stream a FLAC encoder writes for no audio:
+    /// the `fLaC` marker, STREAMINFO (no frames, no MD5) and the tags as a VORBIS_COMMENT block.
+    private func writeEmptyFLAC() throws(IOError) {
+        var status = stat()
+        guard fstat(file.descriptor, &status) == 0, status.st_size == 0 else { return }
+        let bytes = Self.emptyFLAC(rate: rate, channels: channels, bitsPerSample: sampleFormat == .int24 ? 24 : 16,
+                                   tags: tags.compactMap { kind, value in Self.vorbisCommentName(kind).map { ($0, value) } })
+        lseek(file.descriptor, 0, SEEK_SET)
+        do {
+            try bytes.withUnsafeBytes { try StreamOutput.writeAll($0, to: file.descriptor, name: path) }
+        } catch let error as IOError {
+            throw error
+        } catch {
+            throw IOError(.io, "could not be finished", path: path, cause: "\(error)")
+        }
+    }
+
+    /// The bytes of a FLAC stream with no frames (FLAC format, sections "STREAMINFO" and
+    /// "VORBIS_COMMENT"): block size 4096, frame sizes and MD5 unknown (0), total samples 0.
+    static func emptyFLAC(rate: Int, channels: Int, bitsPerSample: Int, tags: [(String, String)]) -> [UInt8] {
+        func bigEndian(_ value: UInt64, _ count: Int) -> [UInt8] { (0..<count).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        func littleEndian(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        var info = bigEndian(4096, 2) + bigEndian(4096, 2) + bigEndian(0, 3) + bigEndian(0, 3)
+        info += bigEndian(UInt64(rate) << 44 | UInt64(channels - 1) << 41 | UInt64(bitsPerSample - 1) << 36, 8)
+        info += [UInt8](repeating: 0, count: 16)
+        let vendor = Array("medrender".utf8)
+        var comment = littleEndian(vendor.count) + vendor + littleEndian(tags.count)
+        for (name, value) in tags {
+            let field = Array("\(name)=\(value)".utf8)
+            comment += littleEndian(field.count) + field
+        }
+        return Array("fLaC".utf8) + [0x00] + bigEndian(UInt64(info.count), 3) + info
+            + [0x84] + bigEndian(UInt64(comment.count), 3) + comment
+    }
+
+    /// The Vorbis comment field libsndfile writes for a tag kind.
+    static func vorbisCommentName(_ kind: Int32) -> String? {
+        switch kind {
+        case Int32(SF_STR_TITLE): "TITLE"
+        case Int32(SF_STR_ARTIST): "ARTIST"
+        case Int32(SF_STR_ALBUM): "ALBUM"
+        case Int32(SF_STR_COMMENT): "COMMENT"
+        case Int32(SF_STR_DATE): "DATE"
+        case Int32(SF_STR_GENRE): "GENRE"
+        case Int32(SF_STR_COPYRIGHT): "COPYRIGHT"
+        case Int32(SF_STR_SOFTWARE): "ENCODER"
+        case Int32(SF_STR_TRACKNUMBER): "TRACKNUMBER"
+        case Int32(SF_STR_LICENSE): "LICENSE"
+        default: nil
         }
     }
 }

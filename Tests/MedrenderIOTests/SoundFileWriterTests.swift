@@ -119,17 +119,24 @@ struct SoundFileWriterTests {
     func emptyFLAC(format: SampleFormat) throws {
         let dir = TemporaryDirectory("io-writer")
         let path = dir.file("empty.flac")
-        try writeSoundFile(path, container: .flac, format: format, channels: 2, rate: 48000, samples: [])
-        withKnownIssue("""
-            libsndfile starts its FLAC encoder at the first write: with no frames, sf_close writes \
-            nothing and the committed file is 0 bytes, which no reader accepts
-            """) {
-            let bytes = try fileBytes(path)
-            #expect(Array(bytes.prefix(4)) == Array("fLaC".utf8), "\(bytes.count) bytes")
-            let reader = try SoundFileReader(path: path)
-            #expect(reader.frameCount == 0)
-            #expect(reader.channels == 2)
-            #expect(reader.rate == 48000)
+        try writeSoundFile(path, container: .flac, format: format, channels: 2, rate: 48000, samples: [],
+                           tags: [(SoundFileTag.title, "Nothing yet")])
+        let bytes = try fileBytes(path)
+        #expect(Array(bytes.prefix(4)) == Array("fLaC".utf8), "\(bytes.count) bytes")
+        #expect(contains(bytes, "TITLE=Nothing yet"))
+        let reader = try SoundFileReader(path: path)
+        #expect(reader.frameCount == 0)
+        #expect(reader.channels == 2)
+        #expect(reader.rate == 48000)
+        #expect(try reader.readAll().frameCount == 0)
+        // An independent reader takes it too: ffprobe finds one FLAC stream of 2 channels at 48 kHz.
+        do {
+            let ffprobe = try #require(which("ffprobe"), "make test installs ffmpeg")
+            let probe = try runProcess(ffprobe, ["-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels,bits_per_raw_sample",
+                                                 "-of", "default=nw=1", path])
+            #expect(probe.status == 0, "\(probe.stderr)")
+            #expect(probe.stdout.contains("codec_name=flac") && probe.stdout.contains("sample_rate=48000") && probe.stdout.contains("channels=2"))
+            #expect(probe.stdout.contains("bits_per_raw_sample=\(format == .int24 ? 24 : 16)"))
         }
     }
 
