@@ -3,10 +3,10 @@ import MedrenderPresets
 
 extension SessionParameters {
     /// Applies `--voice ENGINE[:NAME]`, `--language` and `--minutes fit` to a loaded session.
-    public func applyGuide(to session: inout Session) throws(RenderError) {
+    public func applyGuide(to session: inout Session) throws(ParameterError) {
         if let language {
             guard let value = Language(rawValue: language) else {
-                throw Self.usage("--language \(language) is not one medrender has words for; choose one of: "
+                throw ParameterError("language", value: language, "is not one medrender has words for; choose one of: "
                     + Language.allCases.map(\.rawValue).joined(separator: ", "))
             }
             session.language = value
@@ -16,13 +16,13 @@ extension SessionParameters {
                 let parsed = try PresetDecoder.guideVoice(voice)
                 if session.guide != nil { session.guide!.voice = parsed }
             } catch {
-                throw Self.usage("--voice \(voice): \(error.message)")
+                throw ParameterError("voice", value: voice, ": \(error.message)")
             }
         }
         if fitToGuide { session.fitsGuide = true }
         if session.fitsGuide, session.guide == nil {
-            throw RenderError("\(preset): '--minutes fit' sizes a session to its guided script, and this preset has no 'guide:'; "
-                + "give --minutes M", category: .usage)
+            throw ParameterError("minutes", value: "fit", "sizes a session to its guided script, and the preset \(preset) has no 'guide:'; "
+                + "give a number of minutes")
         }
     }
 }

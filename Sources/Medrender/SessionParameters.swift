@@ -5,7 +5,8 @@ import MedrenderPresets
 
 /// A session asked for by name and options, as the command line and the service take them: the
 /// preset, its length, the pattern and phase overrides, the rate, channels, layers, loudness,
-/// format and tags. `validate` gives the same one-line messages on both faces.
+/// format and tags. `validate` gives the same one-line messages on both faces, as
+/// `ParameterError`s that each face words in its own terms (`--minutes` / `minutes=`).
 public struct SessionParameters: Sendable, Hashable {
     public var preset: String
     public var minutes: Double?
@@ -54,95 +55,93 @@ public struct SessionParameters: Sendable, Hashable {
 
     /// The phase overrides given, in playing order.
     var phaseOverrides: [(PhaseKind, String, Double)] {
-        [(PhaseKind.inhale, "--inhale", inhale), (.holdIn, "--hold-in", holdIn), (.exhale, "--exhale", exhale),
-         (.holdOut, "--hold-out", holdOut)].compactMap { kind, name, value in value.map { (kind, name, $0) } }
+        [(PhaseKind.inhale, "inhale", inhale), (.holdIn, "hold-in", holdIn), (.exhale, "exhale", exhale),
+         (.holdOut, "hold-out", holdOut)].compactMap { kind, name, value in value.map { (kind, name, $0) } }
     }
 
-    static func usage(_ message: String) -> RenderError { RenderError(message, category: .usage) }
-
     /// Checks the session's options: length, rate, pattern and phases.
-    public func validateSession() throws(RenderError) {
-        if minutes != nil, cycles != nil { throw Self.usage("give --minutes or --cycles, not both") }
+    public func validateSession() throws(ParameterError) {
+        if minutes != nil, cycles != nil { throw ParameterError("minutes", "and {cycles} are both given; give one of them") }
         if let minutes, !(minutes.isFinite && minutes > 0 && minutes <= 1440) {
-            throw Self.usage("--minutes \(minutes) is out of range; give a number of minutes above 0 and up to 1440 (24 h)")
+            throw ParameterError("minutes", value: "\(minutes)", "is out of range; give a number of minutes above 0 and up to 1440 (24 h)")
         }
         if let cycles, !(1...100_000).contains(cycles) {
-            throw Self.usage("--cycles \(cycles) is out of range; give 1 to 100000")
+            throw ParameterError("cycles", value: "\(cycles)", "is out of range; give 1 to 100000")
         }
         guard RenderOptions.rateRange.contains(rate) else {
-            throw Self.usage("--rate \(rate) is out of range; give 8000 to 192000 Hz")
+            throw ParameterError("rate", value: "\(rate)", "is out of range; give 8000 to 192000 Hz")
         }
         _ = try parsedPattern()
-        for (name, value) in [("--settle", settle), ("--closing", closing)] {
+        for (name, value) in [("settle", settle), ("closing", closing)] {
             if let value, !(value.isFinite && (0...3600).contains(value)) {
-                throw Self.usage("\(name) \(value) is out of range; give 0 to 3600 seconds")
+                throw ParameterError(name, value: "\(value)", "is out of range; give 0 to 3600 seconds")
             }
         }
         if let seed, !(0...Int(Int32.max)).contains(seed) {
-            throw Self.usage("--seed \(seed) is out of range; give 0 to 2147483647")
+            throw ParameterError("seed", value: "\(seed)", "is out of range; give 0 to 2147483647")
         }
         _ = try ambienceNames()
         if let bells, bells.trimmingCharacters(in: .whitespaces).isEmpty {
-            throw Self.usage("--bells needs a sound's name (such as bell), or none for no bells")
+            throw ParameterError("bells", "needs a sound's name (such as bell), or none for no bells")
         }
         for (_, name, value) in phaseOverrides where !(value.isFinite && PatternNotation.phaseRange.contains(value)) {
-            throw Self.usage("\(name) \(value) is out of range; give 0 to 300 seconds")
+            throw ParameterError(name, value: "\(value)", "is out of range; give 0 to 300 seconds")
         }
     }
 
     /// Checks how it is encoded: quality, channels, bits.
-    public func validateEncoding() throws(RenderError) {
+    public func validateEncoding() throws(ParameterError) {
         guard quality.isFinite, (-1...10).contains(quality) else {
-            throw Self.usage("--quality \(quality) is out of range; use -1 to 10 (as oggenc)")
+            throw ParameterError("quality", value: "\(quality)", "is out of range; use -1 to 10 (as oggenc)")
         }
-        guard channels == 1 || channels == 2 else { throw Self.usage("--channels \(channels): use 1 or 2") }
+        guard channels == 1 || channels == 2 else { throw ParameterError("channels", value: "\(channels)", "is out of range; use 1 or 2") }
         _ = try sampleFormat()
     }
 
     /// Checks the mix's options: tags, loudness, ceiling, layers, and the format against the bits.
-    public func validateMix(output: String?) throws(RenderError) {
-        for (option, value) in [("--title", title), ("--artist", artist), ("--album", album), ("--date", date), ("--comment", comment)] {
+    public func validateMix(output: String?) throws(ParameterError) {
+        for (option, value) in [("title", title), ("artist", artist), ("album", album), ("date", date), ("comment", comment)] {
             if let value, value.utf8.count > 1024 {
-                throw Self.usage("\(option) is \(value.utf8.count) bytes of text; a tag takes at most 1024: shorten it")
+                throw ParameterError(option, "is \(value.utf8.count) bytes of text; a tag takes at most 1024: shorten it")
             }
         }
         if let loudness, !(loudness.isFinite && (-70...(-5)).contains(loudness)) {
-            throw Self.usage("--loudness \(loudness) is out of range; give -70 to -5 LUFS")
+            throw ParameterError("loudness", value: "\(loudness)", "is out of range; give -70 to -5 LUFS")
         }
         if let truePeak, !(truePeak.isFinite && (-20...0).contains(truePeak)) {
-            throw Self.usage("--true-peak \(truePeak) is out of range; give -20 to 0 dBTP")
+            throw ParameterError("true-peak", value: "\(truePeak)", "is out of range; give -20 to 0 dBTP")
         }
         _ = try parsedLayers()
         let format = try outputFormat(output: output)
-        if case .flac(.float32) = format { throw Self.usage("--bits 32f is for WAV; FLAC takes 16 or 24") }
+        if case .flac(.float32) = format { throw ParameterError("bits", value: "32f", "is for WAV; FLAC takes 16 or 24") }
         switch format {
         case .ogg, .opus, .mp3:
-            if bits != nil { throw Self.usage("--bits is for WAV and FLAC; \(format.fileExtension) is compressed") }
+            if let bits { throw ParameterError("bits", value: bits, "is for WAV and FLAC; \(format.fileExtension) is compressed") }
         default: break
         }
     }
 
     /// Everything: what `validateSession`, `validateEncoding` and `validateMix` check.
-    public func validate(output: String?) throws(RenderError) {
+    public func validate(output: String?) throws(ParameterError) {
         try validateSession()
         try validateEncoding()
         try validateMix(output: output)
     }
 
     /// The beds `ambience` names (empty for `none`), or nil when it is not given.
-    public func ambienceNames() throws(RenderError) -> [String]? {
+    public func ambienceNames() throws(ParameterError) -> [String]? {
         guard let ambience else { return nil }
         if ambience == "none" { return [] }
         let names = ambience.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingCharacters(in: .whitespaces) }
         if names.contains(where: \.isEmpty) {
-            throw Self.usage("--ambience '\(ambience)' has an empty name; give beds as NAME[,NAME] (such as rain,ocean), or none")
+            throw ParameterError("ambience", value: ambience, "has an empty name; give beds as NAME[,NAME] (such as rain,ocean), or none")
         }
         return names
     }
 
     /// `session` with the settle, closing, ambience, voice, bells and seed given here in place of
     /// the preset's.
-    public func applyOverrides(to session: inout Session) throws(RenderError) {
+    public func applyOverrides(to session: inout Session) throws(ParameterError) {
         if let settle { session.settle = SessionTime(seconds: settle)! }
         if let closing { session.closing = SessionTime(seconds: closing)! }
         if let seed { session.seed = UInt64(seed) }
@@ -172,29 +171,29 @@ public struct SessionParameters: Sendable, Hashable {
         }
     }
 
-    public func parsedPattern() throws(RenderError) -> BreathPattern? {
+    public func parsedPattern() throws(ParameterError) -> BreathPattern? {
         guard let pattern else { return nil }
         do {
             return try PatternNotation.parse(pattern)
         } catch {
-            throw Self.usage("--pattern: \(error.description)")
+            throw ParameterError("pattern", value: pattern, ": \(error.description)")
         }
     }
 
     /// The sample format `bits` names, or nil when not given.
-    public func sampleFormat() throws(RenderError) -> SampleFormat? {
+    public func sampleFormat() throws(ParameterError) -> SampleFormat? {
         guard let bits else { return nil }
         guard let format = SampleFormat(rawValue: bits) else {
-            throw Self.usage("--bits \(bits) is not supported; use 16, 24 or 32f")
+            throw ParameterError("bits", value: bits, "is not supported; use 16, 24 or 32f")
         }
         return format
     }
 
-    public func parsedLayers() throws(RenderError) -> Set<Layer> {
+    public func parsedLayers() throws(ParameterError) -> Set<Layer> {
         var result = Set<Layer>()
         for name in layers.split(separator: ",", omittingEmptySubsequences: false).map({ String($0).trimmingCharacters(in: .whitespaces) }) {
             guard let layer = Layer(rawValue: name) else {
-                throw Self.usage("--layers: unknown layer '\(name)'; choose from cues, voice, ambience, bells, beats")
+                throw ParameterError("layers", value: layers, "names an unknown layer '\(name)'; choose from cues, voice, ambience, bells, beats")
             }
             result.insert(layer)
         }
@@ -202,24 +201,24 @@ public struct SessionParameters: Sendable, Hashable {
     }
 
     /// The format from `format`, or from `output`'s extension (OGG for a stream, `output` nil or `-`).
-    public func outputFormat(output: String?) throws(RenderError) -> OutputFormat {
+    public func outputFormat(output: String?) throws(ParameterError) -> OutputFormat {
         let bitsFormat = try sampleFormat()
         if let format {
             guard let f = OutputFormat.named(format, quality: quality, bits: bitsFormat) else {
-                throw Self.usage("--format \(format) is not one medrender writes; choose ogg, wav, flac, opus or mp3")
+                throw ParameterError("format", value: format, "is not one medrender writes; choose ogg, wav, flac, opus or mp3")
             }
             // A name that says another format would mislead every player that trusts it.
             if let output, let named = OutputFormat.forPath(output, quality: quality, bits: bitsFormat),
                 named.fileExtension != f.fileExtension
             {
-                throw Self.usage("-o \(output) ends in .\(named.fileExtension) but --format is \(format); "
-                    + "end the name in .\(f.fileExtension) or drop --format")
+                throw ParameterError("format", value: format, "does not match -o \(output), which ends in .\(named.fileExtension); "
+                    + "end the name in .\(f.fileExtension) or drop {format}")
             }
             return f
         }
         guard let output, output != "-" else { return .ogg(quality: quality) }
         guard let f = OutputFormat.forPath(output, quality: quality, bits: bitsFormat) else {
-            throw Self.usage("cannot tell the format of '\(output)'; end it in .ogg, .wav, .flac, .opus or .mp3, or give --format")
+            throw ParameterError("output", value: output, "has no extension that names a format; end it in .ogg, .wav, .flac, .opus or .mp3, or give {format}")
         }
         return f
     }
@@ -230,17 +229,20 @@ public struct SessionParameters: Sendable, Hashable {
         let file = try library.presetPath(preset)
         var session = try PresetDecoder.load(path: file)
         try applyGuide(to: &session)
-        var changes: [String] = []
+        var changes: [(parameter: String, value: String)] = []
         if let replacement = try parsedPattern() {
             session.replacePattern(with: replacement)
-            changes.append("--pattern \(pattern!)")
+            changes.append(("pattern", pattern!))
         }
         for (kind, name, value) in phaseOverrides {
             session.override(kind, with: SessionTime(seconds: value)!)
-            changes.append("\(name) \(value)")
+            changes.append((name, "\(value)"))
         }
-        if !changes.isEmpty, let violation = session.limitViolation {
-            throw RenderError("\(file): \(changes.joined(separator: " ")): \(violation)", category: .badData)
+        if let first = changes.first, let violation = session.limitViolation {
+            let also = changes.dropFirst().map { "\($0.parameter) \($0.value)" }
+            throw ParameterError(first.parameter, value: first.value,
+                                 (also.isEmpty ? "" : "(with \(also.joined(separator: ", "))) ") + "goes past the limits of \(file): \(violation)",
+                                 category: .badData)
         }
         try applyOverrides(to: &session)
         let length: SessionLength

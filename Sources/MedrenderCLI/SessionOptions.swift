@@ -119,6 +119,8 @@ func asValidation<T>(_ body: () throws -> T) throws -> T {
         return try body()
     } catch let error as RenderError where error.category == .usage {
         throw ValidationError(error.message)
+    } catch let error as ParameterError where error.category == .usage {
+        throw ValidationError(error.worded(for: .commandLine))
     }
 }
 

@@ -99,7 +99,7 @@ public struct MedrenderService: Sendable {
         return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: message + "\n")))
     }
 
-    /// An error as the response: its one line, as the command line gives it, with the library's
+    /// An error as the response: its one line (a parameter named as the query names it), with the library's
     /// own folder left out (a client knows presets by name).
     func errorResponse(_ error: any Error) -> Response {
         if error is GateFull {
@@ -110,7 +110,8 @@ public struct MedrenderService: Sendable {
             return Self.text(.tooManyRequests, limited.message, headers: [.retryAfter: "\(limited.retryAfter)"])
         }
         let category = (error as? any DiagnosedError)?.category ?? .internal
-        var text = (error as? any DiagnosedError)?.description ?? "\(error)"
+        // A parameter is named as the query names it (`minutes=0`), not as the command line does.
+        var text = (error as? ParameterError)?.worded(for: .query) ?? (error as? any DiagnosedError)?.description ?? "\(error)"
         let root = URL(fileURLWithPath: settings.library.root).standardizedFileURL.path
         for prefix in [root + "/", settings.library.root + "/"] { text = text.replacingOccurrences(of: prefix, with: "") }
         text = text.replacingOccurrences(of: root, with: "the library").replacingOccurrences(of: settings.library.root, with: "the library")
@@ -307,7 +308,7 @@ public struct MedrenderService: Sendable {
         do {
             var pairs = Self.options(request)
             let sheets = pairs.filter { $0.0 == "sheet" }.map(\.1)
-            guard sheets.count <= 1 else { throw RenderError("--sheet is given twice; give it once", category: .usage) }
+            guard sheets.count <= 1 else { throw ParameterError("sheet", "is given twice; give it once") }
             let sheet = sheets.first ?? "json"
             pairs.removeAll { $0.0 == "sheet" }
             guard sheet == "json" || sheet == "vtt" else {

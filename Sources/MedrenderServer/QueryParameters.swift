@@ -2,36 +2,36 @@ import Medrender
 
 /// The query of `/render` and `/cues` as session parameters: the command line's options, by the
 /// same names without their dashes (`minutes`, `hold-in`, `true-peak`…). A value that is not of
-/// its kind, or a name that is not an option, is a usage error with the command line's wording.
+/// its kind, or a name that is not an option, is a `ParameterError`, worded as the query names it
+/// (`minutes=abc is not a number`).
 enum QueryParameters {
     static let names = ["preset", "minutes", "cycles", "rate", "pattern", "inhale", "hold-in", "exhale", "hold-out", "channels",
                         "bits", "quality", "format", "layers", "loudness", "true-peak", "title", "artist", "album", "fallback",
                         "settle", "closing", "ambience", "no-voice", "bells", "seed", "date", "comment", "voice", "language"]
 
-    static func parse(_ pairs: [(String, String)]) throws(RenderError) -> SessionParameters {
+    static func parse(_ pairs: [(String, String)]) throws(ParameterError) -> SessionParameters {
         var values: [String: String] = [:]
         for (name, value) in pairs {
             guard names.contains(name) else {
-                throw RenderError("unknown parameter '\(name)'; the parameters are the command line's options: \(names.joined(separator: ", "))",
-                                  category: .usage)
+                throw ParameterError(name, "is not a parameter; the parameters are the command line's options: \(names.joined(separator: ", "))")
             }
-            guard values[name] == nil else { throw RenderError("--\(name) is given twice; give it once", category: .usage) }
+            guard values[name] == nil else { throw ParameterError(name, "is given twice; give it once") }
             values[name] = value
         }
         guard let preset = values["preset"], !preset.isEmpty else {
-            throw RenderError("missing 'preset': name a preset (GET /presets lists them)", category: .usage)
+            throw ParameterError("preset", "is missing: name a preset (GET /presets lists them)")
         }
         guard !preset.contains("/"), !preset.hasSuffix(".yaml"), !preset.hasSuffix(".yml") else {
-            throw RenderError("--preset \(preset): the service renders presets of its library by name (GET /presets lists them)", category: .usage)
+            throw ParameterError("preset", value: preset, "is not a name: the service renders presets of its library by name (GET /presets lists them)")
         }
-        func number(_ name: String) throws(RenderError) -> Double? {
+        func number(_ name: String) throws(ParameterError) -> Double? {
             guard let text = values[name] else { return nil }
-            guard let value = Double(text) else { throw RenderError("--\(name) \(text): not a number", category: .usage) }
+            guard let value = Double(text) else { throw ParameterError(name, value: text, "is not a number") }
             return value
         }
-        func integer(_ name: String) throws(RenderError) -> Int? {
+        func integer(_ name: String) throws(ParameterError) -> Int? {
             guard let text = values[name] else { return nil }
-            guard let value = Int(text) else { throw RenderError("--\(name) \(text): not a whole number", category: .usage) }
+            guard let value = Int(text) else { throw ParameterError(name, value: text, "is not a whole number") }
             return value
         }
         var p = SessionParameters(preset: preset)
@@ -59,7 +59,7 @@ enum QueryParameters {
         p.ambience = values["ambience"]
         if let noVoice = values["no-voice"] {
             guard ["", "1", "true"].contains(noVoice) else {
-                throw RenderError("--no-voice \(noVoice): give it alone (no-voice or no-voice=1) to leave the recorded voice out", category: .usage)
+                throw ParameterError("no-voice", value: noVoice, "takes no value: give it alone (no-voice or no-voice=1) to leave the recorded voice out")
             }
             p.noVoice = true
         }
@@ -71,13 +71,12 @@ enum QueryParameters {
         if let voice = values["voice"] {
             // A request names an installed engine; it never names a program for the server to run.
             guard !voice.hasPrefix("command") else {
-                throw RenderError("--voice \(voice): the service speaks with festival, espeak-ng or flite (ENGINE[:NAME]); it runs no program a request names",
-                                  category: .usage)
+                throw ParameterError("voice", value: voice, "names a program: the service speaks with festival, espeak-ng or flite (ENGINE[:NAME]); it runs no program a request names")
             }
             p.voice = voice
         }
         if let fallback = values["fallback"] {
-            guard fallback == "stock" else { throw RenderError("--fallback \(fallback): the one fallback is 'stock'", category: .usage) }
+            guard fallback == "stock" else { throw ParameterError("fallback", value: fallback, "is not one; the one fallback is 'stock'") }
             p.stockFallback = true
         }
         return p

@@ -52,7 +52,7 @@ import Testing
         cases.append((p, "--seed -3 is out of range"))
         p = SessionParameters(preset: "box-breath")
         p.ambience = "rain,,ocean"
-        cases.append((p, "--ambience 'rain,,ocean' has an empty name"))
+        cases.append((p, "--ambience rain,,ocean has an empty name"))
         p = SessionParameters(preset: "box-breath")
         p.bells = " "
         cases.append((p, "--bells needs a sound's name"))
@@ -60,10 +60,33 @@ import Testing
             #expect {
                 try parameters.validateSession()
             } throws: { error in
-                guard let error = error as? RenderError else { return false }
-                return error.category == .usage && error.message.contains(message)
+                guard let error = error as? ParameterError else { return false }
+                // The command line's wording, and the query's: `settle=-1.0 is out of range…`.
+                let query = error.worded(for: .query)
+                return error.category == .usage && error.description.contains(message)
+                    && query.hasPrefix(error.parameter + (error.value.map { "=\($0)" } ?? ""))
+                    && !query.contains("--")
             }
         }
+    }
+
+    /// The library speaks of fields; each face names them: a flag on the command line, a query
+    /// parameter over HTTP, also where a message names another parameter.
+    @Test func aParameterErrorIsWordedByEachFace() {
+        var both = SessionParameters(preset: "box-breath")
+        both.minutes = 5
+        both.cycles = 3
+        #expect {
+            try both.validateSession()
+        } throws: { error in
+            guard let error = error as? ParameterError else { return false }
+            return error.worded(for: .commandLine) == "--minutes and --cycles are both given; give one of them"
+                && error.worded(for: .query) == "minutes and cycles are both given; give one of them"
+        }
+        let format = ParameterError("format", value: "wav", "does not match -o x.ogg; drop {format}")
+        #expect(format.description == "--format wav does not match -o x.ogg; drop --format")
+        #expect(format.worded(for: .query) == "format=wav does not match -o x.ogg; drop format")
+        #expect(ParameterError("pattern", value: "4-x", ": 'x' is not a number").worded(for: .query) == "pattern=4-x: 'x' is not a number")
     }
 
     /// An unknown bed named on the command line is the missing sound it would be in a preset.
