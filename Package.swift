@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "MedrenderBuild", targets: ["MedrenderBuild"]),
         .library(name: "MedrenderPreview", targets: ["MedrenderPreview"]),
         .library(name: "MedrenderServer", targets: ["MedrenderServer"]),
+        .library(name: "MedrenderVideo", targets: ["MedrenderVideo"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -73,6 +74,10 @@ let package = Package(
             ]),
         // The session's timeline as an SVG plot and a preview page (the breathing circle in sync).
         .target(name: "MedrenderPreview", dependencies: ["MedrenderCore"]),
+        // The session's video: the breathing circle drawn with Cairo, encoded with FFmpeg's libraries.
+        .target(
+            name: "MedrenderVideo",
+            dependencies: ["Medrender", "MedrenderCore", "MedrenderIO", "MedrenderPreview", "CCairo", "CFFmpeg"]),
         // The HTTP service: presets, renders streamed as they encode, cue sheets.
         .target(
             name: "MedrenderServer",
