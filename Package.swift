@@ -92,6 +92,7 @@ let package = Package(
             dependencies: [
                 "MedrenderServer", .product(name: "Logging", package: "swift-log"),
                 "Medrender", "MedrenderBuild", "MedrenderCore", "MedrenderPresets", "MedrenderIO", "MedrenderPreview",
+                "MedrenderVideo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "medrender", dependencies: ["MedrenderCLI"]),

@@ -63,6 +63,8 @@ final class VideoFileWriter {
     /// Opens the encoders and the file at `path` (which exists, empty: the temporary file of an
     /// `AtomicOutputFile`) and writes the container's header.
     init(path: String, settings: VideoSettings, rate: Int, channels: Int, totalAudioFrames: Int64, videoFrames: Int64) throws(VideoError) {
+        // The libraries' own chatter stays quiet; their errors come back as return codes.
+        av_log_set_level(AV_LOG_ERROR)
         self.path = path
         self.settings = settings
         self.inputRate = rate
