@@ -37,6 +37,12 @@ final class VideoFileWriter {
     private let lastVideoFrame: Int64
     private let totalAudioFrames: Int64
     private var headerWritten = false
+    /// The audio packet last encoded, written when the next comes: the last one's length is set
+    /// so that the audio ends where the session does.
+    private var heldAudio: UnsafeMutablePointer<AVPacket>?
+    private var holdsAudio = false
+    /// The audio's samples at the encoder's rate: the session's length.
+    private let audioSamplesTotal: Int64
 
     /// The encoders' names per container.
     static func encoderNames(_ container: VideoContainer) -> (video: String, audio: String) {
@@ -129,6 +135,7 @@ final class VideoFileWriter {
         audioStream = aus
         try Self.check(avcodec_parameters_from_context(aus.pointee.codecpar, ac), "describing the audio stream", path: path)
         aus.pointee.time_base = ac.pointee.time_base
+        audioSamplesTotal = av_rescale(totalAudioFrames, Int64(outputRate), Int64(rate))
         audioFrameSize = Int(ac.pointee.frame_size > 0 ? ac.pointee.frame_size : 1024)
         padsLastFrame = (audio.pointee.capabilities & Int32(AV_CODEC_CAP_SMALL_LAST_FRAME)) == 0
 
@@ -153,9 +160,12 @@ final class VideoFileWriter {
         planes = .allocate(capacity: planeCount)
         for i in 0..<planeCount { planes[i] = .allocate(capacity: planeCapacity) }
 
-        guard let frame = av_frame_alloc(), let pkt = av_packet_alloc() else { throw VideoError("\(path): out of memory", category: .internal) }
+        guard let frame = av_frame_alloc(), let pkt = av_packet_alloc(), let held = av_packet_alloc() else {
+            throw VideoError("\(path): out of memory", category: .internal)
+        }
         audioFrame = frame
         packet = pkt
+        heldAudio = held
         frame.pointee.format = sampleFormat.rawValue
         frame.pointee.sample_rate = Int32(outputRate)
         frame.pointee.nb_samples = Int32(audioFrameSize)
@@ -180,6 +190,7 @@ final class VideoFileWriter {
         avcodec_free_context(&videoCodec)
         avcodec_free_context(&audioCodec)
         av_packet_free(&packet)
+        av_packet_free(&heldAudio)
         av_frame_free(&audioFrame)
         swr_free(&resampler)
         av_audio_fifo_free(fifo)
@@ -248,6 +259,16 @@ final class VideoFileWriter {
         try sendWholeFrames(final: true)
         try Self.check(avcodec_send_frame(audioCodec, nil), "finishing the audio", path: path)
         try drain(video: false)
+        if holdsAudio, let held = heldAudio, let ac = audioCodec {
+            // The last packet ends with the session (its timestamps count the encoder's delay out).
+            // WebM then shifts every stream by that delay (Opus's pre-skip, 6.5 ms) so none starts
+            // before 0: its length says a few milliseconds more, while the decoded audio has the
+            // session's length exactly. MP4 takes the delay out with an edit list.
+            held.pointee.duration = max(1, audioSamplesTotal - held.pointee.pts)
+            av_packet_rescale_ts(held, ac.pointee.time_base, audioStream.pointee.time_base)
+            holdsAudio = false
+            try Self.check(av_interleaved_write_frame(format, held), "writing", path: path)
+        }
         guard let ctx = format else { return }
         try Self.check(av_write_trailer(ctx), "writing the trailer", path: path)
         try Self.check(avio_closep(&ctx.pointee.pb), "closing the file", path: path)
@@ -273,8 +294,16 @@ final class VideoFileWriter {
                 pkt.pointee.duration = max(1, end - start)
                 pkt.pointee.pts = start
                 pkt.pointee.dts = av_rescale_q(pkt.pointee.dts, codec.pointee.time_base, tb)
-            } else {
-                av_packet_rescale_ts(pkt, codec.pointee.time_base, tb)
+            } else if let held = heldAudio {
+                // Held back one packet, in the encoder's time base, until the next shows it was not the last.
+                pkt.pointee.stream_index = stream.pointee.index
+                if holdsAudio {
+                    av_packet_rescale_ts(held, codec.pointee.time_base, tb)
+                    try Self.check(av_interleaved_write_frame(format, held), "writing", path: path)
+                }
+                av_packet_move_ref(held, pkt)
+                holdsAudio = true
+                continue
             }
             pkt.pointee.stream_index = stream.pointee.index
             try Self.check(av_interleaved_write_frame(format, pkt), "writing", path: path)
@@ -287,7 +316,7 @@ final class VideoFileWriter {
         guard code < 0 else { return code }
         var text = [CChar](repeating: 0, count: 256)
         av_strerror(code, &text, text.count)
-        let reason = String(cString: text)
+        let reason = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let category: ErrorCategory = code == -ENOSPC || code == -EIO ? .io : .cannotCreate
         throw VideoError("\(path): \(what) failed (\(reason))", category: category)
     }
