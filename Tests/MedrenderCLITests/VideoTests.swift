@@ -273,4 +273,55 @@ import Testing
         let result = try runProcess(ffmpeg, ["-v", "error", "-ss", "\(t)", "-i", video, "-frames:v", "1", shot])
         #expect(result.status == 0 && FileManager.default.fileExists(atPath: shot), "\(result.stderr)")
     }
+
+    /// The MP4 plays in headless Chromium's `<video>`: the page reads the audio's duration to the
+    /// millisecond, seeks to the middle of an inhale, and the screenshot (kept under
+    /// `.build/video-artifacts/`) shows the circle half grown.
+    @Test(.enabled(if: chromium != nil && ffmpeg != nil, "headless Chromium and ffmpeg: `make test-deps` installs them"))
+    func theMP4PlaysInABrowser() throws {
+        let dir = TemporaryDirectory("video-browser")
+        let side = 320
+        let made = try runMedrender(["video"] + Self.session + ["--size", "\(side)x\(side)", "--background", "#101820", "-o", dir.file("session.mp4")])
+        #expect(made.status == 0, "\(made.stderr)")
+        let sheet = try Self.sheet(Self.session, dir: dir)
+        let inhales = sheet.marks.indices.filter { sheet.marks[$0].kind == "inhale" }
+        let second = inhales[1]
+        let start = Double(sheet.marks[second].frame) / Double(sheet.rate), end = Double(sheet.marks[second + 1].frame) / Double(sheet.rate)
+        let middle = (start + end) / 2
+        let page = dir.write("play.html", """
+            <!DOCTYPE html><html><body style="margin:0;background:#000">
+            <video id="v" src="session.mp4" muted preload="auto" style="width:\(side)px;height:\(side)px;display:block"></video>
+            <script>
+            var v = document.getElementById('v');
+            v.addEventListener('loadedmetadata', function () { document.body.setAttribute('data-duration', String(v.duration)); v.currentTime = \(middle); });
+            v.addEventListener('seeked', function () { document.body.setAttribute('data-seeked', String(v.currentTime)); });
+            v.addEventListener('error', function () { document.body.setAttribute('data-error', v.error.code + ' ' + v.error.message); });
+            </script></body></html>
+            """)
+        let browser = try #require(chromium)
+        let common = chromiumFlags(profile: dir.file("chromium-profile")) + ["--allow-file-access-from-files", "--virtual-time-budget=10000",
+                                                                             "--window-size=\(side),\(side)"]
+        let dump = try runProcess(browser, common + ["--dump-dom", "file://\(page)"], killAfter: chromiumLimitSeconds)
+        #expect(dump.status == 0, "\(dump.stderr)")
+        func attribute(_ name: String) -> String? {
+            guard let match = dump.stdout.range(of: "\(name)=\"[^\"]*\"", options: .regularExpression) else { return nil }
+            return String(dump.stdout[match].split(separator: "\"")[1])
+        }
+        #expect(attribute("data-error") == nil, "\(attribute("data-error") ?? "")")
+        let duration = try #require(attribute("data-duration").flatMap(Double.init), "no duration: \(dump.stdout.prefix(400))")
+        let seconds = Double(sheet.frames) / Double(sheet.rate)
+        #expect(abs(duration - seconds) < 0.0005, "the browser reads \(duration) s, the audio lasts \(seconds) s")
+        #expect(attribute("data-seeked").flatMap(Double.init).map { abs($0 - middle) < 0.001 } == true)
+
+        let shot = "\(Self.artifacts)/browser-mid-inhale.png"
+        try? FileManager.default.removeItem(atPath: shot)
+        let taken = try runProcess(browser, common + ["--hide-scrollbars", "--screenshot=\(shot)", "file://\(page)"], killAfter: chromiumLimitSeconds)
+        #expect(taken.status == 0 && FileManager.default.fileExists(atPath: shot), "no screenshot: \(taken.stderr)")
+        // Half-way through the inhale the circle is at half its level: between empty (0.35 of the
+        // full radius) and full, as the preview's ease has it at the middle.
+        let full = Double(side) * 0.3
+        let radius = try #require(try Self.radii(of: shot, width: side, height: side, dir: dir).first)
+        let expected = full * (0.35 + 0.65 * Self.ease(0.5))
+        #expect(abs(radius - expected) < 2, "the screenshot's circle is \(radius) px, mid-inhale is \(expected) px")
+    }
 }
