@@ -83,6 +83,7 @@ let package = Package(
             name: "MedrenderServer",
             dependencies: [
                 "Medrender", "MedrenderCore", "MedrenderPresets", "MedrenderPreview", "MedrenderBuild",
+                "MedrenderVideo",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

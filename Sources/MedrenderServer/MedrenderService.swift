@@ -127,6 +127,7 @@ public struct MedrenderService: Sendable {
 
     /// The routes, as `FrontDoor` knows them for 404 and 405.
     static let routes = ["/presets", "/presets/NAME", "/render", "/cues", "/preview", "/healthz", "/metrics"] + StudioRoutes.paths
+        + ["/video"]
 
     /// Runs until the task is cancelled or the process is asked to stop (SIGINT, SIGTERM): then it
     /// stops accepting, lets running streams go on for `shutdownGraceSeconds`, and ends them.
@@ -146,6 +147,7 @@ public struct MedrenderService: Sendable {
         both("/healthz") { _, _, head in Self.headOnly(Self.text(.ok, "ok"), head) }
         both("/metrics") { _, _, head in Self.headOnly(await self.metricsResponse(), head) }
         registerStudio(router)
+        both("/video") { request, _, head in await self.video(request, head: head) }
         let counter = connections, metrics = self.metrics
         let guardTimeout = TimeAmount.seconds(Int64(settings.sendTimeoutSeconds))
         let app = Application(
