@@ -50,6 +50,8 @@ public struct MedrenderService: Sendable {
         public var shutdownGraceSeconds = 20
         /// The folder the studio saves presets into (`--presets-dir`); nil saves none.
         public var presetsDirectory: String?
+        /// The podcast feed at `/feed.xml` (`--feed URL`); nil gives none.
+        public var feed: ServedFeed?
 
         public init(library: PresetLibrary) { self.library = library }
     }
@@ -127,7 +129,7 @@ public struct MedrenderService: Sendable {
 
     /// The routes, as `FrontDoor` knows them for 404 and 405.
     static let routes = ["/presets", "/presets/NAME", "/render", "/cues", "/preview", "/healthz", "/metrics"] + StudioRoutes.paths
-        + ["/video"]
+        + ["/video", "/feed.xml"]
 
     /// Runs until the task is cancelled or the process is asked to stop (SIGINT, SIGTERM): then it
     /// stops accepting, lets running streams go on for `shutdownGraceSeconds`, and ends them.
@@ -148,6 +150,7 @@ public struct MedrenderService: Sendable {
         both("/metrics") { _, _, head in Self.headOnly(await self.metricsResponse(), head) }
         registerStudio(router)
         both("/video") { request, _, head in await self.video(request, head: head) }
+        both("/feed.xml") { request, _, head in await self.feed(request, head: head) }
         let counter = connections, metrics = self.metrics
         let guardTimeout = TimeAmount.seconds(Int64(settings.sendTimeoutSeconds))
         let app = Application(
