@@ -367,13 +367,17 @@ struct ServedLibrary {
     func presetFile(_ name: String) throws -> String {
         let names = library.presetNames()
         guard names.contains(name), !name.contains("/"), !name.hasPrefix(".") else { throw notFound(name, names) }
-        let folder = URL(fileURLWithPath: library.presetsFolder).resolvingSymlinksInPath().path
-        for ext in ["yaml", "yml"] {
-            let file = "\(library.presetsFolder)/\(name).\(ext)"
-            guard FileManager.default.fileExists(atPath: file) else { continue }
-            let real = URL(fileURLWithPath: file).resolvingSymlinksInPath()
-            guard real.deletingLastPathComponent().path == folder else { throw notFound(name, names) }
-            return file
+        // A teacher's library (`--library`) first, as the command line looks.
+        for root in library.roots {
+            let presets = root + "/Presets"
+            let folder = URL(fileURLWithPath: presets).resolvingSymlinksInPath().path
+            for ext in ["yaml", "yml"] {
+                let file = "\(presets)/\(name).\(ext)"
+                guard FileManager.default.fileExists(atPath: file) else { continue }
+                let real = URL(fileURLWithPath: file).resolvingSymlinksInPath()
+                guard real.deletingLastPathComponent().path == folder else { throw notFound(name, names) }
+                return file
+            }
         }
         throw notFound(name, names)
     }
