@@ -131,6 +131,9 @@ let package = Package(
         .testTarget(
             name: "MedrenderBuildTests",
             dependencies: ["MedrenderBuild", "Medrender", "MedrenderTestSupport", "MedrenderCore", "MedrenderPresets"]),
+        .testTarget(
+            name: "MedrenderVideoTests",
+            dependencies: ["MedrenderVideo", "MedrenderCore", "MedrenderPreview"]),
     ],
     swiftLanguageModes: [.v6]
 )
