@@ -101,4 +101,5 @@ bench: test-deps release
 	python3 scripts/bench.py
 	python3 scripts/bench-serve.py
 	python3 scripts/bench-studio.py
+	python3 scripts/bench-video.py
 	./scripts/bench-build

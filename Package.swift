@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "MedrenderBuild", targets: ["MedrenderBuild"]),
         .library(name: "MedrenderPreview", targets: ["MedrenderPreview"]),
         .library(name: "MedrenderServer", targets: ["MedrenderServer"]),
+        .library(name: "MedrenderVideo", targets: ["MedrenderVideo"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -73,11 +74,16 @@ let package = Package(
             ]),
         // The session's timeline as an SVG plot and a preview page (the breathing circle in sync).
         .target(name: "MedrenderPreview", dependencies: ["MedrenderCore"]),
+        // The session's video: the breathing circle drawn with Cairo, encoded with FFmpeg's libraries.
+        .target(
+            name: "MedrenderVideo",
+            dependencies: ["Medrender", "MedrenderCore", "MedrenderIO", "MedrenderPreview", "CCairo", "CFFmpeg"]),
         // The HTTP service: presets, renders streamed as they encode, cue sheets.
         .target(
             name: "MedrenderServer",
             dependencies: [
                 "Medrender", "MedrenderCore", "MedrenderPresets", "MedrenderPreview", "MedrenderBuild",
+                "MedrenderVideo",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -87,6 +93,7 @@ let package = Package(
             dependencies: [
                 "MedrenderServer", .product(name: "Logging", package: "swift-log"),
                 "Medrender", "MedrenderBuild", "MedrenderCore", "MedrenderPresets", "MedrenderIO", "MedrenderPreview",
+                "MedrenderVideo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "medrender", dependencies: ["MedrenderCLI"]),
@@ -124,6 +131,9 @@ let package = Package(
         .testTarget(
             name: "MedrenderBuildTests",
             dependencies: ["MedrenderBuild", "Medrender", "MedrenderTestSupport", "MedrenderCore", "MedrenderPresets"]),
+        .testTarget(
+            name: "MedrenderVideoTests",
+            dependencies: ["MedrenderVideo", "MedrenderCore", "MedrenderPreview"]),
     ],
     swiftLanguageModes: [.v6]
 )

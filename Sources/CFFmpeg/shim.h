@@ -15,3 +15,6 @@
 static inline int medrender_averror_eagain(void) { return AVERROR(EAGAIN); }
 /// AVERROR_EOF.
 static inline int medrender_averror_eof(void) { return AVERROR_EOF; }
+
+// The video's writer: an audio FIFO between the mix's blocks and the encoder's frames.
+#include <libavutil/audio_fifo.h>

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Medrender
 import MedrenderCore
@@ -87,12 +88,7 @@ public enum LibraryFeed {
         let known = (FileManager.default.contents(atPath: feedPath)).map { publicationDates(in: String(decoding: $0, as: UTF8.self)) } ?? [:]
         let nowText = rfc822(now)
 
-        struct Item {
-            var entry: LibraryBuildManifest.Entry
-            var pubDate: String
-            var date: Date
-        }
-        var items: [Item] = []
+        var episodes: [Episode] = []
         var chaptersWritten: [String] = []
         var cache: [String: LibraryFeedPreset?] = [:]
         let outputs = manifest.outputs.sorted { $0.file < $1.file }
@@ -100,7 +96,6 @@ public enum LibraryFeed {
         var formatsPerEpisode: [String: Int] = [:]
         for entry in outputs { formatsPerEpisode[episodeKey(entry), default: 0] += 1 }
 
-        var itemText: [String: String] = [:]
         for entry in outputs {
             let path = folder + "/" + entry.file
             guard let size = LibraryBuild.fileSize(path) else { continue }
@@ -110,8 +105,6 @@ public enum LibraryFeed {
             }
             let guid = guid(sha256: entry.sha256)
             let pubDate = known[guid] ?? nowText
-            let date = parseRFC822(pubDate) ?? now
-            items.append(Item(entry: entry, pubDate: pubDate, date: date))
 
             var chaptersFile: String?
             if let cue = entry.cueSheets.first(where: { $0.hasSuffix(".json") }),
@@ -129,29 +122,55 @@ public enum LibraryFeed {
             if formatsPerEpisode[episodeKey(entry), default: 0] > 1 { title += " (\(entry.format.uppercased()))" }
             let description = preset.description.isEmpty ? title : preset.description
             let seconds = Int((Double(entry.frames) / Double(max(1, entry.rate))).rounded())
-
-            var x = "    <item>\n"
-            x += "      <title>\(xml(title))</title>\n"
-            x += "      <description>\(xml(description))</description>\n"
-            x += "      <itunes:summary>\(xml(description))</itunes:summary>\n"
-            x += "      <enclosure url=\"\(xml(url(baseURL, entry.file)))\" length=\"\(entry.bytes)\" type=\"\(mimeType(format: entry.format))\"/>\n"
-            x += "      <guid isPermaLink=\"false\">\(xml(guid))</guid>\n"
-            x += "      <pubDate>\(pubDate)</pubDate>\n"
-            x += "      <itunes:duration>\(seconds)</itunes:duration>\n"
-            x += "      <itunes:explicit>\(settings.explicit == true ? "true" : "false")</itunes:explicit>\n"
-            x += "      <itunes:episodeType>full</itunes:episodeType>\n"
-            if let chaptersName = chaptersFile {
-                x += "      <podcast:chapters url=\"\(xml(url(baseURL, chaptersName)))\" type=\"application/json+chapters\"/>\n"
-            }
-            if let transcript {
-                x += "      <podcast:transcript url=\"\(xml(url(baseURL, transcript)))\" type=\"text/vtt\"/>\n"
-            }
-            x += "    </item>\n"
-            itemText[entry.file] = x
+            episodes.append(Episode(title: title, description: description, enclosureURL: url(baseURL, entry.file), bytes: entry.bytes,
+                                    mimeType: mimeType(format: entry.format), guid: guid, pubDate: pubDate, seconds: seconds,
+                                    chaptersURL: chaptersFile.map { url(baseURL, $0) }, transcriptURL: transcript.map { url(baseURL, $0) },
+                                    sortKey: entry.file))
         }
-        // Newest first; outputs of one date by name.
-        items.sort { $0.date != $1.date ? $0.date > $1.date : $0.entry.file < $1.entry.file }
+        let text = document(settings: settings, baseURL: baseURL, episodes: episodes, now: now)
+        let wrote = try writeIfChanged(Array(text.utf8), to: feedPath)
+        return LibraryFeedSummary(path: feedPath, items: episodes.count, wrote: wrote, chaptersWritten: chaptersWritten)
+    }
 
+    /// One item of a feed.
+    public struct Episode: Sendable, Hashable {
+        public var title: String
+        public var description: String
+        public var enclosureURL: String
+        /// The enclosure's exact length in bytes.
+        public var bytes: Int64
+        public var mimeType: String
+        public var guid: String
+        /// RFC 822.
+        public var pubDate: String
+        public var seconds: Int
+        public var chaptersURL: String?
+        public var transcriptURL: String?
+        /// What orders episodes of one date.
+        public var sortKey: String
+
+        public init(title: String, description: String, enclosureURL: String, bytes: Int64, mimeType: String, guid: String, pubDate: String,
+                    seconds: Int, chaptersURL: String? = nil, transcriptURL: String? = nil, sortKey: String) {
+            self.title = title
+            self.description = description
+            self.enclosureURL = enclosureURL
+            self.bytes = bytes
+            self.mimeType = mimeType
+            self.guid = guid
+            self.pubDate = pubDate
+            self.seconds = seconds
+            self.chaptersURL = chaptersURL
+            self.transcriptURL = transcriptURL
+            self.sortKey = sortKey
+        }
+    }
+
+    /// The feed's XML: the channel from `settings` (which have every required key), published at
+    /// `baseURL` (its `feed.xml` there), and its episodes newest first (those of one date by
+    /// `sortKey`).
+    public static func document(settings: LibraryFeedSettings, baseURL: String, episodes: [Episode], now: Date = Date()) -> String {
+        let dated = episodes.map { (episode: $0, date: parseRFC822($0.pubDate) ?? now) }
+            .sorted { $0.date != $1.date ? $0.date > $1.date : $0.episode.sortKey < $1.episode.sortKey }
         let title = settings.title!, author = settings.author!
         var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         text += "<rss version=\"2.0\" xmlns:itunes=\"\(itunesNamespace)\" xmlns:podcast=\"\(podcastNamespace)\" "
@@ -162,7 +181,7 @@ public enum LibraryFeed {
         text += "    <description>\(xml(settings.description ?? title))</description>\n"
         text += "    <language>\(xml(settings.language!))</language>\n"
         text += "    <generator>medrender \(LibraryBuild.rendererVersion)</generator>\n"
-        if let newest = items.first { text += "    <pubDate>\(newest.pubDate)</pubDate>\n" }
+        if let newest = dated.first { text += "    <pubDate>\(newest.episode.pubDate)</pubDate>\n" }
         text += "    <atom:link href=\"\(xml(url(baseURL, fileName)))\" rel=\"self\" type=\"application/rss+xml\"/>\n"
         text += "    <itunes:author>\(xml(author))</itunes:author>\n"
         text += "    <itunes:summary>\(xml(settings.description ?? title))</itunes:summary>\n"
@@ -181,10 +200,56 @@ public enum LibraryFeed {
             text += "    </itunes:owner>\n"
         }
         text += "    <podcast:medium>podcast</podcast:medium>\n"
-        for item in items { text += itemText[item.entry.file]! }
+        text += channelIdentity(settings: settings, feedURL: url(baseURL, fileName))
+        for (e, _) in dated {
+            var x = "    <item>\n"
+            x += "      <title>\(xml(e.title))</title>\n"
+            x += "      <description>\(xml(e.description))</description>\n"
+            x += "      <itunes:summary>\(xml(e.description))</itunes:summary>\n"
+            x += "      <enclosure url=\"\(xml(e.enclosureURL))\" length=\"\(e.bytes)\" type=\"\(e.mimeType)\"/>\n"
+            x += "      <guid isPermaLink=\"false\">\(xml(e.guid))</guid>\n"
+            x += "      <pubDate>\(e.pubDate)</pubDate>\n"
+            x += "      <itunes:duration>\(e.seconds)</itunes:duration>\n"
+            x += "      <itunes:explicit>\(settings.explicit == true ? "true" : "false")</itunes:explicit>\n"
+            x += "      <itunes:episodeType>full</itunes:episodeType>\n"
+            if let chapters = e.chaptersURL {
+                x += "      <podcast:chapters url=\"\(xml(chapters))\" type=\"application/json+chapters\"/>\n"
+            }
+            if let transcript = e.transcriptURL {
+                x += "      <podcast:transcript url=\"\(xml(transcript))\" type=\"text/vtt\"/>\n"
+            }
+            x += "    </item>\n"
+            text += x
+        }
         text += "  </channel>\n</rss>\n"
-        let wrote = try writeIfChanged(Array(text.utf8), to: feedPath)
-        return LibraryFeedSummary(path: feedPath, items: items.count, wrote: wrote, chaptersWritten: chaptersWritten)
+        return text
+    }
+
+    /// The channel's `podcast:guid` (a UUIDv5 of the feed's address without its scheme and
+    /// trailing slashes, in the Podcasting 2.0 namespace) and `podcast:locked` (with the owner's
+    /// e-mail when given).
+    public static func channelIdentity(settings: LibraryFeedSettings, feedURL: String) -> String {
+        var x = "    <podcast:guid>\(podcastGUID(feedURL: feedURL))</podcast:guid>\n"
+        let owner = settings.ownerEmail.map { " owner=\"\(xml($0))\"" } ?? ""
+        x += "    <podcast:locked\(owner)>\(settings.locked == true ? "yes" : "no")</podcast:locked>\n"
+        return x
+    }
+
+    /// The Podcasting 2.0 namespace's UUID for channel GUIDs.
+    static let podcastGUIDNamespace: [UInt8] = [0xea, 0xd4, 0xc2, 0x36, 0xbf, 0x58, 0x58, 0xc6, 0xa2, 0xc6, 0xa6, 0xb2, 0x8d, 0x12, 0x8c, 0xb6]
+
+    /// `podcast:guid` for a feed at `feedURL`: UUIDv5 (SHA-1) of the address without its scheme
+    /// (`https://`) and trailing slashes, in the namespace `ead4c236-bf58-58c6-a2c6-a6b28d128cb6`.
+    public static func podcastGUID(feedURL: String) -> String {
+        var address = feedURL
+        if let scheme = address.range(of: "://") { address = String(address[scheme.upperBound...]) }
+        while address.hasSuffix("/") { address.removeLast() }
+        var digest = Array(Insecure.SHA1.hash(data: podcastGUIDNamespace + Array(address.utf8)).prefix(16))
+        digest[6] = (digest[6] & 0x0F) | 0x50
+        digest[8] = (digest[8] & 0x3F) | 0x80
+        let hex = digest.map { String(format: "%02x", $0) }.joined()
+        let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
+        return parts.joined(separator: "-")
     }
 
     /// The error for a feed whose settings lack `missing`.
@@ -204,7 +269,7 @@ public enum LibraryFeed {
     }
 
     /// `base/name`, the name percent-encoded as a path segment.
-    static func url(_ base: String, _ name: String) -> String {
+    public static func url(_ base: String, _ name: String) -> String {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "/;?#")
         return base + "/" + (name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name)
@@ -241,7 +306,7 @@ public enum LibraryFeed {
     }
 
     /// An RFC 822 date, as RSS 2.0 writes it: `Wed, 25 Nov 2026 00:20:03 +0000`.
-    static func rfc822(_ date: Date) -> String { formatter().string(from: date) }
+    public static func rfc822(_ date: Date) -> String { formatter().string(from: date) }
 
     static func parseRFC822(_ text: String) -> Date? { formatter().date(from: text) }
 

@@ -34,6 +34,8 @@ public struct LibraryFeedSettings: Sendable, Hashable {
     public var ownerName: String?
     public var ownerEmail: String?
     public var description: String?
+    /// `podcast:locked`: whether other platforms may not import the feed (`locked: true`), default false.
+    public var locked: Bool?
 
     public init(url: String? = nil, title: String? = nil, author: String? = nil, image: String? = nil, language: String? = nil,
                 category: String? = nil, subcategory: String? = nil, explicit: Bool? = nil, ownerName: String? = nil,
@@ -56,7 +58,7 @@ public struct LibraryFeedSettings: Sendable, Hashable {
     public static let fileName = "library.yaml"
 
     /// The keys `feed:` may hold.
-    static let keys: Set<String> = ["url", "title", "author", "image", "language", "category", "subcategory", "explicit", "owner", "description"]
+    static let keys: Set<String> = ["url", "title", "author", "image", "language", "category", "subcategory", "explicit", "owner", "description", "locked"]
 
     /// The settings a feed cannot do without (podcast directories refuse a feed without them), in the order they are reported.
     public static let requiredKeys = ["title", "author", "image", "language", "category", "explicit"]
@@ -113,6 +115,10 @@ public struct LibraryFeedSettings: Sendable, Hashable {
         if let value = feed["explicit"] {
             guard let flag = value.bool else { throw RenderError("\(path): feed.explicit is not true or false; give one of them", category: .badData) }
             settings.explicit = flag
+        }
+        if let value = feed["locked"] {
+            guard let flag = value.bool else { throw RenderError("\(path): feed.locked is not true or false; give one of them", category: .badData) }
+            settings.locked = flag
         }
         if let owner = feed["owner"] {
             guard let mapping = owner.mapping.map(entries) else {

@@ -4,6 +4,7 @@ import Medrender
 import MedrenderCore
 import MedrenderIO
 import MedrenderPresets
+import MedrenderVideo
 
 /// `medrender [render] --preset NAME --minutes M -o FILE`: renders a session to a file.
 struct RenderCommand: ParsableCommand {
@@ -70,6 +71,12 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: "Also write a preview page (.html): a player, the breathing circle in sync, the timeline. It names the audio file when that is in its folder, else holds a copy.")
     var preview: String?
 
+    @Option(name: .long, help: "Also write the session's video (.mp4 or .webm): the breathing circle over this render's mix (see 'medrender video').",
+            completion: .file(extensions: ["mp4", "webm"]))
+    var video: String?
+
+    @OptionGroup var picture: VideoPictureOptions
+
     /// Every option as the library takes them.
     var parameters: SessionParameters {
         var p = encoding.parameters(into: session.parameters)
@@ -101,6 +108,12 @@ struct RenderCommand: ParsableCommand {
                 throw ValidationError("--preview \(preview) is the audio output too; give the page a name of its own")
             }
         }
+        if let video {
+            _ = try picture.validated(output: video, option: "--video")
+            if FilePaths.resolved(video) == FilePaths.resolved(output) {
+                throw ValidationError("--video \(video) is the audio output too; give the video a name of its own")
+            }
+        }
         if let cues, FilePaths.resolved(cues) == FilePaths.resolved(output) {
             throw ValidationError("--cues \(cues) is the audio output too; give the cue sheet a name of its own")
         }
@@ -124,9 +137,16 @@ struct RenderCommand: ParsableCommand {
             let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1 && !json)
             // Prepared once: the page's plan is the render's, and no sound is decoded twice.
             let prepared = try Renderer.prepare(request)
+            // The video's settings and background are checked before any file is written.
+            let videoSettings = try video.map { try picture.settings(output: $0, option: "--video") }
+            if let video, let videoSettings { try VideoRender.check(settings: videoSettings, output: video) }
             let page = try preview.map { try AtomicOutputFile(path: $0) }
             let report = try Renderer.render(prepared, to: request.destination) { bar.update($0) }
             bar.finish()
+            if let video, let videoSettings {
+                let made = try VideoRender.write(prepared, settings: videoSettings, to: video)
+                if !json { try VideoCommand.say(made, json: false) }
+            }
             if let page {
                 try PreviewWriter.writePage(page, plan: prepared.plan, session: request.session, report: report, audioPath: output,
                                             format: request.format, embed: false)

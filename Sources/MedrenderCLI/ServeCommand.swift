@@ -8,7 +8,7 @@ import MedrenderServer
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve the preset library and renders over HTTP (GET /presets, /presets/NAME, /render, /cues, /preview, /healthz, /metrics, /studio).",
+        abstract: "Serve the preset library and renders over HTTP (GET /presets, /presets/NAME, /render, /cues, /preview, /healthz, /metrics, /studio, /video, /feed.xml).",
         discussion: """
             GET /render takes the render's options as query parameters, named as the options without \
             their dashes (preset, minutes, format, pattern, hold-in, loudness, layers…), renders into the \
@@ -84,9 +84,19 @@ struct ServeCommand: ParsableCommand {
         if let presetsDirectory { _ = try checkedPresetsDirectory(presetsDirectory) }
     }
 
+    @OptionGroup var feedOptions: ServeFeedOptions
+
     func run() throws {
-        let library = try PresetLibrary.required()
+        let library: PresetLibrary
+        let feed: ServedFeed?
+        do {
+            library = try feedOptions.library()
+            feed = try feedOptions.served(library: library)
+        } catch {
+            throw fail(error)
+        }
         var settings = MedrenderService.Settings(library: library)
+        settings.feed = feed
         settings.host = host
         settings.port = port
         settings.maximumRenders = maximumRenders ?? ProcessInfo.processInfo.activeProcessorCount

@@ -24,6 +24,7 @@ struct FrontDoor<Context: RequestContext>: RouterMiddleware {
     static func route(_ path: String) -> String? {
         if path.hasPrefix("/presets/"), path.count > 9, !path.dropFirst(9).contains("/") { return "/presets/NAME" }
         if let studio = StudioRoutes.route(path) { return studio }
+        if path == "/video" || path == "/feed.xml" { return path }
         return ["/presets", "/render", "/cues", "/preview", "/healthz", "/metrics"].contains(path) ? path : nil
     }
 

@@ -50,6 +50,8 @@ public struct MedrenderService: Sendable {
         public var shutdownGraceSeconds = 20
         /// The folder the studio saves presets into (`--presets-dir`); nil saves none.
         public var presetsDirectory: String?
+        /// The podcast feed at `/feed.xml` (`--feed URL`); nil gives none.
+        public var feed: ServedFeed?
 
         public init(library: PresetLibrary) { self.library = library }
     }
@@ -128,6 +130,7 @@ public struct MedrenderService: Sendable {
 
     /// The routes, as `FrontDoor` knows them for 404 and 405.
     static let routes = ["/presets", "/presets/NAME", "/render", "/cues", "/preview", "/healthz", "/metrics"] + StudioRoutes.paths
+        + ["/video", "/feed.xml"]
 
     /// Runs until the task is cancelled or the process is asked to stop (SIGINT, SIGTERM): then it
     /// stops accepting, lets running streams go on for `shutdownGraceSeconds`, and ends them.
@@ -147,6 +150,8 @@ public struct MedrenderService: Sendable {
         both("/healthz") { _, _, head in Self.headOnly(Self.text(.ok, "ok"), head) }
         both("/metrics") { _, _, head in Self.headOnly(await self.metricsResponse(), head) }
         registerStudio(router)
+        both("/video") { request, _, head in await self.video(request, head: head) }
+        both("/feed.xml") { request, _, head in await self.feed(request, head: head) }
         let counter = connections, metrics = self.metrics
         let guardTimeout = TimeAmount.seconds(Int64(settings.sendTimeoutSeconds))
         let app = Application(
@@ -363,13 +368,17 @@ struct ServedLibrary {
     func presetFile(_ name: String) throws -> String {
         let names = library.presetNames()
         guard names.contains(name), !name.contains("/"), !name.hasPrefix(".") else { throw notFound(name, names) }
-        let folder = URL(fileURLWithPath: library.presetsFolder).resolvingSymlinksInPath().path
-        for ext in ["yaml", "yml"] {
-            let file = "\(library.presetsFolder)/\(name).\(ext)"
-            guard FileManager.default.fileExists(atPath: file) else { continue }
-            let real = URL(fileURLWithPath: file).resolvingSymlinksInPath()
-            guard real.deletingLastPathComponent().path == folder else { throw notFound(name, names) }
-            return file
+        // A teacher's library (`--library`) first, as the command line looks.
+        for root in library.roots {
+            let presets = root + "/Presets"
+            let folder = URL(fileURLWithPath: presets).resolvingSymlinksInPath().path
+            for ext in ["yaml", "yml"] {
+                let file = "\(presets)/\(name).\(ext)"
+                guard FileManager.default.fileExists(atPath: file) else { continue }
+                let real = URL(fileURLWithPath: file).resolvingSymlinksInPath()
+                guard real.deletingLastPathComponent().path == folder else { throw notFound(name, names) }
+                return file
+            }
         }
         throw notFound(name, names)
     }

@@ -53,3 +53,20 @@ import Testing
         #expect(settings.missing.isEmpty)
     }
 }
+
+/// The channel's identity tags of Podcasting 2.0.
+@Suite struct FeedChannelIdentityTests {
+    /// The namespace's own example: the feed `https://podnews.net/rss` has the GUID
+    /// `9b024349-ccf0-5f69-a609-6b82873eab3c`; the scheme and trailing slashes do not count.
+    @Test(arguments: ["https://podnews.net/rss", "http://podnews.net/rss/", "podnews.net/rss"])
+    func thePodcastGUIDIsTheNamespacesUUIDv5(url: String) {
+        #expect(LibraryFeed.podcastGUID(feedURL: url) == "9b024349-ccf0-5f69-a609-6b82873eab3c")
+    }
+
+    @Test func lockedSaysYesOnlyWhenAsked() {
+        var settings = LibraryFeedSettings(ownerEmail: "a@example.org")
+        #expect(LibraryFeed.channelIdentity(settings: settings, feedURL: "https://x.org/feed.xml").contains("<podcast:locked owner=\"a@example.org\">no</podcast:locked>"))
+        settings.locked = true
+        #expect(LibraryFeed.channelIdentity(settings: settings, feedURL: "https://x.org/feed.xml").contains(">yes</podcast:locked>"))
+    }
+}

@@ -1,0 +1,62 @@
+import MedrenderCore
+
+/// The finished mix of a prepared render, block by block, for an encoder outside this module (a
+/// video's audio track): pass 1 measures it (or the loudness cache knows it), then the master
+/// chain runs with the same gain and limiter pass 2 writes with, so the frames are the audio
+/// render's, Float32 interleaved, before any dither.
+///
+/// Not `Sendable`: one stream belongs to one thread.
+public final class MasterStream {
+    /// The session's frames, at `rate`.
+    public let totalFrames: Int64
+    public let rate: Int
+    public let channels: Int
+    /// The loudness gain applied, in dB.
+    public let gainDecibels: Double
+    /// The integrated loudness pass 1 measured before the gain, in LUFS (−∞ for silence).
+    public let measuredLoudness: Double
+    /// Frames given so far.
+    public private(set) var framesDone: Int64 = 0
+    private let chain: MasterChain
+    private let block: UnsafeMutablePointer<Float>
+
+    /// The most frames one `next` gives.
+    public static let blockFrames = Renderer.blockFrames
+
+    /// Measures `prepared` (pass 1) and sets up its master chain with the limiter `headroomDecibels`
+    /// under the session's true-peak ceiling (0: the ceiling itself, as a WAV render has it; a
+    /// codec's headroom as the render of a lossy format has it).
+    public init(_ prepared: PreparedRender, headroomDecibels: Double = 0) {
+        let plan = prepared.plan
+        let job = prepared.job
+        let key = LoudnessCache.Key(job: job)
+        let measured: Double
+        if let known = job.loudnessCache?.measured(key) {
+            measured = known
+        } else {
+            measured = LoudnessPass.measure(prepared, parallel: job.threads > 1, progress: nil)
+            job.loudnessCache?.record(measured, for: key)
+        }
+        measuredLoudness = measured
+        gainDecibels = measured.isFinite ? min(RenderJob.maximumGainDecibels, plan.master.loudnessLUFS - measured) : 0
+        let limiter = TruePeakLimiter(channels: plan.channels, rate: plan.rate,
+                                      ceilingDecibels: plan.master.truePeakDBTP - headroomDecibels)
+        chain = MasterChain(plan: plan, assets: prepared.assets, gain: Float(decibelsToGain(gainDecibels)),
+                            limiting: .limiter(limiter), blockFrames: Self.blockFrames)
+        totalFrames = plan.totalFrames
+        rate = plan.rate
+        channels = plan.channels
+        block = .allocate(capacity: Self.blockFrames * plan.channels)
+        block.initialize(repeating: 0, count: Self.blockFrames * plan.channels)
+    }
+
+    deinit { block.deallocate() }
+
+    /// The next frames of the mix (interleaved, valid until the next call), or nil when every
+    /// frame has been given.
+    public func next() -> UnsafeBufferPointer<Float>? {
+        guard let (offset, frames) = chain.next(into: block) else { return nil }
+        framesDone += Int64(frames)
+        return UnsafeBufferPointer(start: block + offset * channels, count: frames * channels)
+    }
+}
