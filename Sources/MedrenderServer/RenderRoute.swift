@@ -40,30 +40,59 @@ extension MedrenderService {
         metrics.miss()
         let (flight, isNew) = await flights.join(identity) { makeFlight(key: identity, ext: ext) }
         if isNew { start(flight, job: job, ext: ext, client: client(of: request)) }
+        if !isNew { metrics.joined() }
+
+        // A client that leaves while it waits (for the first bytes of a FLAC, MP3 or Opus, which
+        // come when the render is done; for pass 1 of an OGG) is seen leaving, and its reader goes:
+        // the last reader to go stops the render.
+        let gone = Departure()
+        let connections = self.connections
+        let connection = request.headers[.medrenderConnection].flatMap { UInt64($0) }
+        let watch = connection.map { id in
+            connections.watch(id) {
+                gone.leave()
+                flight.wake()
+            }
+        }
+        @Sendable func leave() {
+            if let connection, let watch { connections.unwatch(connection, token: watch) }
+            flight.removeReader()
+        }
 
         // The answer's status waits for the first bytes (or the render's end): an error known
         // before anything is written is answered as such.
-        await flight.wait(beyond: 0)
         var (written, state) = flight.snapshot
+        while written == 0, case .running = state, !gone.hasLeft {
+            await flight.wait(beyond: 0)
+            (written, state) = flight.snapshot
+        }
+        if gone.hasLeft {
+            leave()
+            return Self.text(.serviceUnavailable, "the client went away")
+        }
         if case .failed(let error) = state, written == 0 {
-            flight.removeReader()
+            leave()
             return errorResponse(error)
         }
         // A HEAD, or a range past the start, waits for the whole file (its length is known then).
         let range = request.headers[.range].map { $0.replacingOccurrences(of: " ", with: "") }
         if head || (range != nil && range != "bytes=0-") {
-            while case .running = state {
+            while case .running = state, !gone.hasLeft {
                 await flight.wait(beyond: written)
                 (written, state) = flight.snapshot
+            }
+            if gone.hasLeft {
+                leave()
+                return Self.text(.serviceUnavailable, "the client went away")
             }
         }
         switch state {
         case .failed(let error):
-            flight.removeReader()
+            leave()
             return errorResponse(error)
         case .finished(let path, let length):
             let fd = open(path, O_RDONLY | O_CLOEXEC)
-            flight.removeReader()
+            leave()
             guard fd >= 0 else { return errorResponse(RenderError("the render's file cannot be read back", category: .io)) }
             return fileResponse(fd: fd, length: length, request: request, head: head, headers: headers, done: {})
         case .running:
@@ -71,7 +100,7 @@ extension MedrenderService {
         }
         let fd = open(flight.writingPath, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            flight.removeReader()
+            leave()
             return errorResponse(RenderError("the render's file cannot be read back", category: .io))
         }
         if let length = flight.announcedLength { headers[.contentLength] = "\(length)" }
@@ -79,10 +108,11 @@ extension MedrenderService {
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             defer {
                 close(fd)
-                flight.removeReader()
+                leave()
             }
             var offset: Int64 = 0
             while true {
+                if gone.hasLeft { throw RenderError("the client went away", category: .io) }
                 let (written, state) = flight.snapshot
                 if offset < written {
                     let buffer = try Self.read(fd, at: offset, count: Int(min(written - offset, 1 << 16)))
@@ -146,9 +176,16 @@ extension MedrenderService {
             defer { Task { await gate.leave() } }
             guard !Task.isCancelled else { return fail(RenderError("the client went away before the render started", category: .io)) }
             let started = ContinuousClock.now
+            // The pass the render is in, so that a render stopped early is counted by its pass.
+            let pass = PassSeen()
+            metrics.renderThread(started: true)
+            let chunks = job.chunks(progress: { pass.value = $0.pass }, completion: { result in
+                if case .failure = result, flight.wasAbandoned { metrics.stopped(pass: pass.value) }
+                metrics.renderThread(started: false)
+            })
             do {
                 var length: Int64 = 0
-                for try await chunk in job.chunks() {
+                for try await chunk in chunks {
                     try Self.writeAll(fd, chunk, path: flight.writingPath)
                     length += Int64(chunk.count)
                     flight.advance(chunk)
@@ -170,6 +207,16 @@ extension MedrenderService {
             }
         }
         flight.onAbandon { task.cancel() }
+    }
+
+    /// The pass a render reports last (0 before its first report).
+    final class PassSeen: @unchecked Sendable {
+        private let lock = NSLock()
+        private var pass = 0
+        var value: Int {
+            get { lock.withLock { pass } }
+            set { lock.withLock { pass = newValue } }
+        }
     }
 
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
