@@ -41,6 +41,13 @@ final class RenderCache: @unchecked Sendable {
         }
     }
 
+    /// Bytes free for this process in the folder, or nil when it cannot be asked.
+    func freeBytes() -> Int64? {
+        var info = statvfs()
+        guard statvfs(folder, &info) == 0 else { return nil }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
     private static func parse(_ name: String) -> (key: String, length: Int64, ext: String)? {
         let parts = name.split(separator: ".")
         guard parts.count == 3, !name.hasPrefix("."), let length = Int64(parts[1]) else { return nil }

@@ -38,7 +38,12 @@ extension MedrenderService {
             }
         }
         metrics.miss()
-        let (flight, isNew) = await flights.join(identity) { makeFlight(key: identity, ext: ext) }
+        // The most a render's file can take: 32-bit samples, and room for headers.
+        var largest: Int64 = 0
+        if let plan = try? job.schedulePlan() {
+            largest = Int64(plan.totalFrames) * Int64(plan.channels) * 4 + (1 << 20)
+        }
+        let (flight, isNew) = await flights.join(identity) { makeFlight(key: identity, ext: ext, largestBytes: largest) }
         if isNew { start(flight, job: job, ext: ext, client: client(of: request)) }
         if !isNew { metrics.joined() }
 
@@ -131,12 +136,17 @@ extension MedrenderService {
     }
 
     /// A new flight for `key`, writing into the cache's folder, or a spool file when the cache
-    /// cannot take one (said once in the log).
-    func makeFlight(key: String, ext: String) -> RenderFlight {
-        let path = cache.temporaryPath(key: key, ext: ext)
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        if fd >= 0 { return RenderFlight(key: key, writingPath: path, spooled: false, writeDescriptor: fd) }
-        cache.reportUnwritable(String(cString: strerror(errno)))
+    /// cannot take one (said once in the log): it cannot make a file, or it has less room than the
+    /// render may need (`largestBytes`), so a full cache folder never fails a render half-way.
+    func makeFlight(key: String, ext: String, largestBytes: Int64) -> RenderFlight {
+        if let free = cache.freeBytes(), free < largestBytes {
+            cache.reportUnwritable("\(free) bytes free, and a render may need up to \(largestBytes)")
+        } else {
+            let path = cache.temporaryPath(key: key, ext: ext)
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            if fd >= 0 { return RenderFlight(key: key, writingPath: path, spooled: false, writeDescriptor: fd) }
+            cache.reportUnwritable(String(cString: strerror(errno)))
+        }
         let spool = NSTemporaryDirectory() + "/medrender-spool-\(getpid())-\(UUID().uuidString.prefix(8)).\(ext)"
         return RenderFlight(key: key, writingPath: spool, spooled: true,
                             writeDescriptor: open(spool, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600))
