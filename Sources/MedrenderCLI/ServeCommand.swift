@@ -113,6 +113,8 @@ struct ServeCommand: ParsableCommand {
         } catch {
             throw fail(error)
         }
+        // SIGTERM and SIGINT stop the server gracefully (it then exits 0), not at once.
+        SignalCleanup.release([SIGTERM, SIGINT])
         let host = self.host
         let finished = DispatchSemaphore(value: 0)
         let failure = ServeFailure()

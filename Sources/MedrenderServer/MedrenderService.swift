@@ -162,6 +162,8 @@ public struct MedrenderService: Sendable {
         var configuration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(settings.shutdownGraceSeconds)
         try await ServiceGroup(configuration: configuration).run()
+        // Renders still running when the grace ended leave no partial file behind.
+        cache.removeTemporaries(ofProcess: getpid())
     }
 
     /// Raises the soft limit on open files to the hard one, so the connection limit, not the

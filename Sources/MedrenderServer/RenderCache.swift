@@ -123,6 +123,14 @@ final class RenderCache: @unchecked Sendable {
         }
     }
 
+    /// This process's partial files, as it stops.
+    func removeTemporaries(ofProcess pid: Int32) {
+        for name in names() where name.hasPrefix(".partial-") {
+            let fields = name.split(separator: "-")
+            if fields.count >= 4, Int32(fields[2]) == pid { unlink(folder + "/" + name) }
+        }
+    }
+
     /// Partial files left by a process that ended mid-render (their process is gone).
     private func removeStaleTemporaries() {
         for name in names() where name.hasPrefix(".partial-") {

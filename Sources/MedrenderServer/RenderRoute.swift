@@ -188,10 +188,12 @@ extension MedrenderService {
             let started = ContinuousClock.now
             // The pass the render is in, so that a render stopped early is counted by its pass.
             let pass = PassSeen()
-            metrics.renderThread(started: true)
-            let chunks = job.chunks(progress: { pass.value = $0.pass }, completion: { result in
+            metrics.renderThread(from: nil, to: 0)
+            let chunks = job.chunks(progress: { report in
+                if let old = pass.update(report.pass) { metrics.renderThread(from: old, to: report.pass) }
+            }, completion: { result in
                 if case .failure = result, flight.wasAbandoned { metrics.stopped(pass: pass.value) }
-                metrics.renderThread(started: false)
+                metrics.renderThread(from: pass.value, to: nil)
             })
             do {
                 var length: Int64 = 0
@@ -223,9 +225,15 @@ extension MedrenderService {
     final class PassSeen: @unchecked Sendable {
         private let lock = NSLock()
         private var pass = 0
-        var value: Int {
-            get { lock.withLock { pass } }
-            set { lock.withLock { pass = newValue } }
+        var value: Int { lock.withLock { pass } }
+
+        /// Notes `now`; the pass before it when it changed, else nil.
+        func update(_ now: Int) -> Int? {
+            lock.withLock {
+                guard now != pass else { return nil }
+                defer { pass = now }
+                return pass
+            }
         }
     }
 

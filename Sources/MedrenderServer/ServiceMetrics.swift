@@ -13,7 +13,7 @@ final class ServiceMetrics: @unchecked Sendable {
     private var bytesSent: Int64 = 0
     private var connectionsRefused = 0
     private var stoppedByPass: [Int: Int] = [:]
-    private var renderThreads = 0
+    private var renderThreads: [Int: Int] = [:]
     private var joinedRenders = 0
 
     func request(route: String, status: Int) { lock.withLock { requests[route, default: [:]][status, default: 0] += 1 } }
@@ -24,8 +24,13 @@ final class ServiceMetrics: @unchecked Sendable {
     func refusedConnection() { lock.withLock { connectionsRefused += 1 } }
     /// A render stopped because every reader left, in `pass` (0 before pass 1 began).
     func stopped(pass: Int) { lock.withLock { stoppedByPass[pass, default: 0] += 1 } }
-    /// A render's thread started or ended.
-    func renderThread(started: Bool) { lock.withLock { renderThreads += started ? 1 : -1 } }
+    /// A render's thread started (from nil), went on to another pass, or ended (to nil).
+    func renderThread(from: Int?, to: Int?) {
+        lock.withLock {
+            if let from { renderThreads[from, default: 0] -= 1 }
+            if let to { renderThreads[to, default: 0] += 1 }
+        }
+    }
     /// A request read a render another request had started.
     func joined() { lock.withLock { joinedRenders += 1 } }
 
@@ -47,8 +52,9 @@ final class ServiceMetrics: @unchecked Sendable {
             metric("medrender_renders_running", "gauge", "Renders running now.", ["medrender_renders_running \(running)"])
             metric("medrender_renders_queued", "gauge", "Renders waiting for a place.", ["medrender_renders_queued \(queued)"])
             metric("medrender_renders_total", "counter", "Renders finished.", ["medrender_renders_total \(rendersDone)"])
-            metric("medrender_render_threads", "gauge", "Render threads working now (a stopped render's thread ends at its next block).",
-                   ["medrender_render_threads \(renderThreads)"])
+            metric("medrender_render_threads", "gauge",
+                   "Render threads working now, by the pass they are in (0: preparing); a stopped render's thread ends at its next block.",
+                   (0...3).map { "medrender_render_threads{pass=\"\($0)\"} \(renderThreads[$0] ?? 0)" })
             metric("medrender_renders_stopped_total", "counter", "Renders stopped because every client left, by the pass they were in.",
                    (stoppedByPass.isEmpty ? [1] : stoppedByPass.keys.sorted()).map {
                        "medrender_renders_stopped_total{pass=\"\($0)\"} \(stoppedByPass[$0] ?? 0)"
