@@ -79,9 +79,10 @@ extension MedrenderService {
             leave()
             return errorResponse(error)
         }
-        // A HEAD, or a range past the start, waits for the whole file (its length is known then).
-        let range = request.headers[.range].map { $0.replacingOccurrences(of: " ", with: "") }
-        if head || (range != nil && range != "bytes=0-") {
+        // A HEAD, or any range (a media player's first request is `bytes=0-`), waits for the whole
+        // file: its length is known then, which a player needs to show a duration and to seek (a
+        // stream of unknown length is live to it). A plain GET streams as the render goes.
+        if head || request.headers[.range] != nil {
             while case .running = state, !gone.hasLeft {
                 await flight.wait(beyond: written)
                 (written, state) = flight.snapshot
