@@ -41,7 +41,8 @@ ARG RUNTIME_PACKAGES="libsndfile1 libsamplerate0 libvorbis0a libvorbisenc2 libog
 RUN apt-get update \
  && apt-get install -y --no-install-recommends $RUNTIME_PACKAGES \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --system --uid 10001 --user-group --home-dir /var/cache/medrender --create-home --shell /usr/sbin/nologin medrender
+ && groupadd --system --gid 10001 medrender \
+ && useradd --system --uid 10001 --gid 10001 --home-dir /var/cache/medrender --create-home --shell /usr/sbin/nologin medrender
 COPY --from=build /staging/ /
 USER 10001:10001
 WORKDIR /var/cache/medrender
