@@ -3,11 +3,12 @@
 SWIFT      ?= swift
 LIB_PKGS   := pkg-config libsndfile1-dev libsamplerate0-dev libvorbis-dev libogg-dev libebur128-dev libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev libcairo2-dev libpango1.0-dev
 TEST_PKGS  := ffmpeg sox libsox-fmt-all curl python3-yaml chromium vorbis-tools festival festvox-us-slt-hts espeak-ng flite gpodder python3-feedparser
+TEST_PKGS  += gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-base-apps
 SLURM_PKGS := slurm-wlm munge
 SOUND_PKGS := festival festvox-us-slt-hts sox ffmpeg python3-numpy
 DEMO       := --preset box-breath --minutes 15 -o out.ogg
 
-.PHONY: run test test-slurm build release library deps test-deps sounds clean fuzz bench serve install install-files uninstall man
+.PHONY: run test test-slurm build release library deps test-deps sounds clean fuzz bench serve install install-files uninstall man image release-static test-image
 
 ## Render the demo session: 15 minutes of box breathing to out.ogg.
 run: deps release
@@ -38,6 +39,32 @@ man: build
 ## Serve the library over HTTP on 127.0.0.1:8080 (release build).
 serve: release
 	.build/release/medrender serve
+
+IMAGE  ?= medrender:latest
+ENGINE ?= $(shell command -v podman || command -v docker)
+
+## Build the image (Dockerfile) with podman or docker as IMAGE (default medrender:latest): compiled in
+## a Swift image, or with PREBUILT=1 from the release build made here (Debian 12, Swift runtime linked in).
+image:
+	@test -n "$(ENGINE)" || { echo "make image: install podman or docker (Debian packages podman, docker.io)"; exit 69; }
+ifdef PREBUILT
+	$(MAKE) release-static
+	mkdir -p .image && cp .build/release/medrender .image/medrender
+	$(ENGINE) build --format docker --build-arg BUILD_IMAGE=debian:12-slim --build-arg PREBUILT=.image/medrender -t $(IMAGE) . 2>/dev/null \
+		|| $(ENGINE) build --build-arg BUILD_IMAGE=debian:12-slim --build-arg PREBUILT=.image/medrender -t $(IMAGE) .
+else
+	$(ENGINE) build --format docker -t $(IMAGE) . 2>/dev/null || $(ENGINE) build -t $(IMAGE) .
+endif
+
+## The release build with the Swift runtime linked in, as the image takes it.
+release-static: deps
+	$(SWIFT) build -c release --static-swift-stdlib
+
+## Build the image from the release build and run it (minutes; root, podman): /healthz, a render,
+## keys, the HEALTHCHECK, its user and libraries, SIGTERM; in a chroot where no container can run.
+test-image: release-static
+	@./scripts/install-packages podman debootstrap runc
+	./scripts/test-image
 
 ## Render the whole library (Presets/) into dist/, with cue sheets and dist/manifest.json; only what changed.
 library: release

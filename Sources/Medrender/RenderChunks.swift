@@ -71,6 +71,12 @@ final class ChunkChannel: RenderSink, @unchecked Sendable {
 
     private var pending: Int { buffer.count - head }
 
+    var isStopped: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return cancelled
+    }
+
     /// The render's side: hands over a copy of `bytes`, waiting while the reader is behind.
     func write(_ bytes: UnsafeRawBufferPointer) throws {
         guard bytes.count > 0 else { return }

@@ -5,6 +5,15 @@ import MedrenderIO
 public protocol RenderSink: AnyObject, Sendable {
     /// Takes the next bytes of the file. The buffer is valid only during the call.
     func write(_ bytes: UnsafeRawBufferPointer) throws
+
+    /// True once the reader has gone: the render stops at its next block, in either pass, even
+    /// before it has written anything (a FLAC, MP3 or Opus stream is written only when done, and
+    /// pass 1 writes nothing). Default false.
+    var isStopped: Bool { get }
+}
+
+extension RenderSink {
+    public var isStopped: Bool { false }
 }
 
 /// Where a render's audio goes.

@@ -102,6 +102,11 @@ public struct RenderJob: Sendable {
             }
         }
         let parallel = threads > 1
+        // A stream's reader that has gone stops the render at its next block.
+        let stopped: (@Sendable () -> Bool)? = {
+            guard case .sink(let sink) = destination else { return nil }
+            return { sink.isStopped }
+        }()
 
         // Pass 1.
         let mixKey = LoudnessCache.Key(job: self)
@@ -109,7 +114,8 @@ public struct RenderJob: Sendable {
         if let known = loudnessCache?.measured(mixKey) {
             measured = known
         } else {
-            measured = LoudnessPass.measure(prepared, parallel: parallel, progress: weighted)
+            measured = LoudnessPass.measure(prepared, parallel: parallel, progress: weighted, stopped: stopped)
+            if let stopped, stopped() { throw RenderCancelled() }
             loudnessCache?.record(measured, for: mixKey)
         }
         let gainDecibels = measured.isFinite ? min(Self.maximumGainDecibels, plan.master.loudnessLUFS - measured) : 0
@@ -127,7 +133,7 @@ public struct RenderJob: Sendable {
             defer { live?.stop() }
             figures = try WritePass.run(prepared, into: writer, gain: Float(decibelsToGain(gainDecibels + policy.correctionDecibels)),
                                         ceilingDecibels: policy.limiterCeilingDecibels, measuresOutput: !checked, parallel: parallel,
-                                        progress: weighted)
+                                        progress: weighted, stopped: stopped)
             guard checked, let file = writer.temporaryPath else { break }
             if let live {
                 decoded = try live.finish()

@@ -96,4 +96,10 @@ enum SignalCleanup {
             sources.append(source)
         }
     }
+
+    /// Leaves `signals` to the caller: the server stops gracefully on SIGTERM and SIGINT.
+    static func release(_ signals: [Int32]) {
+        for source in sources where signals.contains(Int32(source.handle)) { source.cancel() }
+        sources.removeAll { signals.contains(Int32($0.handle)) }
+    }
 }

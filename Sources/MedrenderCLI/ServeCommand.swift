@@ -54,10 +54,10 @@ struct ServeCommand: ParsableCommand {
     @Flag(name: .customLong("allow-anonymous"), help: "Serve without keys on an address beyond loopback.")
     var allowAnonymous = false
 
-    @Option(name: .customLong("client-renders"), help: "Renders at once per key (or for everyone without keys); 0 for no limit.")
+    @Option(name: .customLong("client-renders"), help: "Renders at once per key (per client address without keys); 0 for no limit.")
     var clientRenders = 0
 
-    @Option(name: .customLong("client-renders-per-minute"), help: "Renders started per minute per key; 0 for no limit.")
+    @Option(name: .customLong("client-renders-per-minute"), help: "Renders started per minute per key (per client address without keys); 0 for no limit.")
     var clientRendersPerMinute = 0
 
     @Option(name: .customLong("max-minutes"), help: "The longest session a request may ask for, in minutes.")
@@ -123,6 +123,8 @@ struct ServeCommand: ParsableCommand {
         } catch {
             throw fail(error)
         }
+        // SIGTERM and SIGINT stop the server gracefully (it then exits 0), not at once.
+        SignalCleanup.release([SIGTERM, SIGINT])
         let host = self.host
         let finished = DispatchSemaphore(value: 0)
         let failure = ServeFailure()

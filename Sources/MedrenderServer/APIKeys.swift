@@ -75,6 +75,10 @@ actor ClientLimits {
         }
         recent.append(now)
         started[client] = recent
+        if started.count > 4096 {
+            // Addresses seen once and not since are forgotten, so the table stays small.
+            started = started.filter { entry in running[entry.key] != nil || entry.value.contains { now - $0 < .seconds(60) } }
+        }
         running[client, default: 0] += 1
         return nil
     }

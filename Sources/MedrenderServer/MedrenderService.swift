@@ -40,9 +40,9 @@ public struct MedrenderService: Sendable {
         public var apiKeysFile: String?
         /// Serve without keys beyond loopback.
         public var allowAnonymous = false
-        /// Renders at once per client (a key, or everyone without keys); 0 for no limit.
+        /// Renders at once per client (a key, or an address without keys); 0 for no limit.
         public var clientRenders = 0
-        /// Renders started per minute per client; 0 for no limit.
+        /// Renders started per minute per client (a key, or an address without keys); 0 for no limit.
         public var clientRendersPerMinute = 0
         /// The longest render served, in minutes (`--max-minutes`); nil for any.
         public var maximumMinutes: Double?
@@ -168,6 +168,8 @@ public struct MedrenderService: Sendable {
         var configuration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(settings.shutdownGraceSeconds)
         try await ServiceGroup(configuration: configuration).run()
+        // Renders still running when the grace ended leave no partial file behind.
+        cache.removeTemporaries(ofProcess: getpid())
     }
 
     /// Raises the soft limit on open files to the hard one, so the connection limit, not the
@@ -284,9 +286,10 @@ public struct MedrenderService: Sendable {
         }
     }
 
-    /// The client a request counts against: its key's id, or everyone without keys.
+    /// The client a request counts against: its key's id, or without keys its address.
     func client(of request: Request) -> String {
-        guard let keys, let key = FrontDoor<BasicRequestContext>.key(of: request) else { return "anonymous" }
+        guard let keys else { return "address " + (request.headers[.medrenderPeer] ?? "unknown") }
+        guard let key = FrontDoor<BasicRequestContext>.key(of: request) else { return "anonymous" }
         return keys.id(of: key) ?? "anonymous"
     }
 

@@ -41,6 +41,13 @@ final class RenderCache: @unchecked Sendable {
         }
     }
 
+    /// Bytes free for this process in the folder, or nil when it cannot be asked.
+    func freeBytes() -> Int64? {
+        var info = statvfs()
+        guard statvfs(folder, &info) == 0 else { return nil }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
     private static func parse(_ name: String) -> (key: String, length: Int64, ext: String)? {
         let parts = name.split(separator: ".")
         guard parts.count == 3, !name.hasPrefix("."), let length = Int64(parts[1]) else { return nil }
@@ -113,6 +120,14 @@ final class RenderCache: @unchecked Sendable {
         for entry in entries where total > maximumBytes {
             // A file being sent stays readable until it is closed.
             if unlink(entry.path) == 0 { total -= entry.length }
+        }
+    }
+
+    /// This process's partial files, as it stops.
+    func removeTemporaries(ofProcess pid: Int32) {
+        for name in names() where name.hasPrefix(".partial-") {
+            let fields = name.split(separator: "-")
+            if fields.count >= 4, Int32(fields[2]) == pid { unlink(folder + "/" + name) }
         }
     }
 

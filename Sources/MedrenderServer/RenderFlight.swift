@@ -36,8 +36,22 @@ final class RenderFlight: @unchecked Sendable {
         self.writeDescriptor = writeDescriptor
     }
 
+    private var abandoned = false
+
     /// What stops the render when every reader has left.
     func onAbandon(_ stop: @escaping @Sendable () -> Void) { condition.withLock { self.stop = stop } }
+
+    /// True once every reader left before the render ended.
+    var wasAbandoned: Bool { condition.withLock { abandoned } }
+
+    /// Wakes every waiting reader (one of them may have to leave).
+    func wake() {
+        let resumed = condition.withLock { () -> [CheckedContinuation<Void, Never>] in
+            defer { waiters = [] }
+            return waiters
+        }
+        for waiter in resumed { waiter.resume() }
+    }
 
     var snapshot: (written: Int64, state: State) { condition.withLock { (written, state) } }
 
@@ -88,6 +102,7 @@ final class RenderFlight: @unchecked Sendable {
         let (stopNow, removeFile) = condition.withLock { () -> ((@Sendable () -> Void)?, Bool) in
             readers -= 1
             guard readers == 0 else { return (nil, false) }
+            if isRunning { abandoned = true }
             return isRunning ? (stop, false) : (nil, true)
         }
         stopNow?()
@@ -107,4 +122,12 @@ final class RenderFlight: @unchecked Sendable {
         guard size != 0, size != .max else { return nil }
         return Int64(size) + 8
     }
+}
+
+/// A client that has gone, as its request's watcher sees it.
+final class Departure: @unchecked Sendable {
+    private let lock = NSLock()
+    private var left = false
+    func leave() { lock.withLock { left = true } }
+    var hasLeft: Bool { lock.withLock { left } }
 }

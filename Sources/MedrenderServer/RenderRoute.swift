@@ -38,32 +38,67 @@ extension MedrenderService {
             }
         }
         metrics.miss()
-        let (flight, isNew) = await flights.join(identity) { makeFlight(key: identity, ext: ext) }
+        // The most a render's file can take: 32-bit samples, and room for headers.
+        var largest: Int64 = 0
+        if let plan = try? job.schedulePlan() {
+            largest = Int64(plan.totalFrames) * Int64(plan.channels) * 4 + (1 << 20)
+        }
+        let (flight, isNew) = await flights.join(identity) { makeFlight(key: identity, ext: ext, largestBytes: largest) }
         if isNew { start(flight, job: job, ext: ext, client: client(of: request)) }
+        if !isNew { metrics.joined() }
+
+        // A client that leaves while it waits (for the first bytes of a FLAC, MP3 or Opus, which
+        // come when the render is done; for pass 1 of an OGG) is seen leaving, and its reader goes:
+        // the last reader to go stops the render.
+        let gone = Departure()
+        let connections = self.connections
+        let connection = request.headers[.medrenderConnection].flatMap { UInt64($0) }
+        let watch = connection.map { id in
+            connections.watch(id) {
+                gone.leave()
+                flight.wake()
+            }
+        }
+        @Sendable func leave() {
+            if let connection, let watch { connections.unwatch(connection, token: watch) }
+            flight.removeReader()
+        }
 
         // The answer's status waits for the first bytes (or the render's end): an error known
         // before anything is written is answered as such.
-        await flight.wait(beyond: 0)
         var (written, state) = flight.snapshot
+        while written == 0, case .running = state, !gone.hasLeft {
+            await flight.wait(beyond: 0)
+            (written, state) = flight.snapshot
+        }
+        if gone.hasLeft {
+            leave()
+            return Self.text(.serviceUnavailable, "the client went away")
+        }
         if case .failed(let error) = state, written == 0 {
-            flight.removeReader()
+            leave()
             return errorResponse(error)
         }
-        // A HEAD, or a range past the start, waits for the whole file (its length is known then).
-        let range = request.headers[.range].map { $0.replacingOccurrences(of: " ", with: "") }
-        if head || (range != nil && range != "bytes=0-") {
-            while case .running = state {
+        // A HEAD, or any range (a media player's first request is `bytes=0-`), waits for the whole
+        // file: its length is known then, which a player needs to show a duration and to seek (a
+        // stream of unknown length is live to it). A plain GET streams as the render goes.
+        if head || request.headers[.range] != nil {
+            while case .running = state, !gone.hasLeft {
                 await flight.wait(beyond: written)
                 (written, state) = flight.snapshot
+            }
+            if gone.hasLeft {
+                leave()
+                return Self.text(.serviceUnavailable, "the client went away")
             }
         }
         switch state {
         case .failed(let error):
-            flight.removeReader()
+            leave()
             return errorResponse(error)
         case .finished(let path, let length):
             let fd = open(path, O_RDONLY | O_CLOEXEC)
-            flight.removeReader()
+            leave()
             guard fd >= 0 else { return errorResponse(RenderError("the render's file cannot be read back", category: .io)) }
             return fileResponse(fd: fd, length: length, request: request, head: head, headers: headers, done: {})
         case .running:
@@ -71,7 +106,7 @@ extension MedrenderService {
         }
         let fd = open(flight.writingPath, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            flight.removeReader()
+            leave()
             return errorResponse(RenderError("the render's file cannot be read back", category: .io))
         }
         if let length = flight.announcedLength { headers[.contentLength] = "\(length)" }
@@ -79,10 +114,11 @@ extension MedrenderService {
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             defer {
                 close(fd)
-                flight.removeReader()
+                leave()
             }
             var offset: Int64 = 0
             while true {
+                if gone.hasLeft { throw RenderError("the client went away", category: .io) }
                 let (written, state) = flight.snapshot
                 if offset < written {
                     let buffer = try Self.read(fd, at: offset, count: Int(min(written - offset, 1 << 16)))
@@ -101,12 +137,17 @@ extension MedrenderService {
     }
 
     /// A new flight for `key`, writing into the cache's folder, or a spool file when the cache
-    /// cannot take one (said once in the log).
-    func makeFlight(key: String, ext: String) -> RenderFlight {
-        let path = cache.temporaryPath(key: key, ext: ext)
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        if fd >= 0 { return RenderFlight(key: key, writingPath: path, spooled: false, writeDescriptor: fd) }
-        cache.reportUnwritable(String(cString: strerror(errno)))
+    /// cannot take one (said once in the log): it cannot make a file, or it has less room than the
+    /// render may need (`largestBytes`), so a full cache folder never fails a render half-way.
+    func makeFlight(key: String, ext: String, largestBytes: Int64) -> RenderFlight {
+        if let free = cache.freeBytes(), free < largestBytes {
+            cache.reportUnwritable("\(free) bytes free, and a render may need up to \(largestBytes)")
+        } else {
+            let path = cache.temporaryPath(key: key, ext: ext)
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            if fd >= 0 { return RenderFlight(key: key, writingPath: path, spooled: false, writeDescriptor: fd) }
+            cache.reportUnwritable(String(cString: strerror(errno)))
+        }
         let spool = NSTemporaryDirectory() + "/medrender-spool-\(getpid())-\(UUID().uuidString.prefix(8)).\(ext)"
         return RenderFlight(key: key, writingPath: spool, spooled: true,
                             writeDescriptor: open(spool, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600))
@@ -146,9 +187,18 @@ extension MedrenderService {
             defer { Task { await gate.leave() } }
             guard !Task.isCancelled else { return fail(RenderError("the client went away before the render started", category: .io)) }
             let started = ContinuousClock.now
+            // The pass the render is in, so that a render stopped early is counted by its pass.
+            let pass = PassSeen()
+            metrics.renderThread(from: nil, to: 0)
+            let chunks = job.chunks(progress: { report in
+                if let old = pass.update(report.pass) { metrics.renderThread(from: old, to: report.pass) }
+            }, completion: { result in
+                if case .failure = result, flight.wasAbandoned { metrics.stopped(pass: pass.value) }
+                metrics.renderThread(from: pass.value, to: nil)
+            })
             do {
                 var length: Int64 = 0
-                for try await chunk in job.chunks() {
+                for try await chunk in chunks {
                     try FileBytes.writeAll(chunk, to: fd, path: flight.writingPath)
                     length += Int64(chunk.count)
                     flight.advance(chunk)
@@ -172,6 +222,21 @@ extension MedrenderService {
         flight.onAbandon { task.cancel() }
     }
 
+    /// The pass a render reports last (0 before its first report).
+    final class PassSeen: @unchecked Sendable {
+        private let lock = NSLock()
+        private var pass = 0
+        var value: Int { lock.withLock { pass } }
+
+        /// Notes `now`; the pass before it when it changed, else nil.
+        func update(_ now: Int) -> Int? {
+            lock.withLock {
+                guard now != pass else { return nil }
+                defer { pass = now }
+                return pass
+            }
+        }
+    }
 
     /// Up to `count` bytes of the file at `offset`.
     static func read(_ fd: Int32, at offset: Int64, count: Int) throws -> ByteBuffer {

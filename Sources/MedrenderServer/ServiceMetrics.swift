@@ -12,6 +12,9 @@ final class ServiceMetrics: @unchecked Sendable {
     private var rendersDone = 0
     private var bytesSent: Int64 = 0
     private var connectionsRefused = 0
+    private var stoppedByPass: [Int: Int] = [:]
+    private var renderThreads: [Int: Int] = [:]
+    private var joinedRenders = 0
 
     func request(route: String, status: Int) { lock.withLock { requests[route, default: [:]][status, default: 0] += 1 } }
     func hit() { lock.withLock { cacheHits += 1 } }
@@ -19,6 +22,17 @@ final class ServiceMetrics: @unchecked Sendable {
     func rendered(seconds: Double) { lock.withLock { renderSeconds += seconds; rendersDone += 1 } }
     func sent(_ bytes: Int) { lock.withLock { bytesSent += Int64(bytes) } }
     func refusedConnection() { lock.withLock { connectionsRefused += 1 } }
+    /// A render stopped because every reader left, in `pass` (0 before pass 1 began).
+    func stopped(pass: Int) { lock.withLock { stoppedByPass[pass, default: 0] += 1 } }
+    /// A render's thread started (from nil), went on to another pass, or ended (to nil).
+    func renderThread(from: Int?, to: Int?) {
+        lock.withLock {
+            if let from { renderThreads[from, default: 0] -= 1 }
+            if let to { renderThreads[to, default: 0] += 1 }
+        }
+    }
+    /// A request read a render another request had started.
+    func joined() { lock.withLock { joinedRenders += 1 } }
 
     /// The exposition text, with the gauges given by the caller.
     func text(running: Int, queued: Int, cacheEntries: Int, cacheBytes: Int64, soundBytes: Int, connections: Int) -> String {
@@ -38,6 +52,15 @@ final class ServiceMetrics: @unchecked Sendable {
             metric("medrender_renders_running", "gauge", "Renders running now.", ["medrender_renders_running \(running)"])
             metric("medrender_renders_queued", "gauge", "Renders waiting for a place.", ["medrender_renders_queued \(queued)"])
             metric("medrender_renders_total", "counter", "Renders finished.", ["medrender_renders_total \(rendersDone)"])
+            metric("medrender_render_threads", "gauge",
+                   "Render threads working now, by the pass they are in (0: preparing); a stopped render's thread ends at its next block.",
+                   (0...3).map { "medrender_render_threads{pass=\"\($0)\"} \(renderThreads[$0] ?? 0)" })
+            metric("medrender_renders_stopped_total", "counter", "Renders stopped because every client left, by the pass they were in.",
+                   (stoppedByPass.isEmpty ? [1] : stoppedByPass.keys.sorted()).map {
+                       "medrender_renders_stopped_total{pass=\"\($0)\"} \(stoppedByPass[$0] ?? 0)"
+                   })
+            metric("medrender_renders_joined_total", "counter", "Requests that read a render another request had started.",
+                   ["medrender_renders_joined_total \(joinedRenders)"])
             metric("medrender_render_seconds_total", "counter", "Wall-clock seconds spent rendering.",
                    ["medrender_render_seconds_total \(String(format: "%.3f", renderSeconds))"])
             metric("medrender_cache_hits_total", "counter", "Renders served from the render cache.", ["medrender_cache_hits_total \(cacheHits)"])

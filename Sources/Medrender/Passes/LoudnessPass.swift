@@ -27,7 +27,10 @@ enum LoudnessPass {
         return bounds
     }
 
-    static func measure(_ prepared: PreparedRender, parallel: Bool, progress: ((RenderProgress) -> Void)?) -> Double {
+    /// `stopped` is asked every block; once it says true the parts end where they are and the
+    /// figure returned means nothing (the caller asks `stopped` again before using it).
+    static func measure(_ prepared: PreparedRender, parallel: Bool, progress: ((RenderProgress) -> Void)?,
+                        stopped: (@Sendable () -> Bool)? = nil) -> Double {
         let plan = prepared.plan, assets = prepared.assets
         let total = plan.totalFrames
         let blockFrames = Renderer.blockFrames
@@ -48,6 +51,7 @@ enum LoudnessPass {
             let g = members.map { gates.value[$0] }
             var counts = [Int](repeating: 0, count: members.count)  // filled in place: nothing allocated per block
             while zip(at, ends).contains(where: { $0 < $1 }) {
+                if let stopped, stopped() { return }
                 for k in members.indices { counts[k] = Int(min(Int64(blockFrames), ends[k] - at[k])) }
                 for k in members.indices where counts[k] > 0 {
                     buffers[k].withUnsafeMutableBufferPointer { chains[k].render(into: $0.baseAddress!, frameCount: counts[k]) }

@@ -17,7 +17,8 @@ enum WritePass {
     }
 
     static func run(_ prepared: PreparedRender, into writer: OutputWriter, gain: Float, ceilingDecibels: Double,
-                    measuresOutput: Bool, parallel: Bool, progress: ((RenderProgress) -> Void)?) throws -> Figures {
+                    measuresOutput: Bool, parallel: Bool, progress: ((RenderProgress) -> Void)?,
+                    stopped: (@Sendable () -> Bool)? = nil) throws -> Figures {
         let plan = prepared.plan
         let channels = plan.channels
         let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: ceilingDecibels)
@@ -26,6 +27,7 @@ enum WritePass {
         var written: Int64 = 0
         let total = plan.totalFrames
         try pipeline.run(onOwnThread: parallel, produce: { block in producer.value.next(into: &block) }) { block in
+            if let stopped, stopped() { throw RenderCancelled() }
             try writer.write(block.samples + block.offset * channels, frameCount: block.frames)
             written += Int64(block.frames)
             progress?(RenderProgress(pass: 2, framesDone: written, totalFrames: total))

@@ -1,0 +1,55 @@
+# medrender as an image: built with Swift on Debian 12, run on debian:12-slim with only the
+# libraries the program links, as an unprivileged user, serving on port 8080.
+#
+#   make image                                   # podman (or docker) build -t medrender:latest .
+#   docker run -p 8080:8080 -v $PWD/api-keys:/etc/medrender/api-keys:ro medrender:latest
+#
+# The build stage compiles the release build with the Swift runtime linked in statically
+# (--static-swift-stdlib), so the run stage needs no Swift toolchain. Given PREBUILT (a path in the
+# build context to such a binary, built on Debian 12), it copies that instead of compiling, and then
+# needs no Swift image (BUILD_IMAGE may be debian:12-slim): `make image PREBUILT=1` does so.
+ARG BUILD_IMAGE=swift:6.3.1-bookworm
+ARG RUN_IMAGE=debian:12-slim
+
+FROM ${BUILD_IMAGE} AS build
+ARG PREBUILT=
+WORKDIR /src
+COPY . .
+RUN set -eu; \
+    if [ -n "$PREBUILT" ]; then \
+        install -m 755 "$PREBUILT" /tmp/medrender; \
+    else \
+        apt-get update; \
+        apt-get install -y --no-install-recommends pkg-config libsndfile1-dev libsamplerate0-dev libvorbis-dev \
+            libogg-dev libebur128-dev libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev \
+            libcairo2-dev libpango1.0-dev; \
+        swift build -c release --static-swift-stdlib; \
+        install -m 755 .build/release/medrender /tmp/medrender; \
+    fi; \
+    share=/staging/usr/local/share; \
+    install -d /staging/usr/local/bin "$share/medrender/Presets" "$share/medrender/Sounds" "$share/man/man1"; \
+    install -m 755 /tmp/medrender /staging/usr/local/bin/medrender; \
+    install -m 644 Presets/*.yaml "$share/medrender/Presets/"; \
+    install -m 644 Sounds/*.ogg Sounds/CREDITS.yaml Sounds/README.md "$share/medrender/Sounds/"; \
+    install -m 644 man/medrender.1 "$share/man/man1/"
+
+FROM ${RUN_IMAGE} AS runtime
+# What the program links beyond libc (libsndfile brings FLAC, Opus, MP3). scripts/test-image
+# installs this same list into a fresh Debian root and checks that nothing the program links is
+# missing. Add festival, espeak-ng or flite for spoken scripts.
+ARG RUNTIME_PACKAGES="libsndfile1 libsamplerate0 libvorbis0a libvorbisenc2 libogg0 libebur128-1 libstdc++6 libgcc-s1"
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends $RUNTIME_PACKAGES \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --system --gid 10001 medrender \
+ && useradd --system --uid 10001 --gid 10001 --home-dir /var/cache/medrender --create-home --shell /usr/sbin/nologin medrender
+COPY --from=build /staging/ /
+USER 10001:10001
+WORKDIR /var/cache/medrender
+EXPOSE 8080
+# The keys (one per line, or sha256:HEX of one) are mounted at /etc/medrender/api-keys: bound beyond
+# loopback, the server asks for keys (or --allow-anonymous). /healthz asks none.
+ENTRYPOINT ["medrender"]
+CMD ["serve", "--host", "0.0.0.0", "--port", "8080", "--api-keys", "/etc/medrender/api-keys", "--cache-dir", "/var/cache/medrender/renders"]
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
+    CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/8080 && printf 'GET /healthz HTTP/1.0\\r\\n\\r\\n' >&3 && head -n 1 <&3 | grep -q ' 200 '"]

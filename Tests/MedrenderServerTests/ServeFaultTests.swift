@@ -1,0 +1,371 @@
+import Foundation
+import MedrenderTestSupport
+import Testing
+
+/// Faults a media back end meets: clients that leave early, share a render or read slowly, many
+/// idle connections, several servers on one cache folder, a restart, SIGTERM mid-stream, a cache
+/// folder that is full, and per-address limits. Each against servers this test starts on loopback,
+/// at low rates so the renders are quick; counts come from `/metrics`, never from timing.
+@Suite(.serialized) struct ServeFaultTests {
+    /// The sum of a metric's lines (every label), or nil when it has none.
+    static func metricSum(_ server: ServerProcess, _ name: String) throws -> Double? {
+        let text = String(decoding: try server.get("/metrics").body, as: UTF8.self)
+        let values = text.split(separator: "\n").filter { $0.hasPrefix(name + " ") || $0.hasPrefix(name + "{") }
+            .compactMap { Double($0.split(separator: " ").last!) }
+        return values.isEmpty ? nil : values.reduce(0, +)
+    }
+
+    /// Polls `/metrics` (every 100 ms, at most `tries` times) until `name` is `value`; the last value.
+    static func await(_ server: ServerProcess, _ name: String, equals value: Double, tries: Int = 600) throws -> Double? {
+        var seen = try metricSum(server, name)
+        for _ in 0..<tries where seen != value {
+            usleep(100_000)
+            seen = try metricSum(server, name)
+        }
+        return seen
+    }
+
+    /// Runs `bodies` on threads of their own at once and waits for all of them.
+    static func together(_ bodies: [@Sendable () -> Void]) {
+        let group = DispatchGroup()
+        for body in bodies {
+            group.enter()
+            Thread.detachNewThread {
+                body()
+                group.leave()
+            }
+        }
+        group.wait()
+    }
+
+    /// The granule position of the first Ogg page that starts in `bytes`, or nil.
+    static func firstGranule(_ bytes: Data) -> Int64? {
+        let b = [UInt8](bytes)
+        guard b.count >= 14 else { return nil }
+        for i in 0..<(b.count - 14) where b[i] == 0x4F && b[i + 1] == 0x67 && b[i + 2] == 0x67 && b[i + 3] == 0x53 {
+            var g: Int64 = 0
+            for k in (0..<8).reversed() { g = g << 8 | Int64(b[i + 6 + k]) }
+            return g
+        }
+        return nil
+    }
+
+    /// The complete entries of a cache folder (no partial files), each checked against the length in its name.
+    static func entries(_ folder: String) throws -> (complete: [String], partial: [String]) {
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+        var complete: [String] = []
+        for name in names where !name.hasPrefix(".") {
+            let parts = name.split(separator: ".")
+            let size = (try FileManager.default.attributesOfItem(atPath: folder + "/" + name)[.size] as? NSNumber)?.int64Value
+            #expect(parts.count == 3 && Int64(parts[1]) == size, "\(name) holds \(size ?? -1) bytes")
+            complete.append(name)
+        }
+        return (complete, names.filter { $0.hasPrefix(".partial-") })
+    }
+
+    // MARK: leaving early
+
+    @Test(arguments: ["flac", "mp3", "opus"])
+    func aClientThatLeavesOneSecondInStopsTheRender(format: String) throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        // An hour at 48 kHz: far more than a second of work in any pass.
+        let (fd, received) = try server.openRequest("/render?preset=sleep&minutes=60&format=\(format)", read: 0)
+        #expect(received.isEmpty)
+        sleep(1)
+        close(fd)
+        // The render's thread ends (it is not left running to the end), stopped, not finished.
+        #expect(try Self.await(server, "medrender_renders_stopped_total", equals: 1) == 1)
+        #expect(try Self.await(server, "medrender_render_threads", equals: 0) == 0)
+        #expect(try Self.metricSum(server, "medrender_renders_total") == 0)
+        #expect(try Self.entries(server.dir.file("cache")).complete.isEmpty)
+    }
+
+    @Test func aClientThatLeavesDuringPassOneStopsItThere() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        // Twelve hours at 8 kHz: pass 1 alone is many seconds of work.
+        let (fd, _) = try server.openRequest("/render?preset=box-breath&minutes=720&rate=8000&channels=1&format=ogg", read: 0)
+        // Once the render is in pass 1, the client leaves.
+        var inPassOne = false
+        for _ in 0..<600 where !inPassOne {
+            usleep(100_000)
+            inPassOne = String(decoding: try server.get("/metrics").body, as: UTF8.self).contains("medrender_render_threads{pass=\"1\"} 1")
+        }
+        #expect(inPassOne)
+        close(fd)
+        #expect(try Self.await(server, "medrender_render_threads", equals: 0) == 0)
+        let text = String(decoding: try server.get("/metrics").body, as: UTF8.self)
+        #expect(text.contains("medrender_renders_stopped_total{pass=\"1\"} 1"), "\(text)")
+        #expect(try Self.metricSum(server, "medrender_renders_total") == 0)
+    }
+
+    // MARK: sharing renders
+
+    @Test func aSecondClientJoinsTheRunningRender() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let query = "/render?preset=box-breath&minutes=15&rate=16000&format=ogg"
+        // The first client is under way (its first bytes are in) when the second asks.
+        let (fd, head) = try server.openRequest(query, read: 200)
+        #expect(String(decoding: head.prefix(12), as: UTF8.self) == "HTTP/1.1 200")
+        let second = try server.get(query)
+        close(fd)
+        let whole = try server.get(query)
+        let same = second.body == whole.body
+        #expect(second.status == 200 && same)
+        #expect(try Self.metricSum(server, "medrender_renders_total") == 1)
+        #expect(try Self.metricSum(server, "medrender_renders_joined_total") == 1)
+    }
+
+    @Test func severalServersShareOneCacheFolder() throws {
+        let shared = TemporaryDirectory("shared-cache")
+        let servers = try (0..<3).map { _ in try ServerProcess(["--cache-dir", shared.file("cache")], cache: false) }
+        defer { for server in servers { server.stop() } }
+        let query = "/render?preset=coherent&minutes=10&rate=16000&format=ogg"
+        let results = GatheredValues<Data>()
+        Self.together(servers.map { server in { results.add((try? server.get(query))?.body ?? Data()) } })
+        let bodies = results.values
+        #expect(bodies.count == 3 && Set(bodies).count == 1 && bodies[0].count > 10_000)
+        // One render among the three: the others waited on its lock and read its entry.
+        let renders = try servers.map { try Self.metricSum($0, "medrender_renders_total") ?? 0 }.reduce(0, +)
+        #expect(renders == 1)
+        let (complete, partial) = try Self.entries(shared.file("cache"))
+        #expect(complete.count == 1 && partial.isEmpty)
+    }
+
+    @Test func aSeekIntoMinute14OfACachedSessionRendersNothing() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let query = "/render?preset=box-breath&minutes=15&rate=8000&channels=1&format=ogg"
+        let whole = try server.get(query)
+        #expect(whole.status == 200)
+        let length = whole.body.count
+        let from = length * 14 / 15 + 2000
+        let tail = try server.get(query, curl: ["-r", "\(from)-"])
+        #expect(tail.status == 206 && tail.body == whole.body.suffix(length - from))
+        // The first page in the range is in minute 14.
+        let granule = try #require(Self.firstGranule(tail.body))
+        #expect(granule >= 14 * 60 * 8000 && granule < 15 * 60 * 8000, "granule \(granule)")
+        #expect(try Self.metricSum(server, "medrender_renders_total") == 1)
+        #expect(try Self.metricSum(server, "medrender_cache_hits_total") == 1)
+    }
+
+    @Test func theCacheSurvivesARestart() throws {
+        let folder = TemporaryDirectory("restart")
+        let query = "/render?preset=box-breath&minutes=2&rate=8000&format=ogg"
+        let first = try ServerProcess(["--cache-dir", folder.file("cache")], cache: false)
+        let before = try first.get(query)
+        first.stop()
+        let second = try ServerProcess(["--cache-dir", folder.file("cache")], cache: false)
+        defer { second.stop() }
+        let after = try second.get(query)
+        let same = after.body == before.body
+        #expect(after.status == 200 && same)
+        #expect(try Self.metricSum(second, "medrender_renders_total") == 0)
+        #expect(try Self.metricSum(second, "medrender_cache_hits_total") == 1)
+    }
+
+    // MARK: stopping
+
+    @Test func sigtermMidStreamLetsTheStreamFinish() throws {
+        let server = try ServerProcess(["--shutdown-grace", "120"])
+        let query = "/render?preset=box-breath&minutes=10&rate=8000&channels=1&format=ogg"
+        let (fd, head) = try server.openRequest(query, read: 4096)
+        #expect(String(decoding: head.prefix(12), as: UTF8.self) == "HTTP/1.1 200")
+        kill(server.process.processIdentifier, SIGTERM)
+        var rest = head
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var timeout = timeval(tv_sec: 120, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            rest += buffer[0..<n]
+        }
+        close(fd)
+        server.process.waitUntilExit()
+        #expect(server.process.terminationStatus == 0)
+        // The stream is whole (chunked; its end marker arrived) and its entry is 10 minutes.
+        let text = rest
+        #expect(text.suffix(5) == Array("0\r\n\r\n".utf8))
+        let (complete, partial) = try Self.entries(server.dir.file("cache"))
+        #expect(complete.count == 1 && partial.isEmpty)
+        if let ffprobe = which("ffprobe"), let entry = complete.first {
+            let probe = try runProcess(ffprobe, ["-v", "error", "-show_entries", "stream=duration_ts", "-of", "default=nw=1",
+                                                 server.dir.file("cache/\(entry)")])
+            #expect(probe.stdout.contains("duration_ts=4800000"), "\(probe.stdout)")
+        }
+    }
+
+    @Test func sigtermEndsAStreamPastTheGraceAndLeavesNoPartialEntry() throws {
+        let server = try ServerProcess(["--shutdown-grace", "1"])
+        // A reader that stops reading: its stream cannot finish within the grace.
+        let (fd, _) = try server.openRequest("/render?preset=sleep&minutes=30&rate=16000&format=wav", read: 100)
+        kill(server.process.processIdentifier, SIGTERM)
+        server.process.waitUntilExit()
+        close(fd)
+        #expect(server.process.terminationStatus == 0)
+        let (_, partial) = try Self.entries(server.dir.file("cache"))
+        #expect(partial.isEmpty, "\(partial)")
+    }
+
+    // MARK: load
+
+    @Test func aThousandIdleConnectionsLeaveItResponsive() throws {
+        // This process needs its own descriptors for them.
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        if limit.rlim_cur < 2048 {
+            limit.rlim_cur = min(limit.rlim_max, 4096)
+            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        let server = try ServerProcess(["--max-connections", "1100"])
+        defer { server.stop() }
+        var idle: [Int32] = []
+        defer { for fd in idle { close(fd) } }
+        for _ in 0..<1000 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { break }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(server.port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            if connected != 0 { close(fd); break }
+            idle.append(fd)
+        }
+        #expect(idle.count == 1000)
+        let presets = try server.get("/presets")
+        #expect(presets.status == 200 && presets.body.count > 100)
+        #expect(try server.get("/render?preset=box-breath&minutes=1&rate=8000").status == 200)
+        let open = try #require(try Self.metricSum(server, "medrender_connections"))
+        #expect(open >= 1000, "\(open) connections open")
+        #expect(server.process.isRunning)
+    }
+
+    /// The server's resident memory, in bytes.
+    static func residentBytes(_ pid: Int32) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) * 1024
+    }
+
+    @Test func thirtyRatesKeepTheSoundCacheUnderItsBound() throws {
+        let server = try ServerProcess(["--sound-cache", "8"])
+        defer { server.stop() }
+        // Thirty rates, low ones mostly, so that the sounds resample quickly.
+        let rates = [8000, 8800, 9600, 10000, 11025, 12000, 13000, 14000, 15000, 16000, 17000, 18000, 19000, 20000, 21000,
+                     22050, 23000, 24000, 25000, 26000, 27000, 28000, 29000, 30000, 31000, 32000, 36000, 40000, 44100, 48000]
+        #expect(rates.count == 30)
+        var baseline = 0
+        for (n, rate) in rates.enumerated() {
+            #expect(try server.get("/cues?preset=sleep&minutes=1&rate=\(rate)").status == 200)
+            let held = try #require(try Self.metricSum(server, "medrender_sound_cache_bytes"))
+            #expect(held <= 8 * 1024 * 1024, "\(held) bytes held at \(rate) Hz")
+            if n == 0 { baseline = Self.residentBytes(server.process.processIdentifier) }
+        }
+        // Resident memory grows by no more than a few times the bound (the allocator keeps some).
+        let grown = Self.residentBytes(server.process.processIdentifier) - baseline
+        #expect(grown < 96 << 20, "resident memory grew \(grown >> 20) MiB over 30 rates")
+    }
+
+    @Test func twoSlowReadersDoNotHoldTheRenderPlaces() throws {
+        let server = try ServerProcess(["--max-renders", "2", "--send-timeout", "120"])
+        defer { server.stop() }
+        let slow = ["/render?preset=sleep&minutes=3&rate=8000&format=wav", "/render?preset=calming&minutes=3&rate=8000&format=wav"]
+        // Two readers taking 1 KB a second.
+        let readers = slow.map { try? server.openRequest($0, read: 1024).socket }
+        let stop = StopFlag()
+        let threads = readers.compactMap { $0 }.map { fd in
+            let thread = Thread {
+                var buffer = [UInt8](repeating: 0, count: 1024)
+                while !stop.hasLeft {
+                    _ = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                    sleep(1)
+                }
+            }
+            thread.start()
+            return thread
+        }
+        _ = threads
+        defer {
+            stop.leave()
+            for fd in readers.compactMap({ $0 }) { close(fd) }
+        }
+        #expect(readers.allSatisfy { $0 != nil })
+        // Their renders finish at full speed into the cache, whatever the readers' pace.
+        #expect(try Self.await(server, "medrender_renders_total", equals: 2) == 2)
+        #expect(try Self.metricSum(server, "medrender_renders_running") == 0)
+        // A normal request is then rendered and sent in full while the slow readers read on.
+        let normal = try server.get("/render?preset=box-breath&minutes=1&rate=8000&format=ogg")
+        #expect(normal.status == 200 && normal.body.count > 1000)
+        #expect(try Self.metricSum(server, "medrender_renders_total") == 3)
+    }
+
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs as the cache folder needs root"))
+    func aFullCacheFolderStillStreamsAndSaysSoOnce() throws {
+        let dir = TemporaryDirectory("full-cache")
+        let folder = dir.file("cache")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let mounted = try runProcess("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", folder])
+        try #require(mounted.status == 0, "cannot mount a tmpfs here: \(mounted.stderr)")
+        defer { _ = try? runProcess("/bin/umount", [folder]) }
+        let server = try ServerProcess(["--cache-dir", folder], cache: false)
+        defer { server.stop() }
+        let reference = try ServerProcess()
+        defer { reference.stop() }
+        for query in ["/render?preset=box-breath&minutes=2&rate=8000&format=ogg", "/render?preset=coherent&minutes=2&rate=8000&format=wav",
+                      "/render?preset=box-breath&minutes=2&rate=8000&format=ogg"] {
+            let served = try server.get(query), expected = try reference.get(query)
+            let same = served.body == expected.body
+            #expect(served.status == 200 && same, "\(query): \(served.status), \(served.body.count) bytes")
+        }
+        #expect(server.log.components(separatedBy: "cannot take a file").count == 2, "\(server.log)")
+    }
+
+    // MARK: limits without keys
+
+    @Test func withoutKeysTheLimitsArePerAddress() throws {
+        let server = try ServerProcess(["--client-renders-per-minute", "1"])
+        defer { server.stop() }
+        #expect(try server.get("/render?preset=box-breath&minutes=1&rate=8000").status == 200)
+        let over = try server.get("/render?preset=coherent&minutes=1&rate=8000")
+        #expect(over.status == 429 && MediaServeTests.header("retry-after", over.headers).flatMap(Int.init).map { $0 >= 1 && $0 <= 60 } == true)
+        // Another address (loopback's 127.0.0.2) has its own share; a cached render takes none.
+        #expect(try server.get("/render?preset=coherent&minutes=1&rate=8000", curl: ["--interface", "127.0.0.2"]).status == 200)
+        #expect(try server.get("/render?preset=box-breath&minutes=1&rate=8000").status == 200)
+
+        let atOnce = try ServerProcess(["--client-renders", "1"])
+        defer { atOnce.stop() }
+        // A long render holds this address's one place while it runs.
+        let (fd, _) = try atOnce.openRequest("/render?preset=sleep&minutes=120&rate=48000&format=flac", read: 0)
+        var running = 0.0
+        for _ in 0..<300 where running == 0 {
+            usleep(100_000)
+            running = try Self.metricSum(atOnce, "medrender_renders_running") ?? 0
+        }
+        let busy = try atOnce.get("/render?preset=coherent&minutes=1&rate=8000")
+        #expect(busy.status == 429 && MediaServeTests.header("retry-after", busy.headers) != nil, "\(busy.status)")
+        #expect(try atOnce.get("/render?preset=coherent&minutes=1&rate=8000", curl: ["--interface", "127.0.0.2"]).status == 200)
+        close(fd)
+    }
+}
+
+/// Values gathered from several threads.
+final class GatheredValues<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [Value] = []
+    func add(_ value: Value) { lock.withLock { items.append(value) } }
+    var values: [Value] { lock.withLock { items } }
+}
+
+/// A flag set once, read from other threads.
+final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var left = false
+    func leave() { lock.withLock { left = true } }
+    var hasLeft: Bool { lock.withLock { left } }
+}
