@@ -192,6 +192,8 @@ public struct StudioPage: Sendable {
         label.check{display:flex;gap:6px;align-items:center}
         input,select,button,textarea{font:inherit}
         input[type=number],input[type=text]{width:100%;padding:6px;border:1px solid #b8c4cf;border-radius:6px}
+        form select,.render select{width:100%;padding:6px 4px;border:1px solid #b8c4cf;border-radius:6px;background:#fff}
+        .render select{width:auto}
         input[aria-invalid=true],textarea[aria-invalid=true]{border-color:var(--bad);outline-color:var(--bad)}
         button{padding:6px 12px;border-radius:6px;border:1px solid #7d93a8;background:#e8eef4;cursor:pointer}
         button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible,.timeline:focus-visible{outline:3px solid #2f6fae;outline-offset:2px}
@@ -222,6 +224,7 @@ public struct StudioPage: Sendable {
         audio{width:100%}
         .timeline{margin-top:10px;overflow-x:auto}
         .timeline svg{display:block;width:100%;min-width:640px;height:auto;cursor:pointer}
+        @media (min-width:901px){.view{position:sticky;top:8px;align-self:start;max-height:calc(100vh - 16px);overflow:auto}}
         @media (max-width:900px){main{grid-template-columns:minmax(0,1fr);padding:0 8px 8px}.phases,.row,.item{grid-template-columns:repeat(2,minmax(0,1fr))}.item .wide,.item h3{grid-column:span 2}}
 
         """

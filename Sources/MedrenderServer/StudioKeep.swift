@@ -21,6 +21,15 @@ extension MedrenderService {
             throw StudioError(.badRequest, "format=\(name.prefix(16)): give one of \(OutputFormat.names.joined(separator: ", "))")
         }
         let job = try studioJob(yaml, format: format)
+        // What only the sounds' lengths tell (a voice longer than its place) is answered as the
+        // plan's errors are, before a render starts.
+        try await gated(request) {
+            do {
+                _ = try job.plan()
+            } catch let error as any DiagnosedError where error.category == .badData || error.category == .missingInput {
+                throw StudioInvalid(issues: [StudioIssue(field: "", message: Self.unlibrary(error.description))])
+            }
+        }
         return await serveRender(request, head: head, job: job, format: format, identity: Self.studioIdentity(yaml, job: job),
                                  disposition: "attachment")
     }

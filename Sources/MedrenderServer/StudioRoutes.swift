@@ -179,7 +179,11 @@ extension MedrenderService {
         } catch {
             // Every error, not only the first: the page shows each at its line and beside its field.
             let all = PresetDecoder.allErrors(yaml, file: "preset", defaultName: "studio")
-            throw StudioInvalid(issues: (all.isEmpty ? [error] : all).map {
+            // In the order of the text, as the page lists them.
+            let issues = (all.isEmpty ? [error] : all).enumerated().sorted {
+                ($0.element.line ?? .max, $0.element.column ?? 0, $0.offset) < ($1.element.line ?? .max, $1.element.column ?? 0, $1.offset)
+            }.map(\.element)
+            throw StudioInvalid(issues: issues.map {
                 StudioIssue(line: $0.line, column: $0.column, field: $0.field, message: $0.message)
             })
         }
