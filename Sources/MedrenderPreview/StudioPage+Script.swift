@@ -481,7 +481,7 @@ extension StudioPage {
               a.download = presetName() + '.' + format;
               document.body.setAttribute('data-render-url', a.getAttribute('href'));
               document.body.appendChild(a); a.click(); a.remove();
-              status.textContent = 'Rendering ' + a.download + '…';
+              status.textContent = 'Asked for ' + a.download + ': it is saved when the server has rendered it.';
               return a.getAttribute('href');
             }).catch(function (e) { status.textContent = 'Cannot render: ' + e.message; });
           }

@@ -203,7 +203,7 @@ public struct StudioPage: Sendable {
         .item .wide{grid-column:span 4}
         .item h3{grid-column:span 4;margin:0;font-size:.85rem;font-weight:600}
         .render{display:flex;flex-wrap:wrap;gap:8px;align-items:end}
-        .field-error,.error{color:var(--bad);font-size:.85rem;margin:4px 0 0;min-height:0}
+        .field-error,.error{color:var(--bad);font-size:.85rem;margin:4px 0 0;min-height:0;white-space:pre-line}
         .field-error:empty,.error:empty{display:none}
         .note{font-size:.85rem;color:var(--soft)}
         .code{display:flex;border:1px solid #b8c4cf;border-radius:6px;overflow:hidden;background:#fbfcfd}

@@ -192,6 +192,18 @@ let studioChromium = which("chromium") ?? which("chromium-browser")
         })()
         """
 
+    /// Two bad values shown, for a screenshot.
+    static let errorsShown = """
+        (async () => {
+        \(helpers)
+        await until(() => seq() > 0 && d.querySelector('#timeline svg') && d.body.hasAttribute('data-outline'), 'the first plan');
+        const y = $('yaml');
+        await type(y, y.value.replace(/^minutes: .*$/m, 'minutes: -5').replace(/^  exhale: (.*)gain: -12/m, '  exhale: $1gain: 40'));
+        return { errorLines: y.getAttribute('data-error-lines'), cueError: $('err-cues').textContent,
+                 cueInvalid: $('f-cue-exhale-gain').getAttribute('aria-invalid') };
+        })()
+        """
+
     /// Runs `steps` in the page at `url`, `width` px wide: the script's JSON.
     static func browse(_ url: String, width: Int, height: Int, steps: String, tabs: Int = 0, screenshot: String? = nil) throws -> [String: Any] {
         let browser = try #require(studioChromium)
@@ -283,6 +295,13 @@ let studioChromium = which("chromium") ?? which("chromium-browser")
             #expect(out["scrollWidth"] as? Int ?? .max <= width, "box-breath is \(out["scrollWidth"] ?? "?") px wide on \(width) px")
             #expect(((out["result"] as? [String: Any])?["unlabelled"] as? [String])?.isEmpty == true, "\(out)")
         }
+        // Errors at a phone's width: at their lines and beside their fields, both at once.
+        let errorShot = "\(Self.artifacts)/studio-phone-errors.png"
+        let errors = try Self.browse("http://127.0.0.1:\(server.port)/studio", width: 390, height: 844, steps: Self.errorsShown, screenshot: errorShot)
+        let shown = try #require(errors["result"] as? [String: Any], "\(errors)")
+        #expect(shown["errorLines"] as? String == "3 9", "\(shown)")
+        #expect((shown["cueError"] as? String)?.contains("40 dB") == true && shown["cueInvalid"] as? String == "true", "\(shown)")
+        #expect(errors["scrollWidth"] as? Int ?? .max <= 390, "with errors the page is \(errors["scrollWidth"] ?? "?") px wide")
         let text = report.joined(separator: "\n") + "\n"
         try? text.write(toFile: "\(Self.artifacts)/redraw.txt", atomically: true, encoding: .utf8)
         print(text)
@@ -293,7 +312,8 @@ let studioChromium = which("chromium") ?? which("chromium-browser")
     func everyCommonFieldOfTheFormKeepsTheYAMLInStep() throws {
         let server = try ServerProcess()
         defer { server.stop() }
-        let out = try Self.browse("http://127.0.0.1:\(server.port)/studio", width: 1280, height: 1000, steps: Self.formSteps)
+        let out = try Self.browse("http://127.0.0.1:\(server.port)/studio", width: 1280, height: 1000, steps: Self.formSteps,
+                                  screenshot: "\(Self.artifacts)/studio-form-desktop.png")
         let r = try #require(out["result"] as? [String: Any], "\(out)")
         #expect(r["exhaleCue"] as? String == "  exhale: { tone: bowl, pitch: 440, gain: -15 }", "\(r)")
         #expect(r["holdCue"] as? String == "  hold: { tone: tick }", "\(r)")
