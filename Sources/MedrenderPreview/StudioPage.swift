@@ -18,10 +18,12 @@ public struct StudioPlanView: Sendable {
 /// The studio: one page (no network beyond its own server, no build step) to write a session, see
 /// its timeline and circle as it is typed, hear it from any point, and keep it.
 ///
-/// A form for the common fields (the pattern's phases, minutes, settle, closing, loudness, the
-/// beds' levels) and the YAML stay in sync: the form edits the YAML's lines in place, the YAML
-/// fills the form. Each change asks `POST /studio/plan` (debounced); its errors show at their line
-/// and column and beside their field. The page's script exposes `window.medrenderStudio`.
+/// A form for the common fields (the pattern's phases, minutes or cycles, settle, closing,
+/// loudness, the beds' levels, each phase's cue tone with a button to hear it, the bells, a guided
+/// script's voice lines, a chain's segments) and the YAML stay in sync: the form edits the YAML's
+/// values in place (where the server's outline of the YAML says they are), the YAML fills the form.
+/// Each change asks `POST /studio/plan` (debounced); every error shows at its line and column and
+/// beside its field. The page's script exposes `window.medrenderStudio`.
 public struct StudioPage: Sendable {
     /// Whether the server saves presets (`--presets-dir`): the Save form shows only then.
     public var canSave: Bool

@@ -9,8 +9,9 @@ import NIOCore
 
 /// The studio's routes: the page (`GET /studio`), a preset's YAML checked and planned without a
 /// render (`POST /studio/plan`), saved into the folder the server was started with
-/// (`POST /studio/save?name=NAME[&replace=1]`), and heard from a point (`POST /studio/listen`,
-/// then `GET /studio/listen/ID?from=SECONDS`).
+/// (`POST /studio/save?name=NAME[&replace=1]`), heard from a point (`POST /studio/listen`, then
+/// `GET /studio/listen/ID?from=SECONDS[&format=ogg]`), downloaded whole in any format
+/// (`GET /studio/render/ID?format=`) and a phase's cue heard alone (`POST /studio/cue?kind=`).
 ///
 /// Whatever is posted, the answer is a message: YAML that is not YAML or a bad field is a 422
 /// with its line, column and field; a body over `StudioRoutes.maximumBodyBytes` a 413; a sound
