@@ -725,9 +725,9 @@ extension StudioPage {
           function open(name) {
             $('start').setAttribute('data-chosen', name);
             if ($('start').value !== name) { $('start').value = name; }
-            if (!name) { yamlEl.value = JSON.parse($('blank').textContent); changed(); return Promise.resolve(); }
+            if (!name) { yamlEl.value = JSON.parse($('blank').textContent); outlineStale = true; changed(); return Promise.resolve(); }
             return fetch('/presets/' + encodeURIComponent(name)).then(function (r) { return r.json(); })
-              .then(function (p) { yamlEl.value = p.yaml; state.point = 0; changed(); });
+              .then(function (p) { yamlEl.value = p.yaml; state.point = 0; outlineStale = true; changed(); });
           }
           $('load').addEventListener('click', function () { open($('start').value); });
           $('start').addEventListener('change', function () { open($('start').value); });
@@ -739,7 +739,8 @@ extension StudioPage {
           $('add-line').addEventListener('click', addLine);
           $('add-segment').addEventListener('click', addSegment);
           $('download-render').addEventListener('click', downloadRender);
-          yamlEl.addEventListener('input', changed);
+          // Typed YAML moves the values: the form waits for the server's new outline of it.
+          yamlEl.addEventListener('input', function () { outlineStale = true; changed(); });
           yamlEl.addEventListener('scroll', function () { gutter.scrollTop = yamlEl.scrollTop; });
 
           window.medrenderStudio = { state: state, plan: plan, playFrom: playFrom, save: save, open: open, fillForm: fillForm,
