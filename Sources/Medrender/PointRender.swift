@@ -1,5 +1,6 @@
 import Foundation
 import MedrenderCore
+import MedrenderIO
 
 /// A render that starts at a frame: what the studio plays when asked to listen from a point, so
 /// hearing minute 12 does not wait for minutes 0–12 to be written.
@@ -36,6 +37,27 @@ public struct PointRender {
         }
         let plan = prepared.plan
         gainDecibels = measured.isFinite ? min(RenderJob.maximumGainDecibels, plan.master.loudnessLUFS - measured) : 0
+    }
+
+    /// A render from `startFrame` at a gain given, with no measure of the session: what the
+    /// studio plays to let one hear a cue as it is written (0 dB).
+    public init(_ prepared: PreparedRender, startFrame: Int64, gainDecibels: Double) {
+        self.prepared = prepared
+        self.startFrame = min(max(0, startFrame), prepared.plan.totalFrames)
+        self.gainDecibels = gainDecibels
+    }
+
+    /// Encodes the frames from the start frame as OGG Vorbis (as a whole render's OGG is, with
+    /// the session's name as its title) into `sink` as they are made; a sink that throws stops it.
+    public func encodeVorbis(quality: Double, to sink: any RenderSink) throws {
+        let plan = prepared.plan
+        let encoder = try VorbisEncoder(sink: RenderSinkAdapter(sink), channels: plan.channels, rate: plan.rate, quality: quality,
+                                        tags: [("TITLE", prepared.job.session.name)])
+        try run { samples, count in
+            try encoder.write(samples, frameCount: count)
+            return true
+        }
+        try encoder.finish()
     }
 
     /// Frames given in all: from the start frame to the end of the session.

@@ -76,7 +76,10 @@ extension StudioPage {
               if (el !== active) { el.value = phases ? phases[i] : ''; }
             });
             $('pattern-note').hidden = !!phases || topValue(text, 'pattern') === null && !/^segments:/m.test(text);
-            [['f-minutes', 'minutes'], ['f-settle', 'settle'], ['f-closing', 'closing']].forEach(function (p) {
+            var unit = topValue(text, 'cycles') !== null ? 'cycles' : 'minutes';
+            if ($('f-length-unit') !== active) { $('f-length-unit').value = unit; }
+            $('f-minutes-label').textContent = unit === 'cycles' ? 'Cycles' : 'Minutes';
+            [['f-minutes', unit], ['f-settle', 'settle'], ['f-closing', 'closing']].forEach(function (p) {
               var v = topValue(text, p[1]);
               if ($(p[0]) !== active) { $(p[0]).value = v !== null && /^-?\d+(\.\d+)?$/.test(v) ? v : ''; }
             });
@@ -99,13 +102,29 @@ extension StudioPage {
           function number(v) { var n = String(v).trim(); return /^-?\d+(\.\d+)?$/.test(n) ? n : null; }
           function fromForm(target) {
             var text = yamlEl.value, v = number(target.value);
+            if (target.id === 'f-length-unit') {
+              var to = target.value, from = to === 'cycles' ? 'minutes' : 'cycles', was = topValue(text, from);
+              if (was === null) { return; }
+              var n = Math.max(1, Math.round(parseFloat(was) * (to === 'cycles' ? 6 : 1 / 6) * 100) / 100);
+              text = setTop(text, to, String(to === 'cycles' ? Math.round(n) : n), from);
+              if (text !== yamlEl.value) { yamlEl.value = text; changed(); }
+              return;
+            }
+            if (target.closest && target.closest('#cues, #guide, #segments, .bells') || target.hasAttribute('data-path')) {
+              if (outlineStale) { if (pending.indexOf(target) < 0) { pending.push(target); } return; }
+              var listed = fromListField(target, text);
+              if (listed === null) { $('save-status').textContent = 'The form cannot write that here: edit it in the YAML.'; return; }
+              if (listed !== undefined) { if (listed !== yamlEl.value) { yamlEl.value = listed; changed(); } return; }
+            }
             if (v === null) { return; }
             if (target.hasAttribute('data-phase')) {
               var phases = patternPhases(text);
               if (!phases) { return; }
               phases[+target.getAttribute('data-phase')] = v;
               text = setTop(text, 'pattern', phases.join('-'));
-            } else if (target.id === 'f-minutes') { text = setTop(text, 'minutes', v, 'cycles');
+            } else if (target.id === 'f-minutes') {
+              var u = $('f-length-unit').value;
+              text = setTop(text, u, u === 'cycles' ? String(Math.max(1, Math.round(+v))) : v, u === 'cycles' ? 'minutes' : 'cycles');
             } else if (target.id === 'f-settle') { text = setTop(text, 'settle', v);
             } else if (target.id === 'f-closing') { text = setTop(text, 'closing', v);
             } else if (target.id === 'f-loudness') { text = setLoudness(text, v);
@@ -117,10 +136,376 @@ extension StudioPage {
             if (text !== yamlEl.value) { yamlEl.value = text; changed(); }
           }
 
+          // ---- The YAML's nodes as the server reads them (its outline): each scalar's place, so a
+          // form field changes its value in place; a missing one is added under its nearest parent.
+          var outline = {}, outlineStale = false, pending = [];
+          function setOutline(list) {
+            outline = {};
+            (list || []).forEach(function (e) { outline[e.path] = e; });
+            outlineStale = false;
+            var queued = pending; pending = [];
+            queued.forEach(function (el) { fromForm(el); });
+          }
+          function offsetOf(text, line, column) {
+            var off = 0, at = 0;
+            for (var i = 1; i < line; i++) { at = text.indexOf('\n', off); if (at < 0) { return -1; } off = at + 1; }
+            return off + column - 1;
+          }
+          function scalarEnd(text, start, e) {
+            var i;
+            if (e.style === 'double') {
+              for (i = start + 1; i < text.length && text[i] !== '\n'; i++) { if (text[i] === '\\') { i++; continue; } if (text[i] === '"') { return i + 1; } }
+              return -1;
+            }
+            if (e.style === 'single') {
+              for (i = start + 1; i < text.length && text[i] !== '\n'; i++) { if (text[i] === "'") { if (text[i + 1] === "'") { i++; continue; } return i + 1; } }
+              return -1;
+            }
+            if (e.style !== 'plain') { return -1; }
+            var eol = text.indexOf('\n', start); if (eol < 0) { eol = text.length; }
+            var seg = text.slice(start, eol), end = seg.length, hash = seg.search(/\s#/);
+            if (hash >= 0) { end = hash; }
+            if (e.inFlow) { var f = seg.search(/[,\]}]/); if (f >= 0 && f < end) { end = f; } }
+            return start + seg.slice(0, end).replace(/\s+$/, '').length;
+          }
+          function indentOf(line) { return /^ */.exec(line)[0].length; }
+          // The line index after which a child of the block mapping `e` goes (its block's last line).
+          function blockEnd(lines, e) {
+            var keyIndent = e.column - 1, last = e.line - 1;
+            for (var j = e.line; j < lines.length; j++) {
+              var l = lines[j];
+              if (!l.trim().length || /^\s*#/.test(l)) { continue; }
+              if (indentOf(l) < keyIndent) { break; }
+              last = j;
+            }
+            return last;
+          }
+          // The offset just after the `{` or `[` a flow collection starts with, and of its closing one.
+          function flowSpan(text, e) {
+            var start = offsetOf(text, e.line, e.column), depth = 0, quote = null;
+            for (var i = start; i < text.length; i++) {
+              var c = text[i];
+              if (quote) { if (c === '\\' && quote === '"') { i++; } else if (c === quote) { quote = null; } continue; }
+              if (c === '"' || c === "'") { quote = c; } else if (c === '{' || c === '[') { depth++; } else if (c === '}' || c === ']') { depth--; if (!depth) { return { open: start + 1, close: i }; } }
+            }
+            return null;
+          }
+          function nest(keys, raw) { return keys.length ? '{ ' + keys[0] + ': ' + nest(keys.slice(1), raw) + ' }' : raw; }
+          function parentPath(path) { var m = /^(.*?)(?:\.([^.\[\]]+)|\[(\d+)\])$/.exec(path); return m ? { parent: m[1], key: m[2] } : { parent: '', key: path }; }
+          // The text with `path` set to `raw` (YAML text), or null when the form cannot say it.
+          function withValue(text, path, raw) {
+            var e = outline[path];
+            if (e && e.kind === 'scalar') {
+              var s = offsetOf(text, e.line, e.column), end = s >= 0 ? scalarEnd(text, s, e) : -1;
+              if (end < 0) { return null; }
+              var delta = raw.length - (end - s);
+              Object.keys(outline).forEach(function (p) { var o = outline[p]; if (o !== e && o.line === e.line && o.column > e.column) { o.column += delta; } });
+              e.style = raw[0] === '"' ? 'double' : 'plain';
+              return text.slice(0, s) + raw + text.slice(end);
+            }
+            if (e) { return null; }
+            // Missing: under its nearest parent that is there.
+            var keys = [], p = path;
+            while (!outline[p]) {
+              var pp = parentPath(p);
+              if (!pp.key) { return null; }
+              keys.unshift(pp.key); p = pp.parent;
+              if (p === '' && !outline['']) { break; }
+            }
+            var a = outline[p], lines = text.split('\n');
+            outlineStale = true;
+            if (!a) { return text.replace(/\n*$/, '\n') + keys[0] + ':' + (keys.length > 1 ? '\n  ' + keys[1] + ': ' + nest(keys.slice(2), raw) : ' ' + raw) + '\n'; }
+            if (a.kind === 'scalar') {
+              var at = offsetOf(text, a.line, a.column), stop = scalarEnd(text, at, a);
+              if (stop < 0) { return null; }
+              return text.slice(0, at) + nest(keys, raw) + text.slice(stop);
+            }
+            if (a.kind !== 'mapping') { return null; }
+            if (a.style === 'flow') {
+              var span = flowSpan(text, a);
+              if (!span) { return null; }
+              return text.slice(0, span.open) + ' ' + keys[0] + ': ' + nest(keys.slice(1), raw) + (a.count ? ',' : ' ') + text.slice(span.open);
+            }
+            var after = blockEnd(lines, a), pad = new Array(a.column).join(' ');
+            var added = keys.length > 1 && a.path === '' ? [pad + keys[0] + ':', pad + '  ' + keys[1] + ': ' + nest(keys.slice(2), raw)]
+              : [pad + keys[0] + ': ' + nest(keys.slice(1), raw)];
+            lines.splice.apply(lines, [after + 1, 0].concat(added));
+            return lines.join('\n');
+          }
+          // The text without the scalar at `path` and its key (a line of its own, or an entry of a flow mapping).
+          function withoutValue(text, path) {
+            var e = outline[path], key = parentPath(path).key;
+            if (!e || e.kind !== 'scalar' || !key) { return null; }
+            var s = offsetOf(text, e.line, e.column), end = scalarEnd(text, s, e);
+            if (end < 0) { return null; }
+            var lineStart = text.lastIndexOf('\n', s - 1) + 1, before = text.slice(lineStart, s);
+            var k = before.lastIndexOf(key);
+            if (k < 0) { return null; }
+            if (!e.inFlow) {
+              if (!/^\s*$/.test(before.slice(0, k))) { return null; }
+              var eol = text.indexOf('\n', end);
+              outlineStale = true;
+              return text.slice(0, lineStart) + (eol < 0 ? '' : text.slice(eol + 1));
+            }
+            var from = lineStart + k, to = end, rest = text.slice(end);
+            var comma = /^\s*,\s*/.exec(rest);
+            if (comma) { to = end + comma[0].length; } else { var prev = /,\s*$/.exec(text.slice(0, from)); if (prev) { from -= prev[0].length; } }
+            outlineStale = true;
+            return text.slice(0, from) + text.slice(to);
+          }
+          // The text with the key of the scalar at `path` renamed to `key`, its value `raw`.
+          function renamed(text, path, key, raw) {
+            var e = outline[path], from = parentPath(path).key;
+            if (!e || e.kind !== 'scalar') { return null; }
+            var s = offsetOf(text, e.line, e.column), end = scalarEnd(text, s, e);
+            if (end < 0) { return null; }
+            var ls = text.lastIndexOf('\n', s - 1) + 1, at = text.slice(ls, s).lastIndexOf(from);
+            if (at < 0) { return null; }
+            outlineStale = true;
+            return text.slice(0, ls + at) + key + ': ' + raw + text.slice(end);
+          }
+          function value(path) { var e = outline[path]; return e && e.kind === 'scalar' ? e.value : null; }
+          function quoted(s) { return JSON.stringify(s); }
+          function plainName(s) { return /^[A-Za-z0-9][A-Za-z0-9._\/-]*$/.test(s) ? s : null; }
+
+          // ---- The form's lists: cues per phase, voice lines, segments.
+          var toneNames = ['', 'pure', 'bell', 'bowl', 'tick', 'none'];
+          function options(list, chosen, names) {
+            return list.map(function (v, i) { return '<option value="' + v + '"' + (v === chosen ? ' selected' : '') + '>' + (names ? names[i] : v) + '</option>'; }).join('');
+          }
+          function field(id, text, input, wide) {
+            return '<div' + (wide ? ' class="wide"' : '') + '><label for="' + id + '">' + text + '</label>' + input.replace('<X', '<input id="' + id + '"').replace('<S', '<select id="' + id + '"') + '</div>';
+          }
+          function cueKinds() {
+            var kinds = ['inhale', 'hold', 'exhale'];
+            ['hold-in', 'top-up', 'hold-out'].forEach(function (k) { if (outline['cues.' + k]) { kinds.push(k); } });
+            return kinds;
+          }
+          function buildLists() {
+            var kinds = cueKinds(), cuesEl = $('cues'), sig = kinds.join(',');
+            if (cuesEl.getAttribute('data-sig') !== sig) {
+              cuesEl.setAttribute('data-sig', sig);
+              cuesEl.innerHTML = kinds.map(function (k) {
+                var p = 'cues.' + k;
+                return '<div class="item" data-kind="' + k + '"><h3>' + k + '</h3>'
+                  + field('f-cue-' + k + '-tone', 'Tone', '<S data-cue="' + k + '" data-part="tone">' + options(toneNames, '', ['default', 'pure', 'bell', 'bowl', 'tick', 'none']) + '</select>')
+                  + field('f-cue-' + k + '-pitch', 'Pitch (Hz)', '<X data-path="' + p + '.pitch" type="number" min="50" max="4000" step="any" inputmode="decimal">')
+                  + field('f-cue-' + k + '-gain', 'Gain (dB)', '<X data-path="' + p + '.gain" type="number" min="-60" max="0" step="1" inputmode="decimal">')
+                  + '<div><button type="button" id="play-cue-' + k + '" data-play-cue="' + k + '" aria-label="Play the ' + k + ' cue">Play</button></div></div>';
+              }).join('');
+            }
+            var lines = outline['guide.lines'] && outline['guide.lines'].kind === 'list' ? outline['guide.lines'].count : 0, guideEl = $('guide');
+            if (+guideEl.getAttribute('data-count') !== lines) {
+              guideEl.setAttribute('data-count', String(lines));
+              var html = '';
+              for (var i = 0; i < lines; i++) {
+                var p = 'guide.lines[' + i + ']';
+                html += '<div class="item" data-line="' + i + '"><h3>Line ' + (i + 1) + '</h3>'
+                  + field('f-line-' + i + '-kind', 'Says or plays', '<S data-line-kind="' + i + '">' + options(['say', 'clip'], 'say', ['words', 'a clip']) + '</select>')
+                  + field('f-line-' + i + '-text', 'Words, or the clip\'s name', '<X data-line-text="' + i + '" type="text" spellcheck="true">', true)
+                  + field('f-line-' + i + '-pause', 'Pause after (s)', '<X data-path="' + p + '.pause" type="number" min="0" max="3600" step="any" inputmode="decimal">')
+                  + field('f-line-' + i + '-during', 'During', '<S data-path="' + p + '.during" data-choice="1">' + options(['', 'settle', 'breathing', 'closing'], '', ['(flows on)', 'settle', 'breathing', 'closing']) + '</select>')
+                  + field('f-line-' + i + '-cycle', 'On cycle', '<X data-path="' + p + '.on.cycle" type="number" min="1" step="1" inputmode="numeric">')
+                  + field('f-line-' + i + '-phase', 'On phase', '<S data-path="' + p + '.on.phase" data-choice="1">' + options(['', 'inhale', 'hold-in', 'top-up', 'exhale', 'hold-out'], '', ['(none)', 'inhale', 'hold-in', 'top-up', 'exhale', 'hold-out']) + '</select>')
+                  + '</div>';
+              }
+              guideEl.innerHTML = html;
+            }
+            var segs = outline.segments && outline.segments.kind === 'list' ? outline.segments.count : 0, segEl = $('segments');
+            if (+segEl.getAttribute('data-count') !== segs) {
+              segEl.setAttribute('data-count', String(segs));
+              var out = '';
+              for (var j = 0; j < segs; j++) {
+                var q = 'segments[' + j + ']';
+                out += '<div class="item" data-segment="' + j + '"><h3>Segment ' + (j + 1) + '</h3>'
+                  + field('f-seg-' + j + '-name', 'Name', '<X data-path="' + q + '.name" data-text="text" type="text">')
+                  + field('f-seg-' + j + '-pattern', 'Pattern', '<X data-path="' + q + '.pattern" data-text="name" type="text" spellcheck="false" placeholder="4-0-6-0">')
+                  + field('f-seg-' + j + '-unit', 'Length in', '<S data-seg-unit="' + j + '">' + options(['minutes', 'cycles'], 'minutes') + '</select>')
+                  + field('f-seg-' + j + '-length', 'Length', '<X data-seg-length="' + j + '" type="number" min="0" step="any" inputmode="decimal">')
+                  + '</div>';
+              }
+              segEl.innerHTML = out;
+            }
+          }
+          function put(el, v) { if (el && el !== document.activeElement) { el.value = v === null || v === undefined ? '' : v; } }
+          function fillOutline(list) {
+            setOutline(list);
+            buildLists();
+            cueKinds().forEach(function (k) {
+              var p = 'cues.' + k, e = outline[p], tone = value(p + '.tone');
+              put($('f-cue-' + k + '-tone'), e && e.kind === 'scalar' && e.value === 'none' ? 'none' : tone && toneNames.indexOf(tone) >= 0 ? tone : '');
+              put($('f-cue-' + k + '-pitch'), value(p + '.pitch'));
+              put($('f-cue-' + k + '-gain'), value(p + '.gain'));
+            });
+            document.querySelectorAll('#form [data-path]').forEach(function (el) { put(el, value(el.getAttribute('data-path'))); });
+            document.querySelectorAll('[data-line-kind]').forEach(function (el) {
+              var i = el.getAttribute('data-line-kind'), clip = value('guide.lines[' + i + '].clip') !== null;
+              put(el, clip ? 'clip' : 'say');
+              put($('f-line-' + i + '-text'), value('guide.lines[' + i + '].' + (clip ? 'clip' : 'say')));
+            });
+            document.querySelectorAll('[data-seg-unit]').forEach(function (el) {
+              var j = el.getAttribute('data-seg-unit'), cycles = value('segments[' + j + '].cycles');
+              put(el, cycles !== null ? 'cycles' : 'minutes');
+              put($('f-seg-' + j + '-length'), cycles !== null ? cycles : value('segments[' + j + '].minutes'));
+            });
+            document.body.setAttribute('data-outline', String(Object.keys(outline).length));
+          }
+          // A list field's change as YAML text; null when the form cannot say it.
+          function fromListField(target, text) {
+            var v = target.value, path, raw;
+            if (target.hasAttribute('data-cue')) {
+              var k = target.getAttribute('data-cue'), p = 'cues.' + k, e = outline[p];
+              if (v === 'none') {
+                if (e && e.kind === 'scalar') { return withValue(text, p, 'none'); }
+                if (e && e.kind === 'mapping' && e.style === 'flow') {
+                  var span = flowSpan(text, e);
+                  outlineStale = true;
+                  return span ? text.slice(0, span.open - 1) + 'none' + text.slice(span.close + 1) : null;
+                }
+                return e ? null : withValue(text, p, 'none');
+              }
+              if (!v) { return outline[p + '.tone'] ? withoutValue(text, p + '.tone') : text; }
+              return withValue(text, p + '.tone', v);
+            }
+            if (target.hasAttribute('data-line-kind')) {
+              var i = target.getAttribute('data-line-kind'), from = v === 'clip' ? 'say' : 'clip', old = outline['guide.lines[' + i + '].' + from];
+              if (!old) { return text; }
+              return renamed(text, 'guide.lines[' + i + '].' + from, v, v === 'clip' ? (plainName(old.value) || 'voice-intro') : quoted(old.value));
+            }
+            if (target.hasAttribute('data-line-text')) {
+              var n = target.getAttribute('data-line-text'), clip = outline['guide.lines[' + n + '].clip'];
+              raw = clip ? plainName(v.trim()) : quoted(v);
+              return raw === null ? null : withValue(text, 'guide.lines[' + n + '].' + (clip ? 'clip' : 'say'), raw);
+            }
+            if (target.hasAttribute('data-seg-unit') || target.hasAttribute('data-seg-length')) {
+              var j = target.getAttribute('data-seg-unit') || target.getAttribute('data-seg-length');
+              var unit = $('f-seg-' + j + '-unit').value, other = unit === 'cycles' ? 'minutes' : 'cycles', len = number($('f-seg-' + j + '-length').value);
+              if (len === null) { return null; }
+              var q = 'segments[' + j + '].';
+              return outline[q + other] ? renamed(text, q + other, unit, len) : withValue(text, q + unit, len);
+            }
+            path = target.getAttribute('data-path');
+            if (!path) { return undefined; }
+            if (target.hasAttribute('data-choice')) {
+              return v ? withValue(text, path, v) : outline[path] ? withoutValue(text, path) : text;
+            }
+            if (target.getAttribute('data-text') === 'name') { raw = v.trim() ? plainName(v.trim()) : null; if (!v.trim()) { return outline[path] ? withoutValue(text, path) : text; } }
+            else if (target.getAttribute('data-text') === 'text') { raw = quoted(v); }
+            else { raw = number(v); if (raw === null && !String(v).trim()) { return outline[path] ? withoutValue(text, path) : text; } }
+            return raw === null ? null : withValue(text, path, raw);
+          }
+          function addLine() {
+            var text = yamlEl.value, list = outline['guide.lines'], lines = text.split('\n');
+            var item = '- say: ' + quoted('Breathe in slowly.');
+            if (list && list.kind === 'list' && list.style === 'block') {
+              var pad = new Array(list.column).join(' '), last = list.line - 1;
+              for (var j = list.line; j < lines.length; j++) {
+                var l = lines[j];
+                if (!l.trim().length || /^\s*#/.test(l)) { continue; }
+                if (indentOf(l) < list.column - 1 || (indentOf(l) === list.column - 1 && !/^\s*-/.test(l))) { break; }
+                last = j;
+              }
+              lines.splice(last + 1, 0, pad + item, pad + '  pause: 2');
+              text = lines.join('\n');
+            } else if (list && list.kind === 'list') {
+              var span = flowSpan(text, list);
+              if (!span) { return; }
+              text = text.slice(0, span.close) + (list.count ? ', ' : ' ') + '{ say: ' + quoted('Breathe in slowly.') + ', pause: 2 } ' + text.slice(span.close);
+            } else if (outline.guide) {
+              text = withValue(text, 'guide.lines', '[ { say: ' + quoted('Breathe in slowly.') + ', pause: 2 } ]');
+              if (text === null) { return; }
+            } else {
+              text = text.replace(/\n*$/, '\n') + 'guide:\n  lines:\n    ' + item + '\n      pause: 2\n';
+            }
+            outlineStale = true;
+            yamlEl.value = text; changed();
+          }
+          function addSegment() {
+            var text = yamlEl.value, list = outline.segments, lines = text.split('\n');
+            if (!list) {
+              var pattern = topValue(text, 'pattern');
+              if (pattern === null || outline.pattern && outline.pattern.kind !== 'scalar') { return; }
+              var m = topLine(text, 'pattern');
+              text = text.slice(0, m.index) + 'segments:\n  - { name: First, pattern: ' + pattern.trim() + ', minutes: 2 }\n  - { name: Second, pattern: ' + pattern.trim() + ' }' + text.slice(m.index + m[0].length);
+            } else if (list.kind === 'list' && list.style === 'block') {
+              var n = list.count, lastItem = outline['segments[' + (n - 1) + ']'], pat = value('segments[' + (n - 1) + '].pattern') || '4-0-6-0';
+              var pad = new Array(list.column).join(' '), last = list.line - 1;
+              for (var j = list.line; j < lines.length; j++) {
+                var l = lines[j];
+                if (!l.trim().length || /^\s*#/.test(l)) { continue; }
+                if (indentOf(l) < list.column - 1 || (indentOf(l) === list.column - 1 && !/^\s*-/.test(l))) { break; }
+                last = j;
+              }
+              var insert = [];
+              // The segment that took the rest gets a length of its own, so the new one can follow it.
+              if (lastItem && !outline['segments[' + (n - 1) + '].minutes'] && !outline['segments[' + (n - 1) + '].cycles']) {
+                if (lastItem.style === 'flow') {
+                  var span = flowSpan(text, lastItem);
+                  if (!span) { return; }
+                  text = text.slice(0, span.open) + ' minutes: 2,' + text.slice(span.open);
+                  lines = text.split('\n');
+                } else { insert.push(new Array(lastItem.column).join(' ') + 'minutes: 2'); }
+              }
+              insert.push(pad + '- { name: Segment ' + (n + 1) + ', pattern: ' + pat + ' }');
+              lines.splice.apply(lines, [last + 1, 0].concat(insert));
+              text = lines.join('\n');
+            } else { return; }
+            outlineStale = true;
+            yamlEl.value = text; changed();
+          }
+          function playCue(kind) {
+            var status = $('save-status');
+            return fetch('/studio/cue?kind=' + encodeURIComponent(kind), { method: 'POST', headers: { 'Content-Type': 'application/yaml' }, body: yamlEl.value })
+              .then(function (r) {
+                if (!r.ok) { return r.text().then(function (b) { var a = null; try { a = JSON.parse(b); } catch (e) { a = null; } throw new Error(a && a.errors ? a.errors[0].message : b.trim()); }); }
+                return r.blob();
+              })
+              .then(function (blob) {
+                var cue = $('cue-audio');
+                if (cue.src) { URL.revokeObjectURL(cue.src); }
+                cue.src = URL.createObjectURL(blob);
+                document.body.setAttribute('data-cue', kind);
+                var p = cue.play();
+                return p && p.catch ? p.catch(function (e) { status.textContent = 'Press play to hear the cue (' + e.message + ')'; }) : p;
+              })
+              .catch(function (e) { status.textContent = 'Cannot play the ' + kind + ' cue: ' + e.message; });
+          }
+          function downloadRender() {
+            var format = $('render-format').value, text = yamlEl.value, status = $('save-status');
+            var ready = state.take && state.takeYaml === text ? Promise.resolve(state.take)
+              : fetch('/studio/listen', { method: 'POST', headers: { 'Content-Type': 'application/yaml' }, body: text })
+                  .then(function (r) { return r.json().then(function (a) { if (!a.ok) { throw new Error('the preset has errors'); } state.take = a; state.takeYaml = text; return a; }); });
+            return ready.then(function (take) {
+              var a = document.createElement('a');
+              a.href = take.url.replace('/studio/listen/', '/studio/render/') + '?format=' + format;
+              a.download = presetName() + '.' + format;
+              document.body.setAttribute('data-render-url', a.getAttribute('href'));
+              document.body.appendChild(a); a.click(); a.remove();
+              status.textContent = 'Asked for ' + a.download + ': it is saved when the server has rendered it.';
+              return a.getAttribute('href');
+            }).catch(function (e) { status.textContent = 'Cannot render: ' + e.message; });
+          }
+
           // ---- Errors where they are.
-          var fieldFor = [[/^(pattern|segments|ramp|limits)/, 'err-pattern', phaseIds], [/^(minutes|cycles)/, 'err-minutes', ['f-minutes']],
+          var fieldFor = [[/^(pattern|ramp|limits)/, 'err-pattern', phaseIds], [/^(minutes|cycles)/, 'err-minutes', ['f-minutes']],
                           [/^settle/, 'err-settle', ['f-settle']], [/^closing/, 'err-closing', ['f-closing']],
-                          [/^master/, 'err-loudness', ['f-loudness']], [/^ambience/, 'err-beds', []]];
+                          [/^master/, 'err-loudness', ['f-loudness']], [/^ambience/, 'err-beds', []], [/^cues/, 'err-cues', []],
+                          [/^bells/, 'err-bells', []], [/^guide/, 'err-guide', []], [/^segments/, 'err-segments', []]];
+          // The form's input a field's error belongs to, when it has one.
+          function inputsFor(f) {
+            var m;
+            if ((m = /^ambience(?:\.beds)?\[(\d+)\]/.exec(f))) { return ['f-bed-' + m[1]]; }
+            if ((m = /^cues\.([a-z-]+)\.?(tone|pitch|gain)?/.exec(f))) { return ['f-cue-' + m[1] + '-' + (m[2] || 'tone')]; }
+            if ((m = /^bells\.(start|end|every|gain)/.exec(f))) { return ['f-bells-' + m[1]]; }
+            if ((m = /^guide\.lines\[(\d+)\]\.?([a-z]+)?/.exec(f))) {
+              var part = { say: 'text', clip: 'text', text: 'text', pause: 'pause', during: 'during', on: 'cycle' }[m[2]] || 'text';
+              return ['f-line-' + m[1] + '-' + part];
+            }
+            if ((m = /^segments\[(\d+)\]\.?([a-z]+)?/.exec(f))) {
+              return ['f-seg-' + m[1] + '-' + ({ name: 'name', pattern: 'pattern', minutes: 'length', cycles: 'length' }[m[2]] || 'pattern')];
+            }
+            return null;
+          }
           function drawGutter() {
             var n = yamlEl.value.split('\n').length, bad = {}, out = [];
             state.errors.forEach(function (e) { if (e.line) { bad[e.line] = true; } });
@@ -135,18 +520,22 @@ extension StudioPage {
             errorBox.textContent = errors.map(function (e) {
               return (e.line ? 'Line ' + e.line + (e.column ? ', column ' + e.column : '') + ': ' : '') + (e.field ? e.field + ': ' : '') + e.message;
             }).join('\n');
-            var first = errors.filter(function (e) { return e.line; })[0];
-            if (first) { yamlEl.setAttribute('data-error-line', String(first.line)); yamlEl.setAttribute('aria-invalid', 'true'); }
-            else { yamlEl.removeAttribute('data-error-line'); }
+            var lined = errors.filter(function (e) { return e.line; });
+            if (lined.length) {
+              yamlEl.setAttribute('data-error-line', String(lined[0].line));
+              yamlEl.setAttribute('data-error-lines', lined.map(function (e) { return e.line; }).join(' '));
+              yamlEl.setAttribute('aria-invalid', 'true');
+            } else { yamlEl.removeAttribute('data-error-line'); yamlEl.removeAttribute('data-error-lines'); }
             errors.forEach(function (e) {
-              fieldFor.forEach(function (f) {
-                if (e.field && f[0].test(e.field)) {
-                  $(f[1]).textContent = e.message;
-                  var ids = f[2];
-                  var bed = /^ambience\.beds\[(\d+)\]/.exec(e.field);
-                  if (bed) { ids = ['f-bed-' + bed[1]]; }
-                  ids.forEach(function (id) { var el = $(id); if (el) { el.setAttribute('aria-invalid', 'true'); } });
-                }
+              fieldFor.some(function (f) {
+                if (!e.field || !f[0].test(e.field)) { return false; }
+                var box = $(f[1]);
+                box.textContent = (box.textContent ? box.textContent + '\n' : '') + e.message;
+                (inputsFor(e.field) || f[2]).forEach(function (id) {
+                  var el = $(id);
+                  if (el) { el.setAttribute('aria-invalid', 'true'); el.setAttribute('aria-describedby', f[1]); }
+                });
+                return true;
               });
             });
             drawGutter();
@@ -170,6 +559,7 @@ extension StudioPage {
                   if (seq !== state.seq) { return; }
                   var answer = null;
                   try { answer = JSON.parse(body); } catch (e) { answer = null; }
+                  if (answer && answer.form) { fillOutline(answer.form); }
                   if (answer && answer.ok) {
                     showErrors([]);
                     draw(answer);
@@ -335,18 +725,28 @@ extension StudioPage {
           function open(name) {
             $('start').setAttribute('data-chosen', name);
             if ($('start').value !== name) { $('start').value = name; }
-            if (!name) { yamlEl.value = JSON.parse($('blank').textContent); changed(); return Promise.resolve(); }
+            if (!name) { yamlEl.value = JSON.parse($('blank').textContent); outlineStale = true; changed(); return Promise.resolve(); }
             return fetch('/presets/' + encodeURIComponent(name)).then(function (r) { return r.json(); })
-              .then(function (p) { yamlEl.value = p.yaml; state.point = 0; changed(); });
+              .then(function (p) { yamlEl.value = p.yaml; state.point = 0; outlineStale = true; changed(); });
           }
           $('load').addEventListener('click', function () { open($('start').value); });
           $('start').addEventListener('change', function () { open($('start').value); });
           $('form').addEventListener('input', function (event) { fromForm(event.target); });
-          yamlEl.addEventListener('input', changed);
+          $('form').addEventListener('click', function (event) {
+            var b = event.target.closest && event.target.closest('[data-play-cue]');
+            if (b) { playCue(b.getAttribute('data-play-cue')); }
+          });
+          $('add-line').addEventListener('click', addLine);
+          $('add-segment').addEventListener('click', addSegment);
+          $('download-render').addEventListener('click', downloadRender);
+          // Typed YAML moves the values: the form waits for the server's new outline of it.
+          yamlEl.addEventListener('input', function () { outlineStale = true; changed(); });
           yamlEl.addEventListener('scroll', function () { gutter.scrollTop = yamlEl.scrollTop; });
 
           window.medrenderStudio = { state: state, plan: plan, playFrom: playFrom, save: save, open: open, fillForm: fillForm,
-                                     changed: changed, moment: moment, render: render };
+                                     changed: changed, moment: moment, render: render,
+                                     outline: function () { return outline; }, playCue: playCue, downloadRender: downloadRender,
+                                     addLine: addLine, addSegment: addSegment };
           loadList();
           var start = /(?:^#|&)preset=([A-Za-z0-9._-]+)/.exec(location.hash);
           open(start ? start[1] : '');

@@ -18,10 +18,12 @@ public struct StudioPlanView: Sendable {
 /// The studio: one page (no network beyond its own server, no build step) to write a session, see
 /// its timeline and circle as it is typed, hear it from any point, and keep it.
 ///
-/// A form for the common fields (the pattern's phases, minutes, settle, closing, loudness, the
-/// beds' levels) and the YAML stay in sync: the form edits the YAML's lines in place, the YAML
-/// fills the form. Each change asks `POST /studio/plan` (debounced); its errors show at their line
-/// and column and beside their field. The page's script exposes `window.medrenderStudio`.
+/// A form for the common fields (the pattern's phases, minutes or cycles, settle, closing,
+/// loudness, the beds' levels, each phase's cue tone with a button to hear it, the bells, a guided
+/// script's voice lines, a chain's segments) and the YAML stay in sync: the form edits the YAML's
+/// values in place (where the server's outline of the YAML says they are), the YAML fills the form.
+/// Each change asks `POST /studio/plan` (debounced); every error shows at its line and column and
+/// beside its field. The page's script exposes `window.medrenderStudio`.
 public struct StudioPage: Sendable {
     /// Whether the server saves presets (`--presets-dir`): the Save form shows only then.
     public var canSave: Bool
@@ -99,7 +101,8 @@ public struct StudioPage: Sendable {
             </fieldset>
             <fieldset><legend>Length and sections</legend>
             <div class="row">
-            <div><label for="f-minutes">Minutes</label><input id="f-minutes" type="number" min="0.05" max="1440" step="0.5" inputmode="decimal">
+            <div><label for="f-length-unit">Length in</label><select id="f-length-unit"><option value="minutes">minutes</option><option value="cycles">cycles</option></select></div>
+            <div><label for="f-minutes" id="f-minutes-label">Minutes</label><input id="f-minutes" type="number" min="0.05" max="100000" step="any" inputmode="decimal">
             <p class="field-error" id="err-minutes" role="alert"></p></div>
             <div><label for="f-settle">Settle (s)</label><input id="f-settle" type="number" min="0" max="3600" step="1" inputmode="decimal">
             <p class="field-error" id="err-settle" role="alert"></p></div>
@@ -113,6 +116,30 @@ public struct StudioPage: Sendable {
             <div id="beds" class="row"></div>
             <p class="field-error" id="err-beds" role="alert"></p>
             </fieldset>
+            <fieldset><legend>Cue tones per phase</legend>
+            <div id="cues" class="list"></div>
+            <p class="field-error" id="err-cues" role="alert"></p>
+            <audio id="cue-audio" preload="none" aria-label="The cue tone"></audio>
+            </fieldset>
+            <fieldset><legend>Bells</legend>
+            <div class="row">
+            <div><label for="f-bells-start">Start bell (sound)</label><input id="f-bells-start" data-path="bells.start" data-text="name" type="text" spellcheck="false" placeholder="bell"></div>
+            <div><label for="f-bells-end">End bell (sound)</label><input id="f-bells-end" data-path="bells.end" data-text="name" type="text" spellcheck="false" placeholder="bell"></div>
+            <div><label for="f-bells-every">Every (min)</label><input id="f-bells-every" data-path="bells.every" type="number" min="0.1" max="1440" step="any" inputmode="decimal"></div>
+            <div><label for="f-bells-gain">Bell gain (dB)</label><input id="f-bells-gain" data-path="bells.gain" type="number" min="-60" max="12" step="1" inputmode="decimal"></div>
+            </div>
+            <p class="field-error" id="err-bells" role="alert"></p>
+            </fieldset>
+            <fieldset><legend>Voice lines of the guided script</legend>
+            <div id="guide" class="list"></div>
+            <button type="button" id="add-line">Add a voice line</button>
+            <p class="field-error" id="err-guide" role="alert"></p>
+            </fieldset>
+            <fieldset><legend>Segments of a chained session</legend>
+            <div id="segments" class="list"></div>
+            <button type="button" id="add-segment">Add a segment</button>
+            <p class="field-error" id="err-segments" role="alert"></p>
+            </fieldset>
             </form>
             <div class="yaml">
             <label for="yaml">Preset (YAML)</label>
@@ -120,6 +147,9 @@ public struct StudioPage: Sendable {
             <p class="error" id="yaml-error" role="alert" aria-live="assertive"></p>
             <div class="keep">
             <button type="button" id="download">Download YAML</button>
+            <div class="render"><label for="render-format">Render as</label>
+            <select id="render-format"><option value="ogg">OGG Vorbis</option><option value="mp3">MP3</option><option value="flac">FLAC</option><option value="opus">Opus</option><option value="wav">WAV</option></select>
+            <button type="button" id="download-render">Download the render</button></div>
             \(save)
             <p id="save-status" class="status" role="status" aria-live="polite"></p>
             </div>
@@ -164,11 +194,18 @@ public struct StudioPage: Sendable {
         label.check{display:flex;gap:6px;align-items:center}
         input,select,button,textarea{font:inherit}
         input[type=number],input[type=text]{width:100%;padding:6px;border:1px solid #b8c4cf;border-radius:6px}
+        form select,.render select{width:100%;padding:6px 4px;border:1px solid #b8c4cf;border-radius:6px;background:#fff}
+        .render select{width:auto}
         input[aria-invalid=true],textarea[aria-invalid=true]{border-color:var(--bad);outline-color:var(--bad)}
         button{padding:6px 12px;border-radius:6px;border:1px solid #7d93a8;background:#e8eef4;cursor:pointer}
         button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible,.timeline:focus-visible{outline:3px solid #2f6fae;outline-offset:2px}
         .phases,.row{display:grid;grid-template-columns:repeat(4,minmax(0,1fr));gap:8px}
-        .field-error,.error{color:var(--bad);font-size:.85rem;margin:4px 0 0;min-height:0}
+        .list{display:grid;gap:8px}
+        .item{display:grid;grid-template-columns:repeat(4,minmax(0,1fr));gap:6px;align-items:end;border-top:1px solid #e3e9ee;padding-top:6px}
+        .item .wide{grid-column:span 4}
+        .item h3{grid-column:span 4;margin:0;font-size:.85rem;font-weight:600}
+        .render{display:flex;flex-wrap:wrap;gap:8px;align-items:end}
+        .field-error,.error{color:var(--bad);font-size:.85rem;margin:4px 0 0;min-height:0;white-space:pre-line}
         .field-error:empty,.error:empty{display:none}
         .note{font-size:.85rem;color:var(--soft)}
         .code{display:flex;border:1px solid #b8c4cf;border-radius:6px;overflow:hidden;background:#fbfcfd}
@@ -189,7 +226,8 @@ public struct StudioPage: Sendable {
         audio{width:100%}
         .timeline{margin-top:10px;overflow-x:auto}
         .timeline svg{display:block;width:100%;min-width:640px;height:auto;cursor:pointer}
-        @media (max-width:900px){main{grid-template-columns:minmax(0,1fr);padding:0 8px 8px}.phases,.row{grid-template-columns:repeat(2,minmax(0,1fr))}}
+        @media (min-width:901px){.view{position:sticky;top:8px;align-self:start;max-height:calc(100vh - 16px);overflow:auto}}
+        @media (max-width:900px){main{grid-template-columns:minmax(0,1fr);padding:0 8px 8px}.phases,.row,.item{grid-template-columns:repeat(2,minmax(0,1fr))}.item .wide,.item h3{grid-column:span 2}}
 
         """
 }

@@ -16,9 +16,16 @@ extension MedrenderService {
         } catch {
             return errorResponse(error)
         }
+        return await serveRender(request, head: head, job: job, format: format, identity: identity)
+    }
+
+    /// A render known by its identity, from the cache or rendered into it (the studio's downloads
+    /// come here too, as an `attachment`).
+    func serveRender(_ request: Request, head: Bool, job: RenderJob, format: OutputFormat, identity: String,
+                     disposition: String = "inline") async -> Response {
         var headers: HTTPFields = [
             .contentType: Self.contentType(format),
-            .contentDisposition: "inline; filename=\"\(job.session.name).\(format.fileExtension)\"",
+            .contentDisposition: "\(disposition); filename=\"\(job.session.name).\(format.fileExtension)\"",
             .eTag: "\"\(identity)\"",
             // The same query to the same renderer gives the same bytes.
             .cacheControl: "public, max-age=31536000, immutable",

@@ -9,7 +9,10 @@ extension MedrenderService {
     /// A take rendered from `fromSeconds` (`PointRender`) and streamed as a 16-bit WAV as it is
     /// made: the gain is the whole session's, so the point sounds as it does in a whole render. It
     /// holds a render place (and the client's share) until the stream ends or its client leaves.
-    func studioStream(_ request: Request, job: RenderJob, fromSeconds: Double) async throws -> Response {
+    ///
+    /// With `vorbis`, the stream is an OGG Vorbis one instead (at the renderer's default quality),
+    /// encoded as it is made; its length is not known before, so it has no `Content-Length`.
+    func studioStream(_ request: Request, job: RenderJob, fromSeconds: Double, vorbis: Bool = false) async throws -> Response {
         // One render place (and the client's share) is held from the decoding to the stream's end.
         let client = client(of: request)
         if let refusal = await limits.begin(client) { throw ClientLimited(message: refusal.message, retryAfter: refusal.retryAfter) }
@@ -41,6 +44,25 @@ extension MedrenderService {
         let dataBytes = frames * Int64(channels) * 2
         let pipe = ChunkPipe(depth: 8)
         let header = Self.wavHeader(rate: rate, channels: channels, dataBytes: dataBytes)
+        if vorbis {
+            Thread.detachNewThread {
+                defer { release() }
+                let render = PointRender(prepared, startFrame: startFrame)
+                try? render.encodeVorbis(quality: SessionParameters(preset: "").quality, to: PipeSink(pipe))
+                pipe.finish()
+            }
+            return Response(status: .ok, headers: [.contentType: "audio/ogg", .cacheControl: "no-store"], body: ResponseBody { writer in
+                do {
+                    while let chunk = await pipe.take() {
+                        try await writer.write(ByteBuffer(bytes: chunk))
+                    }
+                    try await writer.finish(nil)
+                } catch {
+                    pipe.cancel()
+                    throw error
+                }
+            })
+        }
         Thread.detachNewThread {
             defer { release() }
             let render = PointRender(prepared, startFrame: startFrame)
@@ -85,6 +107,16 @@ extension MedrenderService {
         u32(UInt32(rate * channels * 2)); u16(UInt16(channels * 2)); u16(16)
         out += Array("data".utf8); u32(data)
         return out
+    }
+}
+
+/// The encoder's bytes into a pipe; a client gone stops the encoder.
+final class PipeSink: RenderSink, @unchecked Sendable {
+    struct Gone: Error {}
+    let pipe: ChunkPipe
+    init(_ pipe: ChunkPipe) { self.pipe = pipe }
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        guard pipe.put(Array(bytes)) else { throw Gone() }
     }
 }
 

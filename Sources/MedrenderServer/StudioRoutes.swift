@@ -9,8 +9,9 @@ import NIOCore
 
 /// The studio's routes: the page (`GET /studio`), a preset's YAML checked and planned without a
 /// render (`POST /studio/plan`), saved into the folder the server was started with
-/// (`POST /studio/save?name=NAME[&replace=1]`), and heard from a point (`POST /studio/listen`,
-/// then `GET /studio/listen/ID?from=SECONDS`).
+/// (`POST /studio/save?name=NAME[&replace=1]`), heard from a point (`POST /studio/listen`, then
+/// `GET /studio/listen/ID?from=SECONDS[&format=ogg]`), downloaded whole in any format
+/// (`GET /studio/render/ID?format=`) and a phase's cue heard alone (`POST /studio/cue?kind=`).
 ///
 /// Whatever is posted, the answer is a message: YAML that is not YAML or a bad field is a 422
 /// with its line, column and field; a body over `StudioRoutes.maximumBodyBytes` a 413; a sound
@@ -21,17 +22,18 @@ enum StudioRoutes {
     static let maximumBodyBytes = 256 << 10
 
     /// The paths, as `FrontDoor` names them for the metrics and the 404's list.
-    static let paths = ["/studio", "/studio/plan", "/studio/save", "/studio/listen", "/studio/listen/ID"]
+    static let paths = ["/studio", "/studio/plan", "/studio/save", "/studio/listen", "/studio/listen/ID", "/studio/cue", "/studio/render/ID"]
 
     /// The route a path is answered by, or nil.
     static func route(_ path: String) -> String? {
         if path.hasPrefix("/studio/listen/"), path.count > 15, !path.dropFirst(15).contains("/") { return "/studio/listen/ID" }
-        return ["/studio", "/studio/plan", "/studio/save", "/studio/listen"].contains(path) ? path : nil
+        if path.hasPrefix("/studio/render/"), path.count > 15, !path.dropFirst(15).contains("/") { return "/studio/render/ID" }
+        return ["/studio", "/studio/plan", "/studio/save", "/studio/listen", "/studio/cue"].contains(path) ? path : nil
     }
 
     /// The routes that take a POST (every other studio route is GET or HEAD).
     static func takesPost(_ path: String) -> Bool {
-        ["/studio/plan", "/studio/save", "/studio/listen"].contains(path)
+        ["/studio/plan", "/studio/save", "/studio/listen", "/studio/cue"].contains(path)
     }
 
     /// A save name: letters, digits, `-`, `_` and `.` inside, at most 64 characters, no path.
@@ -110,6 +112,13 @@ extension MedrenderService {
         router.get("/studio/listen/:id") { request, context in
             await self.studioAnswer { try await self.studioListen(request, id: context.parameters.get("id") ?? "") }
         }
+        router.post("/studio/cue") { request, _ in await self.studioAnswer { try await self.studioCue(request) } }
+        router.get("/studio/render/:id") { request, context in
+            await self.studioAnswer { try await self.studioRender(request, id: context.parameters.get("id") ?? "", head: false) }
+        }
+        router.head("/studio/render/:id") { request, context in
+            await self.studioAnswer { try await self.studioRender(request, id: context.parameters.get("id") ?? "", head: true) }
+        }
     }
 
     func studioAnswer(_ body: () async throws -> Response) async -> Response {
@@ -118,7 +127,9 @@ extension MedrenderService {
         } catch let error as StudioError {
             return Self.text(error.status, error.message)
         } catch let failure as StudioInvalid {
-            return (try? Self.studioJSON(.unprocessableContent, StudioPlanAnswer(ok: false, errors: failure.issues)))
+            var answer = StudioPlanAnswer(ok: false, errors: failure.issues)
+            answer.form = failure.outline
+            return (try? Self.studioJSON(.unprocessableContent, answer))
                 ?? Self.text(.unprocessableContent, failure.issues.first?.message ?? "the preset is not valid")
         } catch {
             return errorResponse(error)
@@ -162,12 +173,20 @@ extension MedrenderService {
 
     /// The posted preset as a job, or the issues that keep it from being one. Sounds must be the
     /// library's (`Sounds/`) or beside its presets, never a path outside them.
-    func studioJob(_ yaml: String) throws -> RenderJob {
+    func studioJob(_ yaml: String, format: OutputFormat = .wav(.int16), layers: Set<Layer> = Set(Layer.allCases)) throws -> RenderJob {
         let session: Session
         do {
             session = try PresetDecoder.decode(yaml, file: "preset", defaultName: "studio")
         } catch {
-            throw StudioInvalid(issues: [StudioIssue(line: error.line, column: error.column, field: error.field, message: error.message)])
+            // Every error, not only the first: the page shows each at its line and beside its field.
+            let all = PresetDecoder.allErrors(yaml, file: "preset", defaultName: "studio")
+            // In the order of the text, as the page lists them.
+            let issues = (all.isEmpty ? [error] : all).enumerated().sorted {
+                ($0.element.line ?? .max, $0.element.column ?? 0, $0.offset) < ($1.element.line ?? .max, $1.element.column ?? 0, $1.offset)
+            }.map(\.element)
+            throw StudioInvalid(issues: issues.map {
+                StudioIssue(line: $0.line, column: $0.column, field: $0.field, message: $0.message)
+            })
         }
         let library = settings.library
         let inside = [library.soundsFolder, library.presetsFolder].map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path + "/" }
@@ -184,8 +203,9 @@ extension MedrenderService {
                     "the sound '\(name)' is outside the library; the studio plays sounds of Sounds/ by name, such as 'rain'")])
             }
         }
-        let request = RenderRequest(session: session, presetFile: studioPresetFile, options: RenderOptions(length: session.defaultLength),
-                                    format: .wav(.int16), outputPath: "-", library: library)
+        let request = RenderRequest(session: session, presetFile: studioPresetFile,
+                                    options: RenderOptions(length: session.defaultLength, layers: layers),
+                                    format: format, outputPath: "-", library: library)
         do {
             var job = try request.job()
             job.soundCache = sounds
@@ -230,7 +250,15 @@ extension MedrenderService {
     /// timeline's SVG, the data the page's circle reads and the cue sheet; or its issues.
     func studioPlan(_ request: Request) async throws -> Response {
         let yaml = try await studioBody(request)
-        let job = try studioJob(yaml)
+        // The form reads the YAML's nodes, whether or not the preset plans.
+        let outline = PresetOutline.entries(yaml)
+        let job: RenderJob
+        do {
+            job = try studioJob(yaml)
+        } catch var failure as StudioInvalid {
+            failure.outline = outline
+            throw failure
+        }
         let plan: RenderPlan
         do {
             plan = try await gated(request) { try job.plan() }
@@ -250,6 +278,7 @@ extension MedrenderService {
         answer.timeline = view.dataJSON
         answer.cueSheet = CueSheetWriter.json(plan)
         answer.warnings = job.sounds.warnings.map(Self.unlibrary) + plan.notes
+        answer.form = outline
         return try Self.json(answer)
     }
 
@@ -292,14 +321,20 @@ extension MedrenderService {
         guard let from = Double(fromText), from.isFinite, from >= 0 else {
             throw StudioError(.badRequest, "from=\(fromText.prefix(32)): give the point to start from in seconds, 0 or more")
         }
+        let formatName = Self.query(request).first { $0.0 == "format" }?.1 ?? "wav"
+        guard ["wav", "ogg"].contains(formatName) else {
+            throw StudioError(.badRequest, "format=\(formatName.prefix(16)): listening streams 'wav' or 'ogg'; to download another format use /studio/render/ID?format=")
+        }
         let job = try studioJob(yaml)
-        return try await studioStream(request, job: job, fromSeconds: from)
+        return try await studioStream(request, job: job, fromSeconds: from, vorbis: formatName == "ogg")
     }
 }
 
 /// A preset that does not plan, with its issues.
 struct StudioInvalid: Error {
     var issues: [StudioIssue]
+    /// The YAML's nodes, for the form, when the YAML parses.
+    var outline: [PresetOutline.Entry]? = nil
 }
 
 /// The answer to `POST /studio/plan`.
@@ -315,6 +350,7 @@ struct StudioPlanAnswer: Encodable {
     var timeline: String?
     var cueSheet: String?
     var warnings: [String]?
+    var form: [PresetOutline.Entry]?
 }
 
 /// Writes presets into one folder, never outside it: a temporary file beside the target, then

@@ -5,11 +5,10 @@ import Testing
 /// Headless Chromium, as `make test-deps` installs it.
 let studioChromium = which("chromium") ?? which("chromium-browser")
 
-/// The studio in a real browser: the page as the server serves it, saved to a file with the test's
-/// steps after its script (the browser started with the same-origin checks off, as the page is a
-/// file and its requests go to the server): the form changes the YAML and the timeline, an error shows at its line, a click on the
-/// timeline plays from that point, a save lands in the presets folder. Screenshots at 390 and
-/// 1280 px are kept under `.build/studio-artifacts/`.
+/// The studio in a real browser, at a true width: `scripts/studio-browser.py` drives headless
+/// Chromium over the DevTools protocol, so a 390 px phone is 390 px (a headless window is at least
+/// 500 px wide), and presses real Tab keys. The page is the one the server serves, at its own URL.
+/// Screenshots at 390 and 1280 px are kept under `.build/studio-artifacts/`.
 @Suite(.serialized) struct StudioBrowserTests {
     static var artifacts: String {
         let folder = "\(PackagePaths.root)/.build/studio-artifacts"
@@ -17,123 +16,214 @@ let studioChromium = which("chromium") ?? which("chromium-browser")
         return folder
     }
 
-    static func flags(_ dir: TemporaryDirectory, size: String) -> [String] {
-        ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--hide-scrollbars",
-         "--user-data-dir=\(dir.file("chromium-profile"))", "--window-size=\(size)", "--autoplay-policy=no-user-gesture-required",
-         "--mute-audio", "--virtual-time-budget=600000"]
-    }
-
-    /// The harness: the studio page as served, its URLs based on the server, with the test's steps
-    /// after its own script. Each step waits for the studio's answer (`data-plan-seq` moving on)
-    /// before the next; the results are `data-t-*` attributes of the body.
-    static func harness(page: String, port: Int) -> String {
-        let steps = """
-        <script>
-        var out = document.body;
-        function w() { return window; }
-        function d() { return document; }
-        function put(name, value) { out.setAttribute('data-t-' + name, String(value)); }
-        function until(test, then, label) {
-          var tries = 0;
-          (function again() {
-            var ok = false;
+    /// The steps' helpers: waiting for a condition (or failing with what was waited for), typing
+    /// into a field as a person does (an input event), waiting for the studio's next plan.
+    static let helpers = """
+        const d = document, $ = (id) => d.getElementById(id);
+        const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+        async function until(test, label, ms = 60000) {
+          const end = Date.now() + ms;
+          for (;;) {
+            let ok = false;
             try { ok = test(); } catch (e) { ok = false; }
-            if (ok) { then(); } else if (++tries > 40000) {
-              var a = d().getElementById('audio');
-              put('timeout', label + ' (audio: ready ' + a.readyState + ', network ' + a.networkState + ', error ' + (a.error && a.error.code)
-                  + ', time ' + a.currentTime + ', src ' + a.getAttribute('src') + '; status: ' + d().getElementById('save-status').textContent + ')');
-              put('done', '1');
-            } else { setTimeout(again, 5); }
-          })();
+            if (ok) return;
+            if (Date.now() > end) throw new Error('stopped waiting for ' + label + ' (status: ' + $('save-status').textContent + ')');
+            await sleep(10);
+          }
         }
-        function seq() { return parseInt(d().body.getAttribute('data-plan-seq') || '0', 10); }
-        function planned(after) { return function () { return seq() > after && !d().body.hasAttribute('data-busy'); }; }
-        function type(el, value) { el.value = value; el.dispatchEvent(new (w().Event)('input', { bubbles: true })); }
-        var svgBefore, n;
-        until(function () { return seq() > 0 && d().querySelector('#timeline svg'); }, function () {
-          var yaml = d().getElementById('yaml');
-          put('yaml-before', yaml.value.split('\\n').filter(function (l) { return /^pattern:/.test(l); })[0]);
-          put('exhale-field', d().getElementById('f-exhale').value);
-          svgBefore = d().querySelector('#timeline svg').outerHTML;
-          put('doc-width', d().documentElement.scrollWidth);
-          n = seq();
-          type(d().getElementById('f-exhale'), '9');
-          until(planned(n), function () {
-            put('yaml-after', yaml.value.split('\\n').filter(function (l) { return /^pattern:/.test(l); })[0]);
-            put('svg-changed', d().querySelector('#timeline svg').outerHTML !== svgBefore);
-            put('summary', d().getElementById('summary').textContent);
-            put('redraw-ms', d().body.getAttribute('data-redraw-ms'));
-            n = seq();
-            type(yaml, yaml.value.replace(/^minutes: .*$/m, 'minutes: -5'));
-            until(planned(n), function () {
-              put('error-text', d().getElementById('yaml-error').textContent);
-              put('error-line', yaml.getAttribute('data-error-line'));
-              var bad = d().querySelector('#gutter .bad');
-              put('gutter-line', bad ? bad.getAttribute('data-line') : 'none');
-              put('field-error', d().getElementById('err-minutes').textContent);
-              put('field-invalid', d().getElementById('f-minutes').getAttribute('aria-invalid'));
-              put('minutes-line', yaml.value.split('\\n').findIndex(function (l) { return /^minutes:/.test(l); }) + 1);
-              n = seq();
-              type(yaml, yaml.value.replace(/^minutes: .*$/m, 'minutes: 2'));
-              until(planned(n), function () {
-                put('error-cleared', d().getElementById('yaml-error').textContent === '');
-                var svg = d().querySelector('#timeline svg'), box = svg.getBoundingClientRect();
-                var unit = box.width / svg.viewBox.baseVal.width;
-                var x = box.left + (parseFloat(svg.getAttribute('data-plot-left')) + parseFloat(svg.getAttribute('data-plot-width')) * 0.5) * unit;
-                svg.dispatchEvent(new (w().MouseEvent)('click', { clientX: x, clientY: box.top + box.height / 2, bubbles: true }));
-                var duration = parseFloat(d().getElementById('timeline').getAttribute('data-duration'));
-                put('duration', duration);
-                until(function () { var a = d().getElementById('audio'); return d().body.hasAttribute('data-playing') && a.currentTime > 0.2 && d().body.hasAttribute('data-session-time'); }, function () {
-                  var a = d().getElementById('audio');
-                  put('play-from', d().body.getAttribute('data-play-from'));
-                  put('audio-src', a.getAttribute('src'));
-                  put('audio-paused', a.paused);
-                  put('audio-time', a.currentTime);
-                  put('session-time', d().body.getAttribute('data-session-time'));
-                  put('stage-t', d().getElementById('stage').getAttribute('data-t'));
-                  a.pause();
-                  until(function () { return !d().body.hasAttribute('data-playing'); }, function () {
-                  var tl = d().getElementById('timeline'), studio = w().medrenderStudio;
-                  var before = studio.state.point;
-                  tl.focus();
-                  tl.dispatchEvent(new (w().KeyboardEvent)('keydown', { key: 'ArrowRight', bubbles: true }));
-                  put('key-moved', (studio.state.point - before).toFixed(3));
-                  put('key-shown', (parseFloat(d().getElementById('stage').getAttribute('data-t')) - studio.state.point).toFixed(3));
-                  var save = d().getElementById('save');
-                  if (!save) { put('save-status', 'no save button'); put('done', '1'); return; }
-                  d().getElementById('save-name').value = 'browser-made';
-                  save.click();
-                  until(function () { return d().getElementById('save-status').hasAttribute('data-status'); }, function () {
-                    put('save-status', d().getElementById('save-status').getAttribute('data-status') + ' ' + d().getElementById('save-status').textContent);
-                    put('done', '1');
-                  }, 'save');
-                  }, 'pause');
-                }, 'play');
-              }, 'fixed');
-            }, 'error');
-          }, 'exhale');
-        }, 'first plan');
-        </script>
+        const seq = () => parseInt(d.body.getAttribute('data-plan-seq') || '0', 10);
+        async function planned(after, label) { await until(() => seq() > after && !d.body.hasAttribute('data-busy'), label); }
+        async function type(el, value) {
+          const n = seq();
+          el.value = value;
+          el.dispatchEvent(new Event('input', { bubbles: true }));
+          await planned(n, 'the plan after ' + el.id);
+        }
+        const yamlLine = (re) => $('yaml').value.split('\\n').filter((l) => re.test(l))[0] || null;
+        const unlabelled = () => [...d.querySelectorAll('input, select, textarea')]
+          .filter((el) => !el.hidden && !(el.labels && el.labels.length) && !el.hasAttribute('aria-label')).map((el) => el.id || el.tagName);
+        const unnamedButtons = () => [...d.querySelectorAll('button')]
+          .filter((el) => !el.textContent.trim() && !el.hasAttribute('aria-label')).map((el) => el.id || 'button');
         """
-        return page.replacingOccurrences(of: "<head>", with: "<head><base href=\"http://127.0.0.1:\(port)/\">")
-            .replacingOccurrences(of: "</body>", with: steps + "</body>")
-    }
 
-    static func attributes(_ dom: String) -> [String: String] {
-        var out: [String: String] = [:]
-        guard let body = dom.range(of: "<body"), let end = dom[body.upperBound...].range(of: ">") else { return out }
-        let tag = String(dom[body.upperBound..<end.lowerBound])
-        let pattern = try! NSRegularExpression(pattern: "data-t-([a-z-]+)=\"([^\"]*)\"")
-        for m in pattern.matches(in: tag, range: NSRange(tag.startIndex..., in: tag)) {
-            out[String(tag[Range(m.range(at: 1), in: tag)!])] = String(tag[Range(m.range(at: 2), in: tag)!])
-                .replacingOccurrences(of: "&amp;", with: "&").replacingOccurrences(of: "&quot;", with: "\"")
-        }
+    /// Edits in the form and the YAML, all errors at once, playing from a point, the keyboard, saving.
+    static let mainSteps = """
+        (async () => {
+        \(helpers)
+        const r = {};
+        await until(() => seq() > 0 && d.querySelector('#timeline svg'), 'the first plan');
+        r.yamlBefore = yamlLine(/^pattern:/);
+        r.exhaleField = $('f-exhale').value;
+        const svgBefore = d.querySelector('#timeline svg').outerHTML;
+        await type($('f-exhale'), '9');
+        r.yamlAfter = yamlLine(/^pattern:/);
+        r.svgChanged = d.querySelector('#timeline svg').outerHTML !== svgBefore;
+        r.summary = $('summary').textContent;
+        r.redrawMs = parseFloat(d.body.getAttribute('data-redraw-ms'));
+        // Two bad values at once: both errors, each at its line and beside its field.
+        const y = $('yaml');
+        await type(y, y.value.replace(/^minutes: .*$/m, 'minutes: -5').replace(/^  loudness: .*$/m, '  loudness: 9'));
+        r.errorText = $('yaml-error').textContent;
+        r.errorLines = y.getAttribute('data-error-lines');
+        r.gutterLines = [...d.querySelectorAll('#gutter .bad')].map((e) => e.getAttribute('data-line')).join(' ');
+        r.minutesLine = y.value.split('\\n').findIndex((l) => /^minutes:/.test(l)) + 1;
+        r.loudnessLine = y.value.split('\\n').findIndex((l) => /^  loudness:/.test(l)) + 1;
+        r.minutesError = $('err-minutes').textContent;
+        r.minutesInvalid = $('f-minutes').getAttribute('aria-invalid');
+        r.loudnessError = $('err-loudness').textContent;
+        r.loudnessInvalid = $('f-loudness').getAttribute('aria-invalid');
+        await type(y, y.value.replace(/^minutes: .*$/m, 'minutes: 2').replace(/^  loudness: .*$/m, '  loudness: -18'));
+        r.errorCleared = $('yaml-error').textContent === '' && !$('f-minutes').hasAttribute('aria-invalid');
+        // Play from the middle of the timeline: the audio element plays the render from that point.
+        const svg = d.querySelector('#timeline svg');
+        svg.scrollIntoView();
+        const box = svg.getBoundingClientRect(), unit = box.width / svg.viewBox.baseVal.width;
+        const x = box.left + (parseFloat(svg.getAttribute('data-plot-left')) + parseFloat(svg.getAttribute('data-plot-width')) * 0.5) * unit;
+        svg.dispatchEvent(new MouseEvent('click', { clientX: x, clientY: box.top + box.height / 2, bubbles: true }));
+        r.duration = parseFloat($('timeline').getAttribute('data-duration'));
+        const a = $('audio');
+        await until(() => d.body.hasAttribute('data-playing') && a.currentTime > 0.2 && d.body.hasAttribute('data-session-time'), 'the audio to play');
+        r.playFrom = parseFloat(d.body.getAttribute('data-play-from'));
+        r.audioSrc = a.getAttribute('src');
+        r.audioPaused = a.paused;
+        r.sessionTime = parseFloat(d.body.getAttribute('data-session-time'));
+        r.audioTime = a.currentTime;
+        a.pause();
+        await until(() => !d.body.hasAttribute('data-playing'), 'the pause');
+        const studio = window.medrenderStudio, before = studio.state.point;
+        $('timeline').focus();
+        $('timeline').dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
+        r.keyMoved = studio.state.point - before;
+        r.keyShown = parseFloat($('stage').getAttribute('data-t')) - studio.state.point;
+        r.unlabelled = unlabelled();
+        r.unnamedButtons = unnamedButtons();
+        $('save-name').value = 'browser-made';
+        $('save').click();
+        await until(() => $('save-status').hasAttribute('data-status'), 'the save');
+        r.saveStatus = $('save-status').getAttribute('data-status') + ' ' + $('save-status').textContent;
+        return r;
+        })()
+        """
+
+    /// The form's other fields, each changing the YAML and the YAML changing them; a cue heard;
+    /// a render downloaded.
+    static let formSteps = """
+        (async () => {
+        \(helpers)
+        const r = {}, y = $('yaml');
+        await until(() => seq() > 0 && d.querySelector('#timeline svg') && d.body.hasAttribute('data-outline'), 'the first plan');
+        // Cue tones per phase: gain and tone in the form go into the cue's line.
+        await type($('f-cue-exhale-gain'), '-15');
+        await type($('f-cue-exhale-tone'), 'bowl');
+        r.exhaleCue = yamlLine(/^  exhale:/);
+        await type($('f-cue-hold-tone'), 'tick');
+        r.holdCue = yamlLine(/^  hold:/);
+        // ... and the YAML goes into the form.
+        await type(y, y.value.replace('pitch: 659.26', 'pitch: 700'));
+        r.inhalePitchField = $('f-cue-inhale-pitch').value;
+        // Play a cue: the studio serves its sound, the page plays it.
+        $('play-cue-inhale').click();
+        const cue = $('cue-audio');
+        await until(() => d.body.getAttribute('data-cue') === 'inhale' && cue.currentTime > 0 || cue.ended, 'the cue to play');
+        r.cueDuration = cue.duration;
+        r.cuePlayed = cue.currentTime > 0 || cue.ended;
+        // Bells: none in the blank preset; the form adds them.
+        await type($('f-bells-start'), 'bell');
+        await type($('f-bells-every'), '1');
+        r.bells = y.value.split('\\n').filter((l) => /^bells:|^  (start|every):/.test(l)).join('|');
+        await type(y, y.value.replace('every: 1', 'every: 0.5'));
+        r.everyField = $('f-bells-every').value;
+        // Loudness and a bed's level.
+        await type($('f-loudness'), '-20');
+        r.loudness = yamlLine(/^  loudness:/);
+        await type($('f-bed-0'), '-30');
+        r.bed = yamlLine(/sound: rain/);
+        // Minutes or cycles.
+        $('f-length-unit').value = 'cycles';
+        await type($('f-length-unit'), 'cycles');
+        r.cycles = yamlLine(/^cycles:/) + '|' + yamlLine(/^minutes:/) + '|' + $('f-minutes-label').textContent;
+        await type($('f-minutes'), '12');
+        r.cyclesAfter = yamlLine(/^cycles:/);
+        r.cyclesPlanned = $('summary').textContent;
+        // Voice lines of a guided script.
+        let n = seq();
+        $('add-line').click();
+        await planned(n, 'the plan after adding a line');
+        await until(() => $('f-line-0-text'), 'the line in the form');
+        r.lineAdded = $('f-line-0-text').value + '|' + $('f-line-0-pause').value;
+        await type($('f-line-0-text'), 'Let the shoulders drop.');
+        await type($('f-line-0-during'), 'breathing');
+        await type($('f-line-0-pause'), '3');
+        r.guide = y.value.slice(y.value.indexOf('guide:')).split('\\n').slice(0, 5).join('|');
+        await type(y, y.value.replace('pause: 3', 'pause: 4'));
+        r.pauseField = $('f-line-0-pause').value;
+        // Segments of a chained session.
+        n = seq();
+        $('add-segment').click();
+        await planned(n, 'the plan after adding a segment');
+        await until(() => $('f-seg-1-pattern'), 'the segments in the form');
+        await type($('f-seg-1-pattern'), '5-0-5-0');
+        await type($('f-seg-0-length'), '1');
+        r.segments = y.value.slice(y.value.indexOf('segments:')).split('\\n').slice(0, 3).join('|');
+        r.segmentsPlanned = $('summary').textContent;
+        r.phasesDisabled = $('f-exhale').disabled;
+        r.errors = $('yaml-error').textContent;
+        r.unlabelled = unlabelled();
+        // Download the render: the link the page follows answers with the file.
+        $('render-format').value = 'mp3';
+        $('download-render').click();
+        await until(() => d.body.hasAttribute('data-render-url'), 'the render link');
+        r.renderUrl = d.body.getAttribute('data-render-url');
+        const got = await fetch(r.renderUrl);
+        r.renderStatus = got.status;
+        r.renderType = got.headers.get('content-type');
+        r.renderBytes = (await got.arrayBuffer()).byteLength;
+        r.yaml = y.value;
+        return r;
+        })()
+        """
+
+    static let firstPlan = """
+        (async () => {
+        \(helpers)
+        await until(() => seq() > 0 && d.querySelector('#timeline svg') && d.body.hasAttribute('data-outline'), 'the first plan');
+        await sleep(300);
+        return { unlabelled: unlabelled() };
+        })()
+        """
+
+    /// Two bad values shown, for a screenshot.
+    static let errorsShown = """
+        (async () => {
+        \(helpers)
+        await until(() => seq() > 0 && d.querySelector('#timeline svg') && d.body.hasAttribute('data-outline'), 'the first plan');
+        const y = $('yaml');
+        await type(y, y.value.replace(/^minutes: .*$/m, 'minutes: -5').replace(/^  exhale: (.*)gain: -12/m, '  exhale: $1gain: 40'));
+        return { errorLines: y.getAttribute('data-error-lines'), cueError: $('err-cues').textContent,
+                 cueInvalid: $('f-cue-exhale-gain').getAttribute('aria-invalid') };
+        })()
+        """
+
+    /// Runs `steps` in the page at `url`, `width` px wide: the script's JSON.
+    static func browse(_ url: String, width: Int, height: Int, steps: String, tabs: Int = 0, screenshot: String? = nil) throws -> [String: Any] {
+        let browser = try #require(studioChromium)
+        let python = try #require(which("python3"))
+        let dir = TemporaryDirectory("studio-browser-\(width)")
+        let stepsFile = dir.write("steps.js", steps)
+        var arguments = ["\(PackagePaths.root)/scripts/studio-browser.py", "--chromium", browser, "--url", url, "--width", "\(width)",
+                         "--height", "\(height)", "--steps", stepsFile, "--tabs", "\(tabs)", "--timeout", "240"]
+        if let screenshot { arguments += ["--screenshot", screenshot] }
+        let run = try runProcess(python, arguments, killAfter: 300)
+        let object = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+        let out = try #require(object, "no answer: \(run.stdout.suffix(500)) \(run.stderr.suffix(500))")
+        #expect(out["error"] == nil, "\(out["error"] ?? "")")
+        #expect((out["exceptions"] as? [String])?.isEmpty == true, "\(out["exceptions"] ?? "")")
         return out
     }
 
-    @Test(.enabled(if: studioChromium != nil, "headless Chromium is not installed: `make test-deps` installs it (Debian package chromium)"))
+    @Test(.enabled(if: studioChromium != nil && which("python3") != nil,
+                   "headless Chromium is not installed: `make test-deps` installs it (Debian package chromium)"))
     func theStudioEditsPlansPlaysAndSavesInABrowser() throws {
-        let browser = try #require(studioChromium)
         let outer = TemporaryDirectory("studio-browser")
         let folder = outer.file("presets")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -141,76 +231,119 @@ let studioChromium = which("chromium") ?? which("chromium-browser")
         defer { server.stop() }
         var report: [String] = []
         for width in [1280, 390] {
-            let dir = TemporaryDirectory("studio-browser-\(width)")
             try? FileManager.default.removeItem(atPath: "\(folder)/browser-made.yaml")
-            let studio = String(decoding: try server.get("/studio").body, as: UTF8.self)
-            _ = dir.write("studio.html", Self.harness(page: studio, port: server.port))
-            // A frame of the width asked for (a browser window is at least 500 px wide), whose
-            // results are copied to the outer page's body when the steps are done.
-            let outerPage = dir.write("outer.html", """
-                <!DOCTYPE html><html><body style="margin:0">
-                <iframe id="f" src="studio.html" style="width:\(width)px;height:1000px;border:0"></iframe>
-                <script>
-                (function copy() {
-                  var inner = null;
-                  try { inner = document.getElementById('f').contentDocument.body; } catch (e) { inner = null; }
-                  if (!inner || !inner.hasAttribute('data-t-done')) { setTimeout(copy, 20); return; }
-                  Array.prototype.forEach.call(inner.attributes, function (a) {
-                    if (a.name.indexOf('data-t-') === 0) { document.body.setAttribute(a.name, a.value); }
-                  });
-                })();
-                </script></body></html>
-                """)
-            let dump = try runProcess(browser, Self.flags(dir, size: "\(max(width + 40, 500)),1100") + [
-                "--disable-web-security", "--allow-file-access-from-files", "--enable-logging=stderr", "--v=0", "--dump-dom", "file://\(outerPage)",
-            ], killAfter: 180)
-            #expect(dump.status == 0, "\(dump.stderr.suffix(2000))")
-            let r = Self.attributes(dump.stdout)
-            #expect(r["timeout"] == nil, "stopped waiting for: \(r["timeout"] ?? "") — \(r)")
-            #expect(r["done"] == "1", "\(r)")
+            let out = try Self.browse("http://127.0.0.1:\(server.port)/studio", width: width, height: width < 600 ? 844 : 1000,
+                                      steps: Self.mainSteps, tabs: 70)
+            let r = try #require(out["result"] as? [String: Any], "\(out)")
             // The form's exhale changed the YAML's pattern and the timeline.
-            #expect(r["yaml-before"] == "pattern: 4-0-6-0" && r["exhale-field"] == "6", "\(r)")
-            #expect(r["yaml-after"] == "pattern: 4-0-9-0", "\(r)")
-            #expect(r["svg-changed"] == "true")
-            #expect(r["summary"]?.contains("4-0-9-0") == true, "\(r["summary"] ?? "")")
-            // A bad value: the error at its line, in the gutter and beside its field.
-            let line = try #require(r["minutes-line"])
-            #expect(r["error-line"] == line && r["gutter-line"] == line, "\(r)")
-            #expect(r["error-text"]?.hasPrefix("Line \(line), column ") == true, "\(r["error-text"] ?? "")")
-            #expect(r["field-error"]?.isEmpty == false && r["field-invalid"] == "true", "\(r)")
-            #expect(r["error-cleared"] == "true")
+            #expect(r["yamlBefore"] as? String == "pattern: 4-0-6-0" && r["exhaleField"] as? String == "6", "\(r)")
+            #expect(r["yamlAfter"] as? String == "pattern: 4-0-9-0", "\(r)")
+            #expect(r["svgChanged"] as? Bool == true)
+            #expect((r["summary"] as? String)?.contains("4-0-9-0") == true, "\(r["summary"] ?? "")")
+            // Two bad values: both errors at once, each at its line, in the gutter and beside its field.
+            let minutesLine = try #require(r["minutesLine"] as? Int), loudnessLine = try #require(r["loudnessLine"] as? Int)
+            #expect(r["errorLines"] as? String == "\(minutesLine) \(loudnessLine)", "\(r)")
+            #expect(r["gutterLines"] as? String == "\(minutesLine) \(loudnessLine)", "\(r)")
+            let errorText = r["errorText"] as? String ?? ""
+            #expect(errorText.contains("Line \(minutesLine), column ") && errorText.contains("Line \(loudnessLine), column "), "\(errorText)")
+            #expect((r["minutesError"] as? String)?.isEmpty == false && r["minutesInvalid"] as? String == "true", "\(r)")
+            #expect((r["loudnessError"] as? String)?.isEmpty == false && r["loudnessInvalid"] as? String == "true", "\(r)")
+            #expect(r["errorCleared"] as? Bool == true)
             // Play from the middle of the timeline: the audio plays the render from that point.
-            let duration = try #require(r["duration"].flatMap(Double.init))
-            let from = try #require(r["play-from"].flatMap(Double.init))
+            let duration = try #require(r["duration"] as? Double)
+            let from = try #require(r["playFrom"] as? Double)
             #expect(abs(from - duration / 2) < duration / 200, "played from \(from) of \(duration)")
-            #expect(r["audio-src"]?.contains("?from=\(String(format: "%.3f", from))") == true, "\(r["audio-src"] ?? "")")
-            #expect(r["audio-paused"] == "false")
-            let sessionTime = try #require(r["session-time"].flatMap(Double.init))
+            #expect((r["audioSrc"] as? String)?.contains("?from=\(String(format: "%.3f", from))") == true, "\(r["audioSrc"] ?? "")")
+            #expect(r["audioPaused"] as? Bool == false)
+            let sessionTime = try #require(r["sessionTime"] as? Double)
             #expect(sessionTime >= from && sessionTime < from + 30, "session time \(sessionTime) from \(from)")
-            #expect(r["key-moved"].flatMap(Double.init) == 5, "the arrow key moves the point: \(r["key-moved"] ?? "")")
-            #expect(r["key-shown"].flatMap(Double.init) == 0, "the circle shows the point: \(r["key-shown"] ?? "")")
+            #expect(abs((r["keyMoved"] as? Double ?? 0) - 5) < 1e-6, "the arrow key moves the point: \(r["keyMoved"] ?? "")")
+            #expect(abs(r["keyShown"] as? Double ?? 1) < 0.001, "the circle shows the point: \(r["keyShown"] ?? "")")
+            // Labels for screen readers: every field has one, every button a name.
+            #expect((r["unlabelled"] as? [String])?.isEmpty == true, "fields without a label: \(r["unlabelled"] ?? "")")
+            #expect((r["unnamedButtons"] as? [String])?.isEmpty == true, "buttons without a name: \(r["unnamedButtons"] ?? "")")
             // Save: the file is in the presets folder.
-            #expect(r["save-status"]?.hasPrefix("200 Saved as browser-made.yaml") == true, "\(r["save-status"] ?? "")")
+            #expect((r["saveStatus"] as? String)?.hasPrefix("200 Saved as browser-made.yaml") == true, "\(r["saveStatus"] ?? "")")
             let saved = try String(contentsOfFile: "\(folder)/browser-made.yaml", encoding: .utf8)
             #expect(saved.contains("pattern: 4-0-9-0") && saved.contains("minutes: 2"))
-            // Nothing wider than the window.
-            #expect(Int(r["doc-width"] ?? "") ?? .max <= width, "the page is \(r["doc-width"] ?? "?") px wide in a \(width) px frame")
-            let console = dump.stderr.split(separator: "\n").filter { $0.contains(":CONSOLE") && !$0.contains("favicon") }
-            #expect(console.isEmpty, "\(console)")
-            report.append("\(width) px: timeline redrawn \(r["redraw-ms"] ?? "?") ms after the exhale changed, debounce included, "
-                + "on the browser's virtual clock (--virtual-time-budget), not wall-clock time")
+            // Nothing wider than the screen: a true 390 px one too.
+            #expect(out["innerWidth"] as? Int == width, "\(out["innerWidth"] ?? "")")
+            #expect(out["scrollWidth"] as? Int ?? .max <= width, "the page is \(out["scrollWidth"] ?? "?") px wide on a \(width) px screen")
+            // The keyboard: Tab reaches the form, the YAML, play, save and the timeline, each
+            // labelled and on the screen.
+            let tabs = try #require(out["tabs"] as? [[String: Any]])
+            let ids = tabs.compactMap { $0["id"] as? String }
+            for id in ["start", "f-exhale", "f-minutes", "f-cue-inhale-tone", "play-cue-inhale", "add-line", "yaml", "download-render",
+                       "save-name", "save", "play", "timeline"] {
+                #expect(ids.contains(id), "Tab does not reach #\(id) at \(width) px: \(ids)")
+            }
+            let focused = tabs.filter { ($0["tag"] as? String) != "BODY" }
+            #expect(focused.allSatisfy { $0["labelled"] as? Bool == true || $0["id"] as? String == "timeline" || $0["tag"] as? String == "AUDIO" },
+                    "\(focused.filter { $0["labelled"] as? Bool != true })")
+            #expect(focused.allSatisfy { $0["inside"] as? Bool == true }, "outside the screen: \(focused.filter { $0["inside"] as? Bool != true })")
+            #expect((out["console"] as? [String])?.isEmpty == true, "\(out["console"] ?? "")")
+            report.append(String(format: "%d px: timeline redrawn %.0f ms after the exhale changed in the form (debounce included, wall clock)",
+                                 width, r["redrawMs"] as? Double ?? -1))
         }
-        // Screenshots of a library preset, kept for a person to look at.
-        for (name, size) in [("studio-phone", "390,1600"), ("studio-desktop", "1280,1000")] {
-            let dir = TemporaryDirectory("studio-shot")
+        // Screenshots of a library preset, at a phone's width and a desktop's, kept to be looked at.
+        for (name, width, height) in [("studio-phone", 390, 844), ("studio-desktop", 1280, 1000)] {
             let path = "\(Self.artifacts)/\(name).png"
             try? FileManager.default.removeItem(atPath: path)
-            let shot = try runProcess(browser, Self.flags(dir, size: size) + ["--screenshot=\(path)", "http://127.0.0.1:\(server.port)/studio#preset=box-breath"],
-                                      killAfter: 180)
-            #expect(shot.status == 0 && FileManager.default.fileExists(atPath: path), "no screenshot: \(shot.stderr.suffix(500))")
+            let out = try Self.browse("http://127.0.0.1:\(server.port)/studio#preset=box-breath", width: width, height: height,
+                                      steps: Self.firstPlan, screenshot: path)
+            #expect(FileManager.default.fileExists(atPath: path), "no screenshot: \(out)")
+            #expect(out["scrollWidth"] as? Int ?? .max <= width, "box-breath is \(out["scrollWidth"] ?? "?") px wide on \(width) px")
+            #expect(((out["result"] as? [String: Any])?["unlabelled"] as? [String])?.isEmpty == true, "\(out)")
         }
+        // Errors at a phone's width: at their lines and beside their fields, both at once.
+        let errorShot = "\(Self.artifacts)/studio-phone-errors.png"
+        let errors = try Self.browse("http://127.0.0.1:\(server.port)/studio", width: 390, height: 844, steps: Self.errorsShown, screenshot: errorShot)
+        let shown = try #require(errors["result"] as? [String: Any], "\(errors)")
+        #expect(shown["errorLines"] as? String == "3 9", "\(shown)")
+        #expect((shown["cueError"] as? String)?.contains("40 dB") == true && shown["cueInvalid"] as? String == "true", "\(shown)")
+        #expect(errors["scrollWidth"] as? Int ?? .max <= 390, "with errors the page is \(errors["scrollWidth"] ?? "?") px wide")
         let text = report.joined(separator: "\n") + "\n"
         try? text.write(toFile: "\(Self.artifacts)/redraw.txt", atomically: true, encoding: .utf8)
         print(text)
+    }
+
+    @Test(.enabled(if: studioChromium != nil && which("python3") != nil,
+                   "headless Chromium is not installed: `make test-deps` installs it (Debian package chromium)"))
+    func everyCommonFieldOfTheFormKeepsTheYAMLInStep() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let out = try Self.browse("http://127.0.0.1:\(server.port)/studio", width: 1280, height: 1000, steps: Self.formSteps,
+                                  screenshot: "\(Self.artifacts)/studio-form-desktop.png")
+        let r = try #require(out["result"] as? [String: Any], "\(out)")
+        #expect(r["exhaleCue"] as? String == "  exhale: { tone: bowl, pitch: 440, gain: -15 }", "\(r)")
+        #expect(r["holdCue"] as? String == "  hold: { tone: tick }", "\(r)")
+        #expect(r["inhalePitchField"] as? String == "700", "\(r)")
+        #expect(r["cuePlayed"] as? Bool == true, "\(r)")
+        let cueDuration = try #require(r["cueDuration"] as? Double)
+        #expect(cueDuration > 0.3 && cueDuration <= 4.01, "the cue's sound is \(cueDuration) s")
+        #expect(r["bells"] as? String == "bells:|  start: bell|  every: 1", "\(r)")
+        #expect(r["everyField"] as? String == "0.5", "\(r)")
+        #expect(r["loudness"] as? String == "  loudness: -20", "\(r)")
+        #expect(r["bed"] as? String == "    - { sound: rain, level: -30 }", "\(r)")
+        #expect((r["cycles"] as? String)?.hasPrefix("cycles: ") == true && (r["cycles"] as? String)?.hasSuffix("|null|Cycles") == true, "\(r)")
+        #expect(r["cyclesAfter"] as? String == "cycles: 12", "\(r)")
+        #expect((r["cyclesPlanned"] as? String)?.contains("12 cycles") == true, "\(r)")
+        #expect(r["lineAdded"] as? String == "Breathe in slowly.|2", "\(r)")
+        #expect(r["guide"] as? String == "guide:|  lines:|    - say: \"Let the shoulders drop.\"|      pause: 3|      during: breathing", "\(r)")
+        #expect(r["pauseField"] as? String == "4", "\(r)")
+        #expect((r["segments"] as? String)?.hasPrefix("segments:|  - { name: First, pattern: 4-0-6-0, minutes: 1 }|  - { name: Second, pattern: 5-0-5-0 }") == true,
+                "\(r)")
+        #expect((r["segmentsPlanned"] as? String)?.contains("4-0-6-0 → 5-0-5-0") == true, "\(r)")
+        #expect(r["phasesDisabled"] as? Bool == true)
+        #expect(r["errors"] as? String == "", "\(r)")
+        #expect((r["unlabelled"] as? [String])?.isEmpty == true, "\(r)")
+        #expect((r["renderUrl"] as? String)?.hasSuffix("?format=mp3") == true, "\(r)")
+        #expect(r["renderStatus"] as? Int == 200 && r["renderType"] as? String == "audio/mpeg", "\(r)")
+        #expect(r["renderBytes"] as? Int ?? 0 > 10_000, "\(r)")
+        // The YAML the form wrote is a preset the command line takes.
+        let yaml = try #require(r["yaml"] as? String)
+        let dir = TemporaryDirectory("studio-form")
+        let check = try runMedrender(["validate", dir.write("form.yaml", yaml)])
+        #expect(check.status == 0, "\(check.stderr)\n\(yaml)")
     }
 }

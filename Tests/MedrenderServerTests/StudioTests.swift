@@ -151,6 +151,137 @@ import Testing
         #expect(invalid.status == 422, "\(invalid.body)")
     }
 
+    /// A one-minute box-breath whose settle and closing fit its own length.
+    static var oneMinute: String {
+        boxBreath.replacingOccurrences(of: "minutes: 15", with: "minutes: 1")
+            .replacingOccurrences(of: "settle: 20", with: "settle: 12").replacingOccurrences(of: "closing: 30", with: "closing: 12")
+    }
+
+    /// The duration ffprobe reads in a file, in seconds.
+    static func probedSeconds(_ file: String) throws -> Double? {
+        guard let ffprobe = which("ffprobe") else { return nil }
+        let probe = try runProcess(ffprobe, ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file])
+        return Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    @Test func everyErrorOfAPresetIsAnsweredAtOnce() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let yaml = """
+            name: x
+            pattern: 4-4-4-4
+            minutes: -3
+            cues:
+              exhale: { tone: bell, gain: 40 }
+            master:
+              loudness: 9
+              true-peak: 3
+            bells:
+              every: -2
+
+            """
+        let answer = try Self.post(server, "/studio/plan", yaml)
+        #expect(answer.status == 422, "\(answer.body)")
+        let object = try Self.object(answer.body)
+        let errors = try #require(object["errors"] as? [[String: Any]])
+        #expect(errors.compactMap { $0["line"] as? Int } == [3, 5, 7, 8, 10], "\(answer.body)")
+        #expect(errors.map { $0["field"] as? String ?? "" } == ["minutes", "cues.exhale.gain", "master.loudness", "master.true-peak", "bells.every"],
+                "\(answer.body)")
+        #expect(errors.allSatisfy { ($0["column"] as? Int ?? 0) > 0 && !($0["message"] as? String ?? "").isEmpty })
+        // The form's outline comes with the errors: the page fills its fields from it.
+        let form = try #require(object["form"] as? [[String: Any]], "\(answer.body)")
+        let gain = try #require(form.first { $0["path"] as? String == "cues.exhale.gain" })
+        #expect(gain["value"] as? String == "40" && gain["line"] as? Int == 5 && gain["column"] as? Int == 31 && gain["inFlow"] as? Bool == true)
+        #expect(form.first { $0["path"] as? String == "cues.exhale" }?["style"] as? String == "flow")
+        #expect(form.first { $0["path"] as? String == "master" }?["style"] as? String == "block")
+        // A syntax error is one error (nothing after it can be read), still at its line.
+        let broken = try Self.object(try Self.post(server, "/studio/plan", "pattern: 4-4-4-4\nminutes: [3\nsettle: -1\n").body)
+        #expect((broken["errors"] as? [[String: Any]])?.count == 1 && broken["form"] == nil, "\(broken)")
+    }
+
+    @Test func aCueIsHeardAsTheSessionPlaysIt() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        for kind in ["inhale", "hold", "exhale", "hold-out"] {
+            let name = UUID().uuidString
+            let file = server.dir.write("\(name).yaml", Self.oneMinute)
+            let answer = try server.get("/studio/cue?kind=\(kind)", name: name,
+                                        curl: ["-X", "POST", "-H", "Content-Type: application/yaml", "--data-binary", "@\(file)"])
+            #expect(answer.status == 200, "\(kind): \(String(decoding: answer.body, as: UTF8.self).prefix(300))")
+            #expect(answer.headers.lowercased().contains("content-type: audio/wav"))
+            let wav = server.dir.file("\(kind).wav")
+            try answer.body.write(to: URL(fileURLWithPath: wav))
+            // Box breathing's phases are 4 s: the cue to the next one, at most 4 s.
+            let seconds = try #require(try Self.probedSeconds(wav) ?? Double(answer.body.count - 44) / 192_000)
+            #expect(abs(seconds - 4) < 0.01, "\(kind): \(seconds) s")
+            // It sounds from its start: the first 50 ms are not silent.
+            let samples = answer.body.dropFirst(44).prefix(2400 * 4)
+            let peak = stride(from: samples.startIndex, to: samples.endIndex - 1, by: 2).map { i in
+                abs(Int(Int16(bitPattern: UInt16(samples[i]) | UInt16(samples[i + 1]) << 8)))
+            }.max() ?? 0
+            #expect(peak > 300, "\(kind): peak \(peak) in the first 50 ms")
+        }
+        let noHold = try Self.post(server, "/studio/cue?kind=hold", "name: x\npattern: 4-0-6-0\nminutes: 1\nsettle: 5\nclosing: 5\n")
+        #expect(noHold.status == 422 && noHold.body.contains("no hold"), "\(noHold.body)")
+        let silent = try Self.post(server, "/studio/cue?kind=inhale", "name: x\npattern: 4-0-6-0\nminutes: 1\nsettle: 5\nclosing: 5\ncues:\n  inhale: none\n")
+        #expect(silent.status == 422 && silent.body.contains("none"), "\(silent.body)")
+        #expect(try Self.post(server, "/studio/cue?kind=sigh", Self.oneMinute).status == 400)
+        let invalid = try Self.post(server, "/studio/cue?kind=inhale", "pattern: 4-4-4-4\nminutes: -1\n")
+        #expect(invalid.status == 422 && invalid.body.contains("\"line\" : 2"), "\(invalid.body)")
+    }
+
+    @Test func aTakeIsDownloadedInEveryFormatTheRendererWrites() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let take = try Self.object(try Self.post(server, "/studio/listen", Self.oneMinute).body)
+        let id = try #require(take["id"] as? String)
+        let types = ["ogg": "audio/ogg", "mp3": "audio/mpeg", "flac": "audio/flac", "opus": "audio/ogg; codecs=opus", "wav": "audio/wav"]
+        for (format, type) in types.sorted(by: { $0.key < $1.key }) {
+            let answer = try server.get("/studio/render/\(id)?format=\(format)")
+            #expect(answer.status == 200, "\(format): \(String(decoding: answer.body.prefix(300), as: UTF8.self))")
+            let headers = answer.headers.lowercased()
+            #expect(headers.contains("content-type: \(type)"), "\(format): \(answer.headers)")
+            #expect(headers.contains("content-disposition: attachment; filename=\"box-breath.\(format)\""), "\(answer.headers)")
+            let file = server.dir.file("take.\(format)")
+            try answer.body.write(to: URL(fileURLWithPath: file))
+            if let seconds = try Self.probedSeconds(file) {
+                #expect(abs(seconds - 60) < 0.1, "\(format): \(seconds) s")
+            }
+        }
+        // The same bytes as the command line writes for the same preset.
+        let dir = TemporaryDirectory("studio-download")
+        let preset = dir.write("box-breath.yaml", Self.oneMinute)
+        let cli = try runMedrender(["--preset", preset, "-o", dir.file("cli.ogg")])
+        #expect(cli.status == 0, "\(cli.stderr)")
+        let served = try Data(contentsOf: URL(fileURLWithPath: server.dir.file("take.ogg")))
+        #expect(served == (try? Data(contentsOf: URL(fileURLWithPath: dir.file("cli.ogg")))), "the download is not the command line's render")
+        #expect(try server.get("/studio/render/\(id)?format=aiff").status == 400)
+        #expect(try server.get("/studio/render/nosuchtake?format=ogg").status == 404)
+        // A take whose voice does not fit, known only once its sounds are read: a message, not a 500.
+        let tight = Self.oneMinute.replacingOccurrences(of: "settle: 12", with: "settle: 4")
+        let tightTake = try Self.object(try Self.post(server, "/studio/listen", tight).body)
+        let refused = try server.get("/studio/render/\(try #require(tightTake["id"] as? String))?format=ogg")
+        let text = String(decoding: refused.body, as: UTF8.self)
+        #expect(refused.status == 422 && text.contains("settle") && !text.contains("Presets/"), "\(refused.status) \(text)")
+    }
+
+    @Test func aTakeIsHeardAsOggFromAPoint() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let take = try Self.object(try Self.post(server, "/studio/listen", Self.oneMinute).body)
+        let url = try #require(take["url"] as? String)
+        let late = try server.get(url + "?from=45&format=ogg")
+        #expect(late.status == 200 && late.headers.lowercased().contains("content-type: audio/ogg"), "\(late.headers)")
+        let file = server.dir.file("late.ogg")
+        try late.body.write(to: URL(fileURLWithPath: file))
+        if let seconds = try Self.probedSeconds(file) { #expect(abs(seconds - 15) < 0.01, "\(seconds) s") }
+        if let ogginfo = which("ogginfo") {
+            let info = try runProcess(ogginfo, [file])
+            #expect(info.status == 0, "\(info.stdout.suffix(500))")
+        }
+        #expect(try server.get(url + "?from=0&format=mp3").status == 400)
+    }
+
     @Test func theStudioCommandPrintsItsAddress() throws {
         let dir = TemporaryDirectory("studio-command")
         let process = Process()
