@@ -123,14 +123,6 @@ final class OutputWriter {
          blockFrames: Int, vorbisThreads: Int? = nil) throws(IOError) {
         self.format = format
         self.path = path
-        // RIFF sizes are 32 bits: a WAV over 4 GiB cannot be written, so it is refused before any mixing.
-        if case .wav(let bits) = format {
-            let bytes = Double(plan.totalFrames) * Double(plan.channels * (bits == .int16 ? 2 : bits == .int24 ? 3 : 4))
-            if bytes + Double(1 << 20) >= Double(UInt32.max) {
-                throw IOError(.cannotCreate, String(format: "would be a %.1f GiB WAV file, more than WAV's 4 GiB; write FLAC or OGG, or fewer bits or minutes",
-                                                    bytes / Double(1 << 30)), path: path)
-            }
-        }
         self.stream = stream
         let channels = plan.channels, rate = plan.rate
         markers = tags.chapters.map { WaveMarker(frame: UInt32(clamping: $0.frame), name: $0.name) }
@@ -160,7 +152,11 @@ final class OutputWriter {
                 encoder = try Self.vorbisEncoder(sink: output, plan: plan, quality: quality, tags: tags, threads: vorbisThreads)
             case .wav(let bits), .flac(let bits):
                 let container: SoundFileContainer
-                if case .wav = format { container = .wav } else { container = .flac }
+                if case .wav = format {
+                    container = Self.waveContainer(frameCount: plan.totalFrames, channels: channels, bits: bits)
+                } else {
+                    container = .flac
+                }
                 let writer = try SoundFileWriter(file: output, container: container, sampleFormat: bits, channels: channels,
                                                  rate: rate, tags: tags.soundFileTags(mp3: false))
                 encoder = SoundFileFrameEncoder(writer: writer, channels: channels, blockFrames: blockFrames, seed: seed)
@@ -176,6 +172,13 @@ final class OutputWriter {
 
     func write(_ frames: UnsafePointer<Float>, frameCount: Int) throws(IOError) {
         try encoder.write(frames, frameCount: frameCount)
+    }
+
+    /// WAV (RIFF) for a file under 4 GiB, RF64 at 4 GiB and more: RIFF's sizes are 32 bits.
+    static func waveContainer(frameCount: Int64, channels: Int, bits: SampleFormat) -> SoundFileContainer {
+        let bytesPerSample = bits == .int16 ? 2 : bits == .int24 ? 3 : 4
+        let data = WaveSize.dataBytes(frameCount: frameCount, channels: channels, bytesPerSample: bytesPerSample)
+        return WaveSize.needsRF64(dataBytes: data) ? .rf64 : .wav
     }
 
     /// One Vorbis encoder, or one that encodes in pieces on `threads` threads.

@@ -18,6 +18,8 @@ struct ServeCommand: ParsableCommand {
             as one JSON line on standard error.
             """)
 
+    @OptionGroup var libraries: LibraryOptions
+
     @Option(name: .long, help: "The address to listen on; beyond loopback it needs --api-keys or --allow-anonymous.")
     var host = "127.0.0.1"
 
@@ -85,7 +87,8 @@ struct ServeCommand: ParsableCommand {
     }
 
     func run() throws {
-        let library = try PresetLibrary.required()
+        let library = libraries.library()
+        guard library.isPresent else { throw PresetError(file: "", message: library.absenceMessage, category: .missingInput) }
         var settings = MedrenderService.Settings(library: library)
         settings.host = host
         settings.port = port
