@@ -13,6 +13,8 @@ public struct OutputTags: Sendable, Hashable {
     public var credits: [String]
     /// Section starts, for chapters and WAV markers.
     public var chapters: [SessionSection]
+    /// The cover image, for MP3, FLAC, OGG and Opus.
+    public var cover: CoverArt? = nil
 
     /// Vorbis comments, chapters as `CHAPTER001=00:00:00.000` and `CHAPTER001NAME=Settle`.
     var vorbisComments: [(String, String)] {
@@ -23,6 +25,7 @@ public struct OutputTags: Sendable, Hashable {
         if !credits.isEmpty { list.append(("LICENSE", credits.joined(separator: "; "))) }
         list += chapterComments
         list.append(("ENCODER", "medrender"))
+        if let cover { list.append(cover.vorbisComment) }
         return list
     }
 
@@ -105,6 +108,7 @@ final class OutputWriter {
     private let id3Chapters: [ID3Chapters.Chapter]
     /// Tags LAME cannot write whole (it writes Latin-1), written again in UTF-16 once the file is.
     private let id3Texts: [(id: String, value: String)]
+    private let cover: CoverArt?
 
     /// A writer to `path`: a file (atomically), standard output (`-`), or a pipe or device.
     convenience init(format: OutputFormat, path: String, plan: RenderPlan, tags: OutputTags, seed: UInt64, blockFrames: Int,
@@ -129,6 +133,7 @@ final class OutputWriter {
         chapterComments = tags.chapterComments
         let ends = tags.chapters.dropFirst().map(\.time.milliseconds) + [plan.total.milliseconds]
         id3Texts = tags.id3Texts
+        cover = tags.cover
         id3Chapters = zip(tags.chapters, ends).map { chapter, end in
             ID3Chapters.Chapter(startMilliseconds: UInt32(clamping: chapter.time.milliseconds), endMilliseconds: UInt32(clamping: end),
                                 title: chapter.name)
@@ -204,11 +209,11 @@ final class OutputWriter {
         guard let file else { return }
         switch format {
         case .opus:
-            try OggPages.appendOpusComments(chapterComments, descriptor: file.descriptor, path: path)
+            try OggPages.appendOpusComments(chapterComments + (cover.map { [$0.vorbisComment] } ?? []), descriptor: file.descriptor, path: path)
             try OggPages.rewriteSerial(descriptor: file.descriptor, path: path, serial: UInt32(bitPattern: VorbisEncoder.serial))
         case .wav: if stream == nil { try WaveMarkers.append(markers, descriptor: file.descriptor, path: path) }
-        case .flac: try FlacComments.append(chapterComments, descriptor: file.descriptor, path: path)
-        case .mp3: try ID3Chapters.insert(id3Chapters, texts: id3Texts, descriptor: file.descriptor, path: path)
+        case .flac: try FlacComments.append(chapterComments, picture: cover?.flacPictureBlock, descriptor: file.descriptor, path: path)
+        case .mp3: try ID3Chapters.insert(id3Chapters, texts: id3Texts, picture: cover, descriptor: file.descriptor, path: path)
         default: break
         }
     }
