@@ -55,7 +55,7 @@ let package = Package(
         // The one module that owns C handles.
         .target(
             name: "MedrenderIO",
-            dependencies: ["MedrenderCore", "CSndFile", "CSampleRate", "CVorbis", "CEBUR128"]),
+            dependencies: ["MedrenderCore", "CSndFile", "CSampleRate", "CVorbis", "CEBUR128", "CFFmpeg"]),
         // The facade: load assets, two passes, encode.
         .target(
             name: "Medrender",

@@ -89,8 +89,8 @@ public enum Inspector {
         let peak = try meter.truePeak()
         let exact = SessionTime(milliseconds: frames * 1000 / Int64(reader.rate))
         var report = InspectReport(
-            path: path, format: reader.format == 0x200000 && reader.encoding == 0x0064 ? "Opus"
-                : formatNames[reader.format] ?? String(format: "0x%06x", reader.format), rate: reader.rate,
+            path: path, format: reader.mediaFormatName ?? (reader.format == 0x200000 && reader.encoding == 0x0064 ? "Opus"
+                : formatNames[reader.format] ?? String(format: "0x%06x", reader.format)), rate: reader.rate,
             channels: reader.channels, frames: frames, durationSeconds: Double(frames) / Double(reader.rate),
             duration: exact.clockString, loudnessLUFS: loudness.isFinite ? loudness : nil,
             truePeakDBTP: peak > 0 ? 20 * log10(peak) : nil, tags: tags, chapters: chapters)
@@ -107,9 +107,10 @@ public enum Inspector {
             signs.append("it holds \(report.frames) frames but its header promises \(headerFrames): it may be cut short")
         }
         let size = FilePaths.regularFileSize(path) ?? 0
-        if let head = FileChunks.prefix(ofFileAt: path, count: 12), head.count == 12, head[0..<4].elementsEqual("RIFF".utf8) {
-            let riff = Int64(head[4]) | Int64(head[5]) << 8 | Int64(head[6]) << 16 | Int64(head[7]) << 24
-            if riff + 8 > size { signs.append("its RIFF header promises \(riff + 8) bytes but it holds \(size): it is cut short") }
+        // A RIFF header's size, or an RF64 header's in its ds64 chunk.
+        if let head = FileChunks.prefix(ofFileAt: path, count: 28), let announced = WaveSize.announcedLength(head: head), announced > size {
+            let kind = head[0..<4].elementsEqual("RF64".utf8) ? "RF64" : "RIFF"
+            signs.append("its \(kind) header promises \(announced) bytes but it holds \(size): it is cut short")
         }
         if report.format == "OGG" || report.format == "Opus",
             let tail = FileChunks.suffix(ofFileAt: path, count: 1 << 16), OggPages.lastPageEndsStream(tail) == false

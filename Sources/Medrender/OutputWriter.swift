@@ -13,6 +13,8 @@ public struct OutputTags: Sendable, Hashable {
     public var credits: [String]
     /// Section starts, for chapters and WAV markers.
     public var chapters: [SessionSection]
+    /// The cover image, for MP3, FLAC, OGG and Opus.
+    public var cover: CoverArt? = nil
 
     /// Vorbis comments, chapters as `CHAPTER001=00:00:00.000` and `CHAPTER001NAME=Settle`.
     var vorbisComments: [(String, String)] {
@@ -23,6 +25,7 @@ public struct OutputTags: Sendable, Hashable {
         if !credits.isEmpty { list.append(("LICENSE", credits.joined(separator: "; "))) }
         list += chapterComments
         list.append(("ENCODER", "medrender"))
+        if let cover { list.append(cover.vorbisComment) }
         return list
     }
 
@@ -105,6 +108,7 @@ final class OutputWriter {
     private let id3Chapters: [ID3Chapters.Chapter]
     /// Tags LAME cannot write whole (it writes Latin-1), written again in UTF-16 once the file is.
     private let id3Texts: [(id: String, value: String)]
+    private let cover: CoverArt?
 
     /// A writer to `path`: a file (atomically), standard output (`-`), or a pipe or device.
     convenience init(format: OutputFormat, path: String, plan: RenderPlan, tags: OutputTags, seed: UInt64, blockFrames: Int,
@@ -123,20 +127,13 @@ final class OutputWriter {
          blockFrames: Int, vorbisThreads: Int? = nil) throws(IOError) {
         self.format = format
         self.path = path
-        // RIFF sizes are 32 bits: a WAV over 4 GiB cannot be written, so it is refused before any mixing.
-        if case .wav(let bits) = format {
-            let bytes = Double(plan.totalFrames) * Double(plan.channels * (bits == .int16 ? 2 : bits == .int24 ? 3 : 4))
-            if bytes + Double(1 << 20) >= Double(UInt32.max) {
-                throw IOError(.cannotCreate, String(format: "would be a %.1f GiB WAV file, more than WAV's 4 GiB; write FLAC or OGG, or fewer bits or minutes",
-                                                    bytes / Double(1 << 30)), path: path)
-            }
-        }
         self.stream = stream
         let channels = plan.channels, rate = plan.rate
         markers = tags.chapters.map { WaveMarker(frame: UInt32(clamping: $0.frame), name: $0.name) }
         chapterComments = tags.chapterComments
         let ends = tags.chapters.dropFirst().map(\.time.milliseconds) + [plan.total.milliseconds]
         id3Texts = tags.id3Texts
+        cover = tags.cover
         id3Chapters = zip(tags.chapters, ends).map { chapter, end in
             ID3Chapters.Chapter(startMilliseconds: UInt32(clamping: chapter.time.milliseconds), endMilliseconds: UInt32(clamping: end),
                                 title: chapter.name)
@@ -160,7 +157,11 @@ final class OutputWriter {
                 encoder = try Self.vorbisEncoder(sink: output, plan: plan, quality: quality, tags: tags, threads: vorbisThreads)
             case .wav(let bits), .flac(let bits):
                 let container: SoundFileContainer
-                if case .wav = format { container = .wav } else { container = .flac }
+                if case .wav = format {
+                    container = Self.waveContainer(frameCount: plan.totalFrames, channels: channels, bits: bits)
+                } else {
+                    container = .flac
+                }
                 let writer = try SoundFileWriter(file: output, container: container, sampleFormat: bits, channels: channels,
                                                  rate: rate, tags: tags.soundFileTags(mp3: false))
                 encoder = SoundFileFrameEncoder(writer: writer, channels: channels, blockFrames: blockFrames, seed: seed)
@@ -176,6 +177,13 @@ final class OutputWriter {
 
     func write(_ frames: UnsafePointer<Float>, frameCount: Int) throws(IOError) {
         try encoder.write(frames, frameCount: frameCount)
+    }
+
+    /// WAV (RIFF) for a file under 4 GiB, RF64 at 4 GiB and more: RIFF's sizes are 32 bits.
+    static func waveContainer(frameCount: Int64, channels: Int, bits: SampleFormat) -> SoundFileContainer {
+        let bytesPerSample = bits == .int16 ? 2 : bits == .int24 ? 3 : 4
+        let data = WaveSize.dataBytes(frameCount: frameCount, channels: channels, bytesPerSample: bytesPerSample)
+        return WaveSize.needsRF64(dataBytes: data) ? .rf64 : .wav
     }
 
     /// One Vorbis encoder, or one that encodes in pieces on `threads` threads.
@@ -201,11 +209,11 @@ final class OutputWriter {
         guard let file else { return }
         switch format {
         case .opus:
-            try OggPages.appendOpusComments(chapterComments, descriptor: file.descriptor, path: path)
+            try OggPages.appendOpusComments(chapterComments + (cover.map { [$0.vorbisComment] } ?? []), descriptor: file.descriptor, path: path)
             try OggPages.rewriteSerial(descriptor: file.descriptor, path: path, serial: UInt32(bitPattern: VorbisEncoder.serial))
         case .wav: if stream == nil { try WaveMarkers.append(markers, descriptor: file.descriptor, path: path) }
-        case .flac: try FlacComments.append(chapterComments, descriptor: file.descriptor, path: path)
-        case .mp3: try ID3Chapters.insert(id3Chapters, texts: id3Texts, descriptor: file.descriptor, path: path)
+        case .flac: try FlacComments.append(chapterComments, picture: cover?.flacPictureBlock, descriptor: file.descriptor, path: path)
+        case .mp3: try ID3Chapters.insert(id3Chapters, texts: id3Texts, picture: cover, descriptor: file.descriptor, path: path)
         default: break
         }
     }

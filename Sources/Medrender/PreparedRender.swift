@@ -26,7 +26,13 @@ public struct PreparedRender: Sendable {
     public let tags: OutputTags
 
     /// What the render has to say before mixing: replaced sounds, and how the session was fitted.
-    public var warnings: [String] { job.sounds.warnings + plan.notes }
+    public var warnings: [String] {
+        var list = job.sounds.warnings + plan.notes
+        if tags.cover != nil, case .wav = job.format {
+            list.append("WAV holds no cover art; the cover is left out (MP3, FLAC, OGG and Opus hold one)")
+        }
+        return list
+    }
 }
 
 extension RenderJob {
@@ -54,8 +60,8 @@ extension RenderJob {
             let plan = try RenderPlan(session: session, options: options, sounds: facts)
             var mix = MixAssets(sounds: assets, facts: facts)
             mix.bake(for: plan)
-            return PreparedRender(job: self, plan: plan, assets: mix, tags: outputTags(plan: plan))
-        } catch {
+            return PreparedRender(job: self, plan: plan, assets: mix, tags: try outputTags(plan: plan))
+        } catch let error as PlanError {
             throw RenderError.plan(error, preset: origin)
         }
     }
@@ -76,7 +82,7 @@ extension RenderJob {
     }
 
     /// The tags of the output: the session's metadata (or its name), the sounds' credits, the sections.
-    func outputTags(plan: RenderPlan) -> OutputTags {
+    func outputTags(plan: RenderPlan) throws(IOError) -> OutputTags {
         let m = session.metadata
         var comment = m.comment ?? session.description
         // Binaural beats are heard only on headphones: the file says so where a player shows it.
@@ -85,6 +91,6 @@ extension RenderJob {
         }
         return OutputTags(title: m.title ?? session.name, artist: m.artist, album: m.album, date: m.date,
                           comment: comment, credits: sounds.credits(for: plan.soundsUsed),
-                          chapters: plan.sections)
+                          chapters: plan.sections, cover: try m.cover.map { (path) throws(IOError) in try CoverArt(path: path) })
     }
 }

@@ -32,6 +32,8 @@ public struct SessionParameters: Sendable, Hashable {
     public var album: String?
     public var date: String?
     public var comment: String?
+    /// The cover image (`--cover`), instead of the preset's.
+    public var cover: String?
     public var stockFallback = false
     /// `--voice ENGINE[:NAME]`, `--language CODE`, `--minutes fit` (SessionParameters+Guide.swift).
     public var voice: String?
@@ -266,6 +268,7 @@ public struct SessionParameters: Sendable, Hashable {
         if let album { session.metadata.album = album }
         if let date { session.metadata.date = date }
         if let comment { session.metadata.comment = comment }
+        if let cover { session.metadata.cover = URL(fileURLWithPath: cover).path }
         if let loudness { session.master.loudnessLUFS = loudness }
         if let truePeak { session.master.truePeakDBTP = truePeak }
         let format = try outputFormat(output: output)

@@ -330,6 +330,10 @@ extension LibraryBuild {
                 }
                 soundHashes[path] = hash
             }
+            // The cover image is in the output too (only a preset with one has this line).
+            if missing == nil, let cover = session.metadata.cover {
+                soundLines.append("cover \((try? hashFile(cover)) ?? "unreadable")")
+            }
             if let missing {
                 presetFailed(missing)
                 continue

@@ -27,6 +27,8 @@ struct BuildCommand: ParsableCommand {
 
     @OptionGroup var encoding: EncodingOptions
 
+    @OptionGroup var libraries: LibraryOptions
+
     @Argument(help: "Preset folders, files or names (default: the library's Presets/). With --merge: the shards' folders.")
     var inputs: [String] = []
 
@@ -192,7 +194,7 @@ struct BuildCommand: ParsableCommand {
                 try runMerge()
                 return
             }
-            let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
+            let library = libraries.library()
             var folder = output!
             // From the scheduler's environment, said before anything is built so a task's log tells which part it is.
             let scheduled = try shard == "auto"
@@ -274,7 +276,7 @@ struct BuildCommand: ParsableCommand {
         var folders = inputs.map { $0.count > 1 && $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         folders = folders.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
         let target = output ?? folders[0]
-        let library = PresetLibrary.locate() ?? PresetLibrary(root: FileManager.default.currentDirectoryPath)
+        let library = libraries.library()
         let podcast = try BuildFeed.resolve(feed: feed, settingsOption: self.settings, library: library)
         let summary = try LibraryBuild.merge(folders, into: target)
         BuildIndex.writeOrWarn(folder: target, manifestPath: summary.manifest, presetFiles: [:], library: library)

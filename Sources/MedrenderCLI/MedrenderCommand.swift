@@ -28,8 +28,9 @@ public struct MedrenderCommand: ParsableCommand {
     public static func start() {
         SignalCleanup.install()
         let arguments = Array(CommandLine.arguments.dropFirst())
-        if arguments == ["--generate-completion-script", "bash"] || arguments == ["--generate-completion-script=bash"] {
-            print(bashCompletionScript, terminator: "")
+        for (shell, script) in [("bash", bashCompletionScript), ("zsh", zshCompletionScript), ("fish", fishCompletionScript)]
+        where arguments == ["--generate-completion-script", shell] || arguments == ["--generate-completion-script=\(shell)"] {
+            print(script, terminator: "")
             return
         }
         main()
@@ -48,6 +49,44 @@ public struct MedrenderCommand: ParsableCommand {
                     _medrender_render
                     return
                 fi
+
+            """)
+    }
+}
+
+extension MedrenderCommand {
+    /// The parser's zsh completions, where a line that starts with an option completes as
+    /// `render`, the default command, does (as `bashCompletionScript`).
+    static var zshCompletionScript: String {
+        let script = completionScript(for: .zsh)
+        let anchor = "    local -ir current_word_index=\"$((CURRENT - 1))\"\n"
+        guard let range = script.range(of: anchor) else { return script }
+        return script.replacingCharacters(in: range, with: anchor + """
+
+                # A line that starts with an option belongs to the default command, render.
+                if [[ "${words[2]}" == -* ]] && { (( CURRENT == 2 )) || [[ "${words[2]}" != (-h|--help|--version) ]]; }; then
+                    words[1]=render
+                    _medrender_render
+                    return
+                fi
+
+            """)
+    }
+
+    /// The parser's fish completions, where a line that starts with an option is read as a
+    /// `render` line, the default command (as `bashCompletionScript`).
+    static var fishCompletionScript: String {
+        // fish before 4 prints no cursor index for `commandline -tC` (the parser's custom
+        // completions then get one argument too few): the current token's length up to the cursor is it.
+        let script = completionScript(for: .fish)
+            .replacingOccurrences(of: "(__medrender_tokens -tC)", with: "(string length -- \"$(commandline -ct)\")")
+        let anchor = "    switch $unparsed_tokens[1]\n    case 'medrender'\n"
+        guard let range = script.range(of: anchor) else { return script }
+        return script.replacingCharacters(in: range, with: anchor + """
+                    # A line that starts with an option belongs to the default command, render.
+                    if string match -q -- '-*' $unparsed_tokens[2]; and not contains -- $unparsed_tokens[2] -h --help --version
+                        set unparsed_tokens $unparsed_tokens[1] render $unparsed_tokens[2..]
+                    end
 
             """)
     }

@@ -44,6 +44,10 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: "Comment tag (default: the preset's description).")
     var comment: String?
 
+    @Option(name: .long, help: "A cover image (.png or .jpg) for MP3, FLAC, OGG and Opus (WAV holds none). Default: the preset's.",
+            completion: .file(extensions: ["png", "jpg", "jpeg"]))
+    var cover: String?
+
 
 
     @Option(name: .long, help: "The layers to mix, comma-separated, of: cues, voice, ambience, bells, beats.",
@@ -89,6 +93,7 @@ struct RenderCommand: ParsableCommand {
         p.album = album
         p.date = date
         p.comment = comment
+        p.cover = cover
         p.stockFallback = fallback == "stock"
         return p
     }

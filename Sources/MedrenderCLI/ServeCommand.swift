@@ -18,6 +18,8 @@ struct ServeCommand: ParsableCommand {
             as one JSON line on standard error.
             """)
 
+    @OptionGroup var libraries: LibraryOptions
+
     @Option(name: .long, help: "The address to listen on; beyond loopback it needs --api-keys or --allow-anonymous.")
     var host = "127.0.0.1"
 
@@ -87,11 +89,11 @@ struct ServeCommand: ParsableCommand {
     @OptionGroup var feedOptions: ServeFeedOptions
 
     func run() throws {
-        let library: PresetLibrary
+        let library = libraries.library()
+        guard library.isPresent else { throw PresetError(file: "", message: library.absenceMessage, category: .missingInput) }
         let feed: ServedFeed?
         do {
-            library = try feedOptions.library()
-            feed = try feedOptions.served(library: library)
+            feed = try feedOptions.served(library: library, folders: libraries.folders)
         } catch {
             throw fail(error)
         }

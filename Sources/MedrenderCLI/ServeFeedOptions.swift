@@ -13,8 +13,6 @@ struct ServeFeedOptions: ParsableArguments {
             completion: .file(extensions: ["yaml"]))
     var feedSettings: String?
 
-    @OptionGroup var libraries: LibraryOptions
-
     func validate() throws {
         if let feed, LibraryFeedSettings.baseURL(feed) == nil {
             throw ValidationError(LibraryFeedSettings.urlProblem(feed, option: "--feed"))
@@ -22,15 +20,11 @@ struct ServeFeedOptions: ParsableArguments {
         if feed == nil, feedSettings != nil { throw ValidationError("--feed-settings is for the feed: give --feed URL too") }
     }
 
-    /// The library served: the stock one (or `$MEDRENDER_HOME`'s) with the `--library` folders in front.
-    func library() throws -> PresetLibrary {
-        try PresetLibrary.required().adding(front: libraries.folders)
-    }
-
-    /// The feed to serve, with its settings checked (what is missing is named), or nil without `--feed`.
-    func served(library: PresetLibrary) throws -> ServedFeed? {
+    /// The feed to serve, with its settings checked (what is missing is named), or nil without `--feed`;
+    /// `folders` are the `--library` folders, whose first holds the default settings file.
+    func served(library: PresetLibrary, folders: [String]) throws -> ServedFeed? {
         guard let feed, let base = LibraryFeedSettings.baseURL(feed) else { return nil }
-        let settingsLibrary = libraries.folders.first.map { PresetLibrary(root: $0) } ?? library
+        let settingsLibrary = folders.first.map { PresetLibrary(root: $0) } ?? library
         guard let resolved = try BuildFeed.resolve(feed: base, settingsOption: feedSettings, library: settingsLibrary) else { return nil }
         return ServedFeed(settings: resolved.settings, baseURL: resolved.baseURL)
     }

@@ -6,8 +6,9 @@ import Foundation
 public enum FlacComments {
     /// Appends `comments` (`KEY`, value) to the VORBIS_COMMENT block of the FLAC file open at
     /// `descriptor`, adding the block after STREAMINFO when there is none.
-    public static func append(_ comments: [(String, String)], descriptor: Int32, path: String) throws(IOError) {
-        guard !comments.isEmpty else { return }
+    /// - Parameter picture: a `PICTURE` block's body (`CoverArt.flacPictureBlock`) to add too.
+    public static func append(_ comments: [(String, String)], picture: [UInt8]? = nil, descriptor: Int32, path: String) throws(IOError) {
+        guard !comments.isEmpty || picture != nil else { return }
         func malformed() -> IOError { IOError(.library, "the FLAC file written is not well formed", path: path) }
         guard try FileSplice.read(0..<4, descriptor: descriptor, path: path).elementsEqual("fLaC".utf8) else { throw malformed() }
         // The metadata blocks: (type, body), up to the one flagged last.
@@ -22,7 +23,9 @@ public enum FlacComments {
             guard blocks.count < 1000 else { throw malformed() }
         }
         let added = comments.map { Array("\($0.0)=\($0.1)".utf8) }
-        if let index = blocks.firstIndex(where: { $0.type == 4 }) {
+        if added.isEmpty {
+            // Only a picture to add.
+        } else if let index = blocks.firstIndex(where: { $0.type == 4 }) {
             var body = blocks[index].body
             guard body.count >= 8 else { throw malformed() }
             let vendor = Int(le32(body, 0))
@@ -36,6 +39,7 @@ public enum FlacComments {
             for comment in added { body += bytes32(UInt32(comment.count)) + comment }
             blocks.insert((4, body), at: min(1, blocks.count))
         }
+        if let picture { blocks.append((6, picture)) }
         var metadata: [UInt8] = []
         for (index, block) in blocks.enumerated() {
             guard block.body.count < 1 << 24 else {

@@ -21,8 +21,10 @@ public enum ID3Chapters {
     /// `TPE1`, `TALB`, `COMM`…) in place of the frames of those IDs, in UTF-16 where Latin-1 does
     /// not hold them (LAME writes Latin-1, a `?` for what it lacks); the tag's padding, if any, is
     /// dropped.
-    public static func insert(_ chapters: [Chapter], texts: [(id: String, value: String)] = [], descriptor: Int32, path: String) throws(IOError) {
-        guard !chapters.isEmpty || !texts.isEmpty else { return }
+    /// A `picture` is added as an `APIC` frame (a front cover), after the chapters.
+    public static func insert(_ chapters: [Chapter], texts: [(id: String, value: String)] = [], picture: CoverArt? = nil,
+                              descriptor: Int32, path: String) throws(IOError) {
+        guard !chapters.isEmpty || !texts.isEmpty || picture != nil else { return }
         let replacedIDs = Set(texts.map(\.id))
         let size = try FileSplice.size(descriptor: descriptor, path: path)
         var major: UInt8 = 3
@@ -76,6 +78,7 @@ public enum ID3Chapters {
             frames += frame("CHAP", major: major, body: body)
         }
         }
+        if let picture { frames += frame("APIC", major: major, body: picture.id3PictureFrameBody) }
         let n = frames.count
         guard n < 1 << 28 else { throw IOError(.library, "the MP3 chapters would pass the 256 MiB an ID3 tag holds", path: path) }
         let tag = Array("ID3".utf8) + [major, 0, flags, UInt8(n >> 21 & 0x7F), UInt8(n >> 14 & 0x7F), UInt8(n >> 7 & 0x7F), UInt8(n & 0x7F)]

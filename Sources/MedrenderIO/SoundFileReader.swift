@@ -2,19 +2,24 @@ import CSndFile
 import Foundation
 import MedrenderCore
 
-/// Reads any file libsndfile decodes (WAV, FLAC, OGG, Opus, MP3, AIFF, …) as Float32 frames.
+/// Reads any file libsndfile decodes (WAV, FLAC, OGG, Opus, MP3, AIFF, …), and M4A/AAC through
+/// libavformat and libavcodec (`MediaFileDecoder`), as Float32 frames.
 ///
 /// Not `Sendable`: one reader belongs to one thread.
 public final class SoundFileReader {
-    private let handle: OpaquePointer
+    /// libsndfile's handle, or nil for a file libav decodes.
+    private let handle: OpaquePointer?
+    private let media: MediaFileDecoder?
     public let path: String
     /// The file's sample rate in hertz.
     public let rate: Int
     public let channels: Int
     /// The number of frames the header promises (a truncated file may deliver fewer).
     public let frameCount: Int64
-    /// The libsndfile major format (`SF_FORMAT_WAV`, …).
+    /// The libsndfile major format (`SF_FORMAT_WAV`, …); 0 for a file libav decodes.
     public let format: Int32
+    /// The container and codec of a file libav decodes, such as `M4A (AAC)`; nil for libsndfile's.
+    public let mediaFormatName: String?
     /// libsndfile's encoding within the container (`SF_FORMAT_SUBMASK`): Vorbis or Opus in Ogg.
     public let encoding: Int32
 
@@ -38,20 +43,35 @@ public final class SoundFileReader {
             throw IOError(.missingInput, "cannot be read: check its permissions", path: path, cause: String(cString: strerror(errno)))
         }
         close(probe)
-        var info = SF_INFO()
-        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
-            throw IOError(
-                .badData, "is not a sound file medrender can read (WAV, FLAC, OGG, Opus, MP3, AIFF)", path: path,
-                cause: String(cString: sf_strerror(nil)))
+        if MediaFileDecoder.handles(path: path) {
+            let media = try MediaFileDecoder(path: path)
+            self.handle = nil
+            self.media = media
+            self.rate = media.rate
+            self.channels = media.channels
+            self.frameCount = media.frameCount
+            self.format = 0
+            self.encoding = 0
+            self.mediaFormatName = media.formatName
+        } else {
+            var info = SF_INFO()
+            guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
+                throw IOError(
+                    .badData, "is not a sound file medrender can read (WAV, FLAC, OGG, Opus, MP3, AIFF, M4A/AAC)", path: path,
+                    cause: String(cString: sf_strerror(nil)))
+            }
+            self.handle = handle
+            self.media = nil
+            self.rate = Int(info.samplerate)
+            self.channels = Int(info.channels)
+            // A header with no length (a FLAC stream whose STREAMINFO says 0 samples, which FLAC
+            // defines as unknown) is read through once to count its frames.
+            self.frameCount = info.frames == sf_count_t.max
+                ? try Self.countFrames(handle, channels: Int(info.channels), path: path) : Int64(info.frames)
+            self.format = info.format & Int32(SF_FORMAT_TYPEMASK)
+            self.encoding = info.format & Int32(SF_FORMAT_SUBMASK)
+            self.mediaFormatName = nil
         }
-        self.handle = handle
-        self.rate = Int(info.samplerate)
-        self.channels = Int(info.channels)
-        // A header with no length (a FLAC stream whose STREAMINFO says 0 samples, which FLAC defines
-        // as unknown) is read through once to count its frames.
-        self.frameCount = info.frames == sf_count_t.max ? try Self.countFrames(handle, channels: Int(info.channels), path: path) : Int64(info.frames)
-        self.format = info.format & Int32(SF_FORMAT_TYPEMASK)
-        self.encoding = info.format & Int32(SF_FORMAT_SUBMASK)
         guard channels >= 1, channels <= 64 else {
             throw IOError(.badData, "has \(channels) channels; medrender reads 1 to 64", path: path)
         }
@@ -60,7 +80,7 @@ public final class SoundFileReader {
         }
     }
 
-    deinit { sf_close(handle) }
+    deinit { if let handle { sf_close(handle) } }
 
     /// The frames of a stream whose header gives no length, counted by decoding it; the stream is
     /// then back at its start. The corresponding C function is `sf_readf_float`.
@@ -83,6 +103,7 @@ public final class SoundFileReader {
     /// Reads up to `frameCount` frames into `buffer` (interleaved, `channels` wide); returns how
     /// many were read, 0 at the end. The corresponding C function is `sf_readf_float`.
     public func read(into buffer: UnsafeMutablePointer<Float>, frameCount: Int) throws(IOError) -> Int {
+        guard let handle else { return try media!.read(into: buffer, frameCount: frameCount) }
         let got = sf_readf_float(handle, buffer, sf_count_t(frameCount))
         let code = sf_error(handle)
         if code != SF_ERR_NO_ERROR {
@@ -93,6 +114,7 @@ public final class SoundFileReader {
 
     /// The file's string tags (title, artist, …) by name. The corresponding C function is `sf_get_string`.
     public func tags() -> [(String, String)] {
+        guard let handle else { return media?.tags() ?? [] }
         let kinds: [(String, Int32)] = [
             ("title", Int32(SF_STR_TITLE)), ("artist", Int32(SF_STR_ARTIST)), ("album", Int32(SF_STR_ALBUM)),
             ("date", Int32(SF_STR_DATE)), ("comment", Int32(SF_STR_COMMENT)), ("copyright", Int32(SF_STR_COPYRIGHT)),
@@ -105,6 +127,7 @@ public final class SoundFileReader {
     /// a CAF layout), as `SF_CHANNEL_MAP_*` values; nil when the file says nothing. The
     /// corresponding C command is `SFC_GET_CHANNEL_MAP_INFO`.
     public func channelMap() -> [Int32]? {
+        guard let handle else { return nil }
         var map = [Int32](repeating: 0, count: channels)
         let size = Int32(channels * MemoryLayout<Int32>.size)
         let ok = map.withUnsafeMutableBufferPointer { sf_command(handle, Int32(SFC_GET_CHANNEL_MAP_INFO), $0.baseAddress, size) }
@@ -133,6 +156,7 @@ public final class SoundFileReader {
 
     /// The file's cue points (WAV markers) with their labels. The corresponding C command is `SFC_GET_CUE`.
     public func cuePoints() -> [(frame: Int64, name: String)] {
+        guard let handle else { return [] }
         var count: UInt32 = 0
         guard sf_command(handle, Int32(SFC_GET_CUE_COUNT), &count, Int32(MemoryLayout<UInt32>.size)) == SF_TRUE, count > 0 else {
             return []

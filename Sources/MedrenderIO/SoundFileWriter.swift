@@ -20,11 +20,14 @@ public enum SampleFormat: String, Sendable, CaseIterable {
 /// Container formats written through libsndfile.
 public enum SoundFileContainer: String, Sendable {
     case wav, flac, opus, mp3
+    /// WAV with 64-bit sizes (EBU Tech 3306), for a file of 4 GiB or more (`WaveSize`).
+    case rf64
 
     /// The container and codec bits; Opus and MP3 ignore the sample format.
     func libsndfile(_ sample: SampleFormat) -> Int32 {
         switch self {
         case .wav: Int32(SF_FORMAT_WAV) | sample.libsndfile
+        case .rf64: Int32(SF_FORMAT_RF64) | sample.libsndfile
         case .flac: Int32(SF_FORMAT_FLAC) | sample.libsndfile
         case .opus: Int32(SF_FORMAT_OGG) | Int32(SF_FORMAT_OPUS)
         case .mp3: Int32(SF_FORMAT_MPEG) | Int32(SF_FORMAT_MPEG_LAYER_III)

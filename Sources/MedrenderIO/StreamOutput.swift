@@ -82,18 +82,19 @@ public final class StreamingWaveWriter {
     ///   - info: `INFO` tags as four-letter keys (`INAM`, `IART`, …) and values.
     ///   - markers: named points, as `cue ` and `LIST/adtl` chunks before the audio (a file gets
     ///     them after it; a stream cannot go back).
+    ///   - rf64: write RF64 whatever the length (nil, the default: RF64 only at 4 GiB and more).
     public init(sink: ByteSink, channels: Int, rate: Int, bits: Int, frameCount: Int64, info: [(String, String)],
-                markers: [WaveMarker] = []) throws(IOError) {
+                markers: [WaveMarker] = [], rf64: Bool? = nil) throws(IOError) {
         self.sink = sink
         self.channels = channels
         self.bytesPerSample = bits / 8
         self.isFloat = bits == 32
         let le16 = { (v: Int) -> [UInt8] in [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF)] }
         let le32 = { (v: Int64) -> [UInt8] in (0..<4).map { UInt8((v >> (8 * Int64($0))) & 0xFF) } }
-        let dataBytes = frameCount * Int64(channels * bytesPerSample)
-        guard dataBytes + 1024 < Int64(UInt32.max) else {
-            throw IOError(.cannotCreate, "is too long for a WAV file (4 GiB); write FLAC or OGG instead", path: "standard output")
-        }
+        let le64 = { (v: Int64) -> [UInt8] in (0..<8).map { UInt8((v >> (8 * Int64($0))) & 0xFF) } }
+        let dataBytes = WaveSize.dataBytes(frameCount: frameCount, channels: channels, bytesPerSample: bytesPerSample)
+        // 4 GiB or more: RF64, its sizes in a `ds64` chunk and 0xFFFFFFFF in the 32-bit fields.
+        let rf64 = rf64 ?? WaveSize.needsRF64(dataBytes: dataBytes)
         var list: [UInt8] = Array("INFO".utf8)
         for (key, value) in info {
             var text = Array(value.utf8) + [0]
@@ -103,12 +104,19 @@ public final class StreamingWaveWriter {
         }
         let fmt: [UInt8] = le16(isFloat ? 3 : 1) + le16(channels) + le32(Int64(rate)) + le32(Int64(rate * channels * bytesPerSample))
             + le16(channels * bytesPerSample) + le16(bits)
-        var header: [UInt8] = Array("WAVE".utf8) + Array("fmt ".utf8) + le32(Int64(fmt.count)) + fmt
+        let ds64Size = 28
+        var header: [UInt8] = Array("WAVE".utf8)
+        if rf64 { header += Array("ds64".utf8) + le32(Int64(ds64Size)) + [UInt8](repeating: 0, count: ds64Size) }
+        header += Array("fmt ".utf8) + le32(Int64(fmt.count)) + fmt
         if info.count > 0 { header += Array("LIST".utf8) + le32(Int64(list.count)) + list }
         if !markers.isEmpty { header += WaveMarkers.chunks(markers) }
-        header += Array("data".utf8) + le32(dataBytes)
+        header += Array("data".utf8) + le32(rf64 ? Int64(UInt32.max) : dataBytes)
         let riffSize = Int64(header.count) + dataBytes + (dataBytes % 2)
-        try sink.write(bytes: Array("RIFF".utf8) + le32(riffSize) + header)
+        if rf64 {
+            // ds64: the RIFF size, the data size, the frame count, and no table.
+            header.replaceSubrange(12..<(12 + ds64Size), with: le64(riffSize) + le64(dataBytes) + le64(frameCount) + le32(0))
+        }
+        try sink.write(bytes: Array((rf64 ? "RF64" : "RIFF").utf8) + le32(rf64 ? Int64(UInt32.max) : riffSize) + header)
         self.padByte = dataBytes % 2 == 1
     }
 

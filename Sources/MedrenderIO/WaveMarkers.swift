@@ -41,8 +41,12 @@ public enum WaveMarkers {
         let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress!, bytes.count, off_t(size)) }
         guard written == bytes.count else { throw IOError.writeFailed(path: path, errno: errno) }
         size += off_t(bytes.count)
-        let riff = le32(UInt32(size - 8))
-        let w = riff.withUnsafeBytes { pwrite(descriptor, $0.baseAddress!, 4, 4) }
-        guard w == 4 else { throw IOError.writeFailed(path: path, errno: errno) }
+        // An RF64 file keeps its RIFF size in its `ds64` chunk, 64 bits at byte 20.
+        var magic = [UInt8](repeating: 0, count: 16)
+        guard pread(descriptor, &magic, 16, 0) == 16 else { throw IOError(.io, "cannot be read back", path: path, cause: String(cString: strerror(errno))) }
+        let isRF64 = Array(magic[0..<4]) == Array("RF64".utf8) && Array(magic[12..<16]) == Array("ds64".utf8)
+        let riff = isRF64 ? (0..<8).map { UInt8((UInt64(size - 8) >> (8 * UInt64($0))) & 0xFF) } : le32(UInt32(size - 8))
+        let w = riff.withUnsafeBytes { pwrite(descriptor, $0.baseAddress!, riff.count, isRF64 ? 20 : 4) }
+        guard w == riff.count else { throw IOError.writeFailed(path: path, errno: errno) }
     }
 }

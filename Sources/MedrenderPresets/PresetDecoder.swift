@@ -121,12 +121,19 @@ public enum PresetDecoder {
         if let node = fields["bells"] { session.bells = try decodeBells(node) }
         if let node = fields["master"] { session.master = try decodeMaster(node) }
         if let node = fields["metadata"] {
-            let f = try node.mapping(allowed: ["title", "artist", "album", "date", "comment"])
+            let f = try node.mapping(allowed: ["title", "artist", "album", "date", "comment", "cover"])
             if let n = f["title"] { session.metadata.title = try n.tagText() }
             if let n = f["artist"] { session.metadata.artist = try n.tagText() }
             if let n = f["album"] { session.metadata.album = try n.tagText() }
             if let n = f["date"] { session.metadata.date = try n.tagText() }
             if let n = f["comment"] { session.metadata.comment = try n.tagText() }
+            if let n = f["cover"] {
+                let cover = try n.tagText()
+                guard !cover.isEmpty else { throw n.error("give the cover image's file, a .png or .jpg (beside the preset or a path)") }
+                // Relative to the preset's folder, as its sounds are.
+                session.metadata.cover = cover.hasPrefix("/") ? cover
+                    : URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(cover).path
+            }
         }
         if let node = fields["guide"] { session.guide = try decodeGuide(node) }
         if let node = fields["language"] { session.language = try decodeLanguage(node) }

@@ -165,7 +165,7 @@ public struct PresetLibrary: Sendable {
         throw PresetError(file: nameOrPath, message: message, category: .missingInput)
     }
 
-    static let soundExtensions = ["ogg", "opus", "flac", "wav", "mp3", "aiff", "aif"]
+    static let soundExtensions = ["ogg", "opus", "flac", "wav", "mp3", "aiff", "aif", "m4a", "aac", "mp4", "m4b"]
 
     /// The sound names `Sounds/` offers.
     public func soundNames() -> [String] {

@@ -260,7 +260,8 @@ public struct MedrenderService: Sendable {
 
     /// The job a query asks for: the command line's checks, the preset from the library (by name
     /// only), its sounds; and the render's identity.
-    func job(for pairs: [(String, String)]) throws -> (job: RenderJob, format: OutputFormat, identity: String) {
+    /// `fit` says what fitting a session shorter than its preset changed (`Medrender-Fit`).
+    func job(for pairs: [(String, String)]) throws -> (job: RenderJob, format: OutputFormat, identity: String, fit: [String]) {
         let parameters = try QueryParameters.parse(pairs)
         let file = try ServedLibrary(settings.library).presetFile(parameters.preset)
         let (renderRequest, _) = try parameters.request(library: settings.library, output: "-")
@@ -273,7 +274,26 @@ public struct MedrenderService: Sendable {
                                      Double(plan.totalFrames) / Double(plan.rate) / 60, maximum), category: .usage)
         }
         let identity = RenderIdentity.key(parameters: parameters, presetFile: file, job: job)
-        return (job, renderRequest.format, identity)
+        return (job, renderRequest.format, identity, plan.fitChanges)
+    }
+
+    /// The `Medrender-Fit` header: what fitting a session shorter than its preset changed, one
+    /// field line per change, the way the command line's notes say it (in ASCII: `→` as `->`,
+    /// other characters beyond ASCII percent-encoded as UTF-8).
+    static let fitField = HTTPField.Name("Medrender-Fit")!
+
+    static func fitFields(_ changes: [String]) -> [HTTPField] {
+        changes.map { change in
+            var value = ""
+            for scalar in change.replacingOccurrences(of: "→", with: "->").unicodeScalars {
+                if scalar.value >= 0x20 && scalar.value < 0x7F && scalar != "%" {
+                    value.unicodeScalars.append(scalar)
+                } else {
+                    value += String(scalar).utf8.map { String(format: "%%%02X", $0) }.joined()
+                }
+            }
+            return HTTPField(name: fitField, value: value)
+        }
     }
 
     static func contentType(_ format: OutputFormat) -> String {
@@ -322,12 +342,13 @@ public struct MedrenderService: Sendable {
             guard sheet == "json" || sheet == "vtt" else {
                 throw RenderError("sheet=\(sheet): the cue sheet is json or vtt", category: .usage)
             }
-            let (job, _, _) = try self.job(for: pairs)
+            let (job, _, _, fit) = try self.job(for: pairs)
             // The plan a render would make, sounds and all: the same frames as the audio.
             let plan = try await gated(request) { try job.plan() }
             let text = sheet == "json" ? CueSheetWriter.json(plan) : CueSheetWriter.vtt(plan)
-            return Response(status: .ok, headers: [.contentType: sheet == "json" ? "application/json" : "text/vtt; charset=utf-8"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+            var headers: HTTPFields = [.contentType: sheet == "json" ? "application/json" : "text/vtt; charset=utf-8"]
+            headers.append(contentsOf: Self.fitFields(fit))
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
         } catch {
             return errorResponse(error)
         }
@@ -337,7 +358,7 @@ public struct MedrenderService: Sendable {
     /// query (so the player streams the render), its timeline the plan a render makes.
     func preview(_ request: Request) async -> Response {
         do {
-            let (job, format, _) = try self.job(for: Self.options(request))
+            let (job, format, _, _) = try self.job(for: Self.options(request))
             let plan = try await gated(request) { try job.plan() }
             let timeline = SessionTimeline(plan: plan, title: job.session.name)
             let query = request.uri.query ?? ""
@@ -371,9 +392,8 @@ struct ServedLibrary {
     func presetFile(_ name: String) throws -> String {
         let names = library.presetNames()
         guard names.contains(name), !name.contains("/"), !name.hasPrefix(".") else { throw notFound(name, names) }
-        // A teacher's library (`--library`) first, as the command line looks.
-        for root in library.roots {
-            let presets = root + "/Presets"
+        // A teacher's library (`--library`, `$MEDRENDER_HOME`) first, then the stock one.
+        for presets in library.roots.map({ $0 + "/Presets" }) {
             let folder = URL(fileURLWithPath: presets).resolvingSymlinksInPath().path
             for ext in ["yaml", "yml"] {
                 let file = "\(presets)/\(name).\(ext)"

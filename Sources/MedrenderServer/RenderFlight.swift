@@ -1,4 +1,5 @@
 import Foundation
+import MedrenderIO
 
 /// One render under way, written at full speed into a file that its readers follow, each at its
 /// own pace: a slow reader never holds a render place, and a second client for the same render
@@ -114,13 +115,10 @@ final class RenderFlight: @unchecked Sendable {
         unlink(path)
     }
 
-    /// The whole file's length when the head says it in advance (a WAV's RIFF size), else nil.
+    /// The whole file's length when the head says it in advance (a WAV's RIFF size, an RF64's
+    /// `ds64` size), else nil.
     var announcedLength: Int64? {
-        let head = condition.withLock { self.head }
-        guard head.count >= 8, head[0..<4] == [0x52, 0x49, 0x46, 0x46] else { return nil }  // "RIFF"
-        let size = UInt32(head[4]) | UInt32(head[5]) << 8 | UInt32(head[6]) << 16 | UInt32(head[7]) << 24
-        guard size != 0, size != .max else { return nil }
-        return Int64(size) + 8
+        WaveSize.announcedLength(head: condition.withLock { self.head })
     }
 }
 

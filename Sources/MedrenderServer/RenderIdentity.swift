@@ -20,6 +20,7 @@ enum RenderIdentity {
             let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? -1
             h.update("sound \(sound.ref.name) \(URL(fileURLWithPath: sound.path).lastPathComponent) \(size) \(modified)\n")
         }
+        if let cover = job.session.metadata.cover { h.update("cover \(SHA256Hasher.hashFile(at: cover) ?? "unreadable")\n") }
         return String(h.finalizeHex().prefix(40))
     }
 }

@@ -10,9 +10,9 @@ import NIOCore
 /// HTTP: `Content-Length` when known, `Range` and `206`, `ETag` and `304`, `Cache-Control`.
 extension MedrenderService {
     func render(_ request: Request, head: Bool) async -> Response {
-        let job: RenderJob, format: OutputFormat, identity: String
+        let job: RenderJob, format: OutputFormat, identity: String, fit: [String]
         do {
-            (job, format, identity) = try self.job(for: Self.options(request))
+            (job, format, identity, fit) = try self.job(for: Self.options(request))
         } catch {
             return errorResponse(error)
         }
@@ -31,6 +31,7 @@ extension MedrenderService {
             .cacheControl: "public, max-age=31536000, immutable",
             .acceptRanges: "bytes",
         ]
+        headers.append(contentsOf: Self.fitFields(fit))
         if let match = request.headers[.ifNoneMatch],
             match.split(separator: ",").contains(where: { ["\"\(identity)\"", "W/\"\(identity)\"", "*"].contains($0.trimmingCharacters(in: .whitespaces)) })
         {

@@ -204,6 +204,23 @@ import Testing
         let missing = try runMedrender(["presets", "--library", dir.file("nowhere")])
         #expect(missing.status == 64, "\(missing.stderr)")
     }
+
+    /// `build --library DIR` builds the teacher's presets by name, with the teacher's sounds;
+    /// without it the name is unknown.
+    @Test func buildTakesATeachersLibrary() throws {
+        let dir = TemporaryDirectory("teacher-build")
+        let root = try Self.teacherLibrary(dir)
+        let out = dir.file("dist")
+        let built = try runMedrender(["build", "--library", root, "mine", "-o", out, "--minutes", "1", "--rate", "8000"])
+        #expect(built.status == 0, "\(built.stderr)")
+        #expect(FileManager.default.fileExists(atPath: out + "/mine-1min.ogg"), "\(built.stderr)")
+        let plan = try runMedrender(["build", "--library", root, "-o", dir.file("all"), "--dry-run", "--minutes", "1"])
+        #expect(plan.stdout.contains("mine-1min.ogg") && plan.stdout.contains("coherent-1min.ogg"), "\(plan.stdout)")
+        let without = try runMedrender(["build", "mine", "-o", dir.file("none"), "--minutes", "1", "--rate", "8000"])
+        #expect(without.status != 0 && without.stderr.contains("mine"), "\(without.stderr)")
+        let missing = try runMedrender(["build", "--library", dir.file("nowhere"), "mine", "-o", dir.file("none")])
+        #expect(missing.status == 64, "\(missing.stderr)")
+    }
 }
 
 /// `build --dry-run` says what would render and each shard's share, and writes nothing.

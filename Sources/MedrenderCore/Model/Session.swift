@@ -137,6 +137,9 @@ public struct SessionMetadata: Hashable, Sendable {
     public var album: String?
     public var date: String?
     public var comment: String?
+    /// The cover image's path (PNG or JPEG), for the formats that hold one; a preset's is
+    /// relative to the preset's folder.
+    public var cover: String?
     public init() {}
 }
 
