@@ -50,7 +50,7 @@ extension MedrenderService {
             var episodes: [LibraryFeed.Episode] = []
             for name in feedPresetNames() {
                 let query = "preset=\(Self.queryEscaped(name))&format=\(ServedFeed.format)"
-                let (job, format, identity) = try self.job(for: [("preset", name), ("format", ServedFeed.format)])
+                let (job, format, identity, _) = try self.job(for: [("preset", name), ("format", ServedFeed.format)])
                 let plan = try job.schedulePlan()
                 let length = try await renderedLength(job: job, identity: identity, ext: format.fileExtension, request: request)
                 let file = try ServedLibrary(settings.library).presetFile(name)
@@ -77,7 +77,7 @@ extension MedrenderService {
     /// the render of it under way).
     func renderedLength(job: RenderJob, identity: String, ext: String, request: Request) async throws -> Int64 {
         if let entry = cache.entry(key: identity, ext: ext) { return entry.length }
-        let (flight, isNew) = await flights.join(identity) { makeFlight(key: identity, ext: ext) }
+        let (flight, isNew) = await flights.join(identity) { makeFlight(key: identity, ext: ext, largestBytes: Self.largestBytes(job)) }
         if isNew { start(flight, job: job, ext: ext, client: client(of: request)) }
         defer { flight.removeReader() }
         var (written, state) = flight.snapshot

@@ -16,13 +16,13 @@ extension MedrenderService {
         } catch {
             return errorResponse(error)
         }
-        return await serveRender(request, head: head, job: job, format: format, identity: identity)
+        return await serveRender(request, head: head, job: job, format: format, identity: identity, fit: fit)
     }
 
     /// A render known by its identity, from the cache or rendered into it (the studio's downloads
     /// come here too, as an `attachment`).
     func serveRender(_ request: Request, head: Bool, job: RenderJob, format: OutputFormat, identity: String,
-                     disposition: String = "inline") async -> Response {
+                     fit: [String] = [], disposition: String = "inline") async -> Response {
         var headers: HTTPFields = [
             .contentType: Self.contentType(format),
             .contentDisposition: "\(disposition); filename=\"\(job.session.name).\(format.fileExtension)\"",
@@ -46,11 +46,7 @@ extension MedrenderService {
             }
         }
         metrics.miss()
-        // The most a render's file can take: 32-bit samples, and room for headers.
-        var largest: Int64 = 0
-        if let plan = try? job.schedulePlan() {
-            largest = Int64(plan.totalFrames) * Int64(plan.channels) * 4 + (1 << 20)
-        }
+        let largest = Self.largestBytes(job)
         let (flight, isNew) = await flights.join(identity) { makeFlight(key: identity, ext: ext, largestBytes: largest) }
         if isNew { start(flight, job: job, ext: ext, client: client(of: request)) }
         if !isNew { metrics.joined() }
@@ -142,6 +138,12 @@ extension MedrenderService {
                 }
             }
         })
+    }
+
+    /// The most a render's file can take: 32-bit samples, and room for headers.
+    static func largestBytes(_ job: RenderJob) -> Int64 {
+        guard let plan = try? job.schedulePlan() else { return 0 }
+        return Int64(plan.totalFrames) * Int64(plan.channels) * 4 + (1 << 20)
     }
 
     /// A new flight for `key`, writing into the cache's folder, or a spool file when the cache

@@ -46,7 +46,7 @@ extension MedrenderService {
         do {
             let all = Self.options(request)
             let settings = try Self.videoSettings(all.filter { Self.videoParameters.contains($0.0) })
-            let (job, _, _) = try self.job(for: all.filter { !Self.videoParameters.contains($0.0) })
+            let (job, _, _, _) = try self.job(for: all.filter { !Self.videoParameters.contains($0.0) })
             let folder = NSTemporaryDirectory() + "/medrender-video-\(UUID().uuidString)"
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: folder) }

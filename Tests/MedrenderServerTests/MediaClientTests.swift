@@ -45,6 +45,13 @@ import Testing
         return found
     }
 
+    /// Headless Chromium that plays media without a gesture, silently, on a virtual clock.
+    static func chromiumFlags(_ dir: TemporaryDirectory, size: String) -> [String] {
+        ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--hide-scrollbars",
+         "--user-data-dir=\(dir.file("chromium-profile"))", "--window-size=\(size)", "--autoplay-policy=no-user-gesture-required",
+         "--mute-audio", "--virtual-time-budget=600000"]
+    }
+
     @Test(.enabled(if: studioChromium != nil, "headless Chromium is not installed: `make test-deps` installs it (Debian package chromium)"),
           arguments: ["ogg", "mp3"])
     func chromiumPlaysFromMinute14(format: String) throws {
@@ -58,7 +65,7 @@ import Testing
         #expect(first.status == 200)
         let file = server.dir.file("player.html")
         try Self.page("http://127.0.0.1:\(server.port)\(query)").write(toFile: file, atomically: true, encoding: .utf8)
-        let dump = try runProcess(browser, StudioBrowserTests.flags(server.dir, size: "800,600") + ["--dump-dom", "file://\(file)"],
+        let dump = try runProcess(browser, Self.chromiumFlags(server.dir, size: "800,600") + ["--dump-dom", "file://\(file)"],
                                   killAfter: 180)
         let seen = Self.attributes(dump.stdout)
         #expect(seen["error"] == nil, "\(seen)")
