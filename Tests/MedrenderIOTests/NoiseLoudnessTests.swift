@@ -41,7 +41,6 @@ import Testing
             frame += 4000
         }
         let measured = try meter.integratedLoudness()
-        print("ambience-loudness \(kind) seed \(seed): \(measured) LUFS, peak \(20 * log10(Double(peak))) dBFS")
         #expect(abs(measured - kind.loudnessLUFS) <= 2, "\(kind): \(measured) LUFS")
     }
 }

@@ -16,7 +16,7 @@ public enum AmbienceKind: String, CaseIterable, Hashable, Sendable {
     /// gain for a level is the level less this.
     public var loudnessLUFS: Double {
         switch self {
-        case .rain: -8.8
+        case .rain: -6.5
         case .ocean: -15.0
         case .stream: -16.9
         case .wind: -15.5
@@ -86,6 +86,8 @@ public final class AmbienceSource: GeneratedSource {
     private var waveSizes: [Double] = []
     /// Fixed filter coefficients at the rate.
     private let highPass: Double, lowPass: Double, rumblePole: Double
+    /// The rain's hiss tilts down above this pole (−6 dB/octave from 1.8 kHz), as rain on leaves does.
+    private let tilt: Double
     private let resonator1: (Double, Double), resonator2: (Double, Double)
 
     public init(kind: AmbienceKind, rate: Int, channels: Int, seed: UInt64) {
@@ -96,6 +98,7 @@ public final class AmbienceSource: GeneratedSource {
         chunkFrames = Int64(rate) * 4
         warmUpFrames = Int64(rate)
         states = Array(repeating: State(), count: channels)
+        tilt = exp(-2 * .pi * min(1800, 0.45 * Double(rate)) / Double(rate))
         func pole(_ hertz: Double) -> Double { exp(-2 * .pi * min(hertz, 0.45 * Double(rate)) / Double(rate)) }
         /// A two-pole resonator at `hertz` ringing for about `seconds`: (2r cos w, r²).
         func resonator(_ hertz: Double, _ seconds: Double) -> (Double, Double) {
@@ -105,7 +108,7 @@ public final class AmbienceSource: GeneratedSource {
         }
         switch kind {
         case .rain:
-            highPass = pole(450); lowPass = pole(6500); rumblePole = pole(140)
+            highPass = pole(250); lowPass = pole(6500); rumblePole = pole(140)
             resonator1 = resonator(2900, 0.004); resonator2 = resonator(4700, 0.0025)
         case .ocean:
             highPass = pole(1400); lowPass = pole(5000); rumblePole = pole(110)
@@ -269,7 +272,7 @@ public final class AmbienceSource: GeneratedSource {
         var out: Double
         switch kind {
         case .rain:
-            s.lp1 = hp + lowPass * (s.lp1 - hp)
+            s.lp1 = hp + tilt * (s.lp1 - hp)
             s.lp2 = s.lp1 + lowPass * (s.lp2 - s.lp1)
             // A drop: an impulse of a random size into two short resonators.
             var impulse = 0.0
@@ -281,7 +284,7 @@ public final class AmbienceSource: GeneratedSource {
             s.r1b = s.r1a; s.r1a = r1
             let r2 = impulse + resonator2.0 * s.r2a - resonator2.1 * s.r2b
             s.r2b = s.r2a; s.r2a = r2
-            out = 0.55 * s.lp2 + 0.05 * (r1 + 0.7 * r2) + 2.2 * s.rumble2
+            out = 1.2 * s.lp2 + 0.05 * (r1 + 0.7 * r2) + 0.8 * s.rumble2
         case .ocean:
             // The body: noise under a low-pass that opens as the wave rises; the foam: hiss as it breaks.
             s.lp1 = x + c.pole * (s.lp1 - x)
