@@ -131,4 +131,5 @@ bench: test-deps release
 	python3 scripts/bench-serve.py
 	python3 scripts/bench-studio.py
 	python3 scripts/bench-video.py
+	python3 scripts/bench-palette.py
 	./scripts/bench-build

@@ -62,13 +62,17 @@ encode() { # in.f32 channels out.ogg title
 }
 
 # ---------------------------------------------------------------- synthesis
-echo "synthesizing rain, ocean, bell ..."
+echo "synthesizing rain, ocean, bell, gong, chime ..."
 "$PYTHON" "$here/synth.py" rain "$tmp/rain.f32"
 "$PYTHON" "$here/synth.py" ocean "$tmp/ocean.f32"
 "$PYTHON" "$here/synth.py" bell "$tmp/bell.f32"
+"$PYTHON" "$here/synth.py" gong "$tmp/gong.f32"
+"$PYTHON" "$here/synth.py" chime "$tmp/chime.f32"
 encode "$tmp/rain.f32" 2 "$here/rain.ogg" "Rain"
 encode "$tmp/ocean.f32" 2 "$here/ocean.ogg" "Ocean"
 encode "$tmp/bell.f32" 1 "$here/bell.ogg" "Bell"
+encode "$tmp/gong.f32" 1 "$here/gong.ogg" "Gong"
+encode "$tmp/chime.f32" 1 "$here/chime.ogg" "Chime"
 
 # ---------------------------------------------------------------- voice
 speak() { # name title text

@@ -234,6 +234,69 @@ def bell():
     return normalize_peak(x)
 
 
+def gong():
+    rng = np.random.default_rng(20240604)
+    dur = 12.0
+    n = int(dur * SR)
+    t = np.arange(n) / SR
+    f0 = 98.0
+    # ratio, amplitude, decay constant (s, exp(-t/tau)), bloom (s), beat (Hz)
+    partials = [
+        (1.00, 1.00, 1.60, 0.00, 0.4),
+        (1.52, 0.60, 1.30, 0.05, 0.6),
+        (2.04, 0.55, 1.15, 0.10, 0.9),
+        (2.51, 0.45, 1.00, 0.15, 1.1),
+        (3.03, 0.35, 0.85, 0.20, 1.4),
+        (3.62, 0.28, 0.70, 0.25, 1.7),
+        (4.27, 0.20, 0.55, 0.30, 2.0),
+        (5.10, 0.14, 0.45, 0.35, 2.4),
+        (6.30, 0.09, 0.35, 0.40, 2.9),
+        (7.85, 0.05, 0.25, 0.45, 3.3),
+    ]
+    x = np.zeros(n)
+    for ratio, amp, tau, bloom, beat in partials:
+        f = f0 * ratio
+        # The upper modes swell in after the strike (energy passing up from the low ones).
+        rise = 1.0 - np.exp(-t / bloom) if bloom > 0 else np.ones(n)
+        decay = rise * np.exp(-t / tau)
+        for df, a in ((-beat / 2.0, 1.0), (beat / 2.0, 0.7)):
+            ph = rng.uniform(0.0, 2.0 * np.pi)
+            x += amp * a * decay * np.sin(2.0 * np.pi * (f + df) * t + ph)
+    # A soft felt beater: low-passed noise for a few ms.
+    thud = np.convolve(rng.standard_normal(int(0.05 * SR)), np.hanning(96), mode="same")
+    thud *= np.exp(-np.arange(len(thud)) / (0.008 * SR))
+    x[: len(thud)] += 0.05 * thud / np.max(np.abs(thud)) * np.max(np.abs(x[:4000]))
+    a = int(0.006 * SR)
+    x[:a] *= raised_cosine(a)
+    r = int(0.5 * SR)
+    x[-r:] *= raised_cosine(r)[::-1]
+    x[-1] = 0.0
+    return normalize_peak(x)
+
+
+def chime():
+    rng = np.random.default_rng(20240605)
+    dur = 6.0
+    n = int(dur * SR)
+    t = np.arange(n) / SR
+    x = np.zeros(n)
+    # Three small tubes (C6, E6, G6) struck one after another, each with a free bar's
+    # inharmonic modes (ratios 1, 2.76, 5.40).
+    for f0, onset, level in ((1046.5, 0.00, 1.0), (1318.5, 0.16, 0.8), (1568.0, 0.31, 0.7)):
+        s = np.clip(t - onset, 0.0, None)
+        on = (t >= onset).astype(float)
+        for ratio, amp, tau in ((1.00, 1.00, 0.62), (2.76, 0.35, 0.22), (5.40, 0.12, 0.08)):
+            ph = rng.uniform(0.0, 2.0 * np.pi)
+            x += on * level * amp * np.exp(-s / tau) * np.sin(2.0 * np.pi * f0 * ratio * s + ph)
+        k = int(onset * SR)
+        a = int(0.002 * SR)
+        x[k:k + a] *= raised_cosine(a)
+    r = int(0.3 * SR)
+    x[-r:] *= raised_cosine(r)[::-1]
+    x[-1] = 0.0
+    return normalize_peak(x)
+
+
 # --------------------------------------------------------------------------
 # voice clean-up
 
@@ -268,8 +331,8 @@ def voice(x):
 
 def main(argv):
     cmd = argv[1] if len(argv) > 1 else ""
-    if cmd in ("rain", "ocean", "bell") and len(argv) == 3:
-        write_f32(argv[2], {"rain": rain, "ocean": ocean, "bell": bell}[cmd]())
+    if cmd in ("rain", "ocean", "bell", "gong", "chime") and len(argv) == 3:
+        write_f32(argv[2], {"rain": rain, "ocean": ocean, "bell": bell, "gong": gong, "chime": chime}[cmd]())
     elif cmd == "voice" and len(argv) == 4:
         write_f32(argv[3], voice(np.fromfile(argv[2], dtype="<f4")))
     else:

@@ -514,6 +514,20 @@ public enum PresetDecoder {
         if let n = fields["fade-out"] { session.ambienceFadeOut = try n.seconds(in: 0...600) }
     }
 
+    /// A start or end bell: a sound (`start: bell`), or a sound struck more than once
+    /// (`start: { sound: gong, strikes: 2, gap: 1.2 }`).
+    static func decodeStruckBell(_ node: PresetNode) throws(PresetError) -> (SoundRef, BellStrikes) {
+        if case .scalar = node.node { return (try node.sound(), BellStrikes()) }
+        let fields = try node.mapping(allowed: ["sound", "strikes", "gap"])
+        guard let sound = fields["sound"] else { throw node.error("missing 'sound': name the bell, such as { sound: bell, strikes: 2 }") }
+        var strikes = BellStrikes()
+        if let n = fields["strikes"] { strikes.count = try n.integer(in: BellStrikes.counts, unit: "strikes") }
+        if let n = fields["gap"] {
+            strikes.gap = try n.seconds(in: BellStrikes.gaps.lowerBound.seconds...BellStrikes.gaps.upperBound.seconds)
+        }
+        return (try sound.sound(), strikes)
+    }
+
     static func decodeBells(_ node: PresetNode) throws(PresetError) -> BellSettings {
         let fields = try node.mapping(allowed: ["start", "end", "gain", "interval", "every", "at", "countdown", "lead-in"])
         var bells = BellSettings()
@@ -530,8 +544,8 @@ public enum PresetDecoder {
         }
         if let n = fields["countdown"] { bells.countdownSeconds = try n.integer(in: 0...60, unit: "s") }
         if let n = fields["lead-in"] { bells.leadInSeconds = try n.integer(in: 0...10, unit: "s") }
-        if let n = fields["start"] { bells.start = try n.sound() }
-        if let n = fields["end"] { bells.end = try n.sound() }
+        if let n = fields["start"] { (bells.start, bells.startStrikes) = try decodeStruckBell(n) }
+        if let n = fields["end"] { (bells.end, bells.endStrikes) = try decodeStruckBell(n) }
         if let n = fields["gain"] { bells.gainDecibels = try n.number(in: -60...12, unit: "dB") }
         // Timed bells ring 'interval' (or the start bell's sound): with neither, they would be silent.
         if bells.interval == nil, bells.start == nil, let timed = fields["every"] ?? fields["at"] {

@@ -62,18 +62,28 @@ import Testing
         for f in settle..<lastPromptEnd where mix[f] > mix[f - 1] { climbs += 1 }
         #expect(climbs == 0)
         #expect(mix[settle..<lastPromptEnd].allSatisfy { abs($0 - depth) < 1e-6 })
-        // With no hold they would pump: attack + release alone do not bridge 2.85 s.
+        // With no hold they still share one: the prompts are closer than a breath cycle.
         var unheld = session
         unheld.voice.duckHold = .zero
-        #expect(try self.plan(unheld).ducking.stretches.count == 12)
+        #expect(try self.plan(unheld).ducking.stretches.count == 1)
     }
 
-    @Test func promptsFarApartStillDipEachTime() throws {
+    @Test func promptsWithinABreathCycleMergeWhateverThePhases() throws {
         // A 4-7-8 pattern: 7 s between the hold prompt's end and the exhale's is more than
-        // attack + release + hold, so the bed comes back up between them.
+        // attack + release + hold, but less than the 19-s cycle: one dip through the prompts.
         let session = promptedSession(BreathPattern(milliseconds: 4000, 7000, 8000, 0))
         let plan = try plan(session)
-        #expect(plan.ducking.stretches.count > 3)
+        #expect(plan.ducking.stretches.count == 1)
+    }
+
+    @Test func voiceFartherApartThanACycleStillDipsEachTime() {
+        // Stretches 30 s apart with a 10-s cycle: three dips.
+        let duck = DuckPlan(gain: 0.25, attackFrames: 100, releaseFrames: 200, mergeFrames: 10 * 8000,
+                            voiced: [(8000, 16000), (30 * 8000, 31 * 8000), (60 * 8000, 61 * 8000)])
+        #expect(duck.stretches.count == 3)
+        let close = DuckPlan(gain: 0.25, attackFrames: 100, releaseFrames: 200, mergeFrames: 10 * 8000,
+                             voiced: [(8000, 16000), (9 * 8000, 10 * 8000), (60 * 8000, 61 * 8000)])
+        #expect(close.stretches.count == 2)
     }
 
     @Test func theIntroDipNeverCutsIntoTheAmbienceFadeIn() throws {

@@ -85,3 +85,22 @@ import Testing
         #expect(both?.contains("give 'generator' or 'sound', not both") == true, "\(both ?? "no error")")
     }
 }
+
+@Suite struct GeneratedAmbienceDecoderTests {
+    @Test(arguments: BedGenerator.allCases)
+    func everyGeneratorDecodes(generator: BedGenerator) throws {
+        let s = try decode("pattern: 4-0-6-0\nambience:\n  - { generator: \(generator.rawValue), level: -30 }\n")
+        #expect(s.ambience.first?.generator == generator)
+        #expect(s.ambience.first?.sound.name == generator.displayName)
+        #expect(s.soundsUsed.isEmpty)
+    }
+
+    @Test func aMisspelledAmbienceSuggestsOneAndTheLoopStaysASound() throws {
+        let text = errorText("pattern: 4-0-6-0\nambience:\n  - { generator: oceen }\n")
+        #expect(text?.hasPrefix("p.yaml:3:18: ambience[0].generator: unknown generator 'oceen' (did you mean 'ocean'?); choose one of: white, pink, brown, grey, rain, ocean, stream, wind") == true,
+                "\(text ?? "no error")")
+        let looped = try decode("pattern: 4-0-6-0\nambience:\n  - { sound: rain }\n")
+        #expect(looped.ambience.first?.generator == nil)
+        #expect(looped.soundsUsed.contains(SoundRef("rain")))
+    }
+}

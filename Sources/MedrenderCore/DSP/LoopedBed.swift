@@ -1,28 +1,71 @@
 import Foundation
 
-/// An ambience loop with an equal-power crossfade baked into its seam, so it repeats seamlessly.
+/// An ambience loop with a crossfade baked into its seam, so it repeats seamlessly.
 ///
 /// From a recording of `n` frames and a seam of `s` frames, the loop is `n − s` frames long: its
 /// first `s` frames blend the recording's tail (fading out) into its head (fading in), so the jump
 /// from the loop's last frame back to its first continues the recording where it left off.
+///
+/// The crossfade's shape follows how alike the two ends are. Two ends that do not correlate (rain,
+/// surf: noise) add in power, and an equal-power crossfade keeps their level; two that do (a
+/// drone, a held tone) add in amplitude, and the same crossfade would swell them by up to 3 dB at
+/// its middle. So the seam measures the ends' correlation ρ and divides the equal-power gains
+/// (sin, cos) by √(1 + 2ρ·sin·cos), the level their sum has: equal gain when ρ = 1, equal power
+/// when ρ = 0, and the measured mix between. Ends in opposite phase (ρ < 0) would cancel: for
+/// those the loop is first made up to `alignmentFrames` shorter, where the ends agree best (what
+/// is left negative gets at most 6 dB of make-up).
 public enum LoopedBed {
+    /// The ends' correlation under which a seam is an unchanged equal-power crossfade: noise's.
+    public static let uncorrelated = 0.1
+    /// How much shorter a loop may be made so that its ends' phases agree, in frames.
+    public static let alignmentFrames = 1024
+
     /// Bakes the seam into `asset`. A seam longer than half the recording is shortened to half.
     public static func bake(_ asset: AudioAsset, seamFrames requested: Int) -> AudioAsset {
         let frames = asset.frameCount
         let channels = asset.channels
         let seam = min(max(0, requested), frames / 2)
         guard seam > 0 else { return asset }
-        let loopFrames = frames - seam
+        var loopFrames = frames - seam
+        var rho = correlation(asset, seam: seam, loopFrames: loopFrames)
+        let room = min(alignmentFrames, loopFrames - seam)
+        if rho <= -uncorrelated, room > 0 {
+            // Tonal ends out of phase: the loop point where they agree best, a little earlier.
+            for shorter in 1...room {
+                let r = correlation(asset, seam: seam, loopFrames: frames - seam - shorter)
+                if r > rho + 1e-9 { rho = r; loopFrames = frames - seam - shorter }
+            }
+        }
+        let adapt = abs(rho) >= uncorrelated
+        // At most +6 dB of make-up, where ends still in opposite phase would cancel.
+        let r = max(-0.75, min(1, rho))
         var out = Array(asset.samples[0..<(loopFrames * channels)])
         for i in 0..<seam {
             let x = (Double(i) + 0.5) / Double(seam)
-            let fadeIn = Float(sin(x * .pi / 2)), fadeOut = Float(cos(x * .pi / 2))
-            for c in 0..<channels {
-                let head = asset.samples[i * channels + c]
-                let tail = asset.samples[(loopFrames + i) * channels + c]
-                out[i * channels + c] = head * fadeIn + tail * fadeOut
+            let s = sin(x * .pi / 2), c = cos(x * .pi / 2)
+            let norm = adapt ? 1 / (1 + 2 * r * s * c).squareRoot() : 1
+            let fadeIn = Float(s * norm), fadeOut = Float(c * norm)
+            for ch in 0..<channels {
+                let head = asset.samples[i * channels + ch]
+                let tail = asset.samples[(loopFrames + i) * channels + ch]
+                out[i * channels + ch] = head * fadeIn + tail * fadeOut
             }
         }
         return AudioAsset(channels: channels, samples: out)
+    }
+
+    /// The normalized correlation of the recording's first `seam` frames with the `seam` frames
+    /// from `loopFrames` (the two ends the seam blends), over all channels, −1…1.
+    static func correlation(_ asset: AudioAsset, seam: Int, loopFrames: Int) -> Double {
+        let channels = asset.channels
+        var ht = 0.0, hh = 0.0, tt = 0.0
+        asset.samples.withUnsafeBufferPointer { p in
+            let tailStart = loopFrames * channels
+            for k in 0..<(seam * channels) {
+                let h = Double(p[k]), t = Double(p[tailStart + k])
+                ht += h * t; hh += h * h; tt += t * t
+            }
+        }
+        return hh > 0 && tt > 0 ? ht / (hh * tt).squareRoot() : 0
     }
 }

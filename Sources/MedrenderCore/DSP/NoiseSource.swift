@@ -8,14 +8,33 @@ public enum NoiseColour: String, CaseIterable, Hashable, Sendable {
     case pink
     /// Red or Brownian: −6 dB per octave.
     case brown
+    /// Equal loudness: the inverse of the A-weighting curve (IEC 61672-1) below 1 kHz, flat above.
+    /// Its power response is G(f)² = (f² + 107.7²)(f² + 737.9²) / (f² + 20.6²)², A-weighting's own
+    /// corner frequencies with its four zeros at 0 Hz moved onto its 20.6-Hz poles (so the bass
+    /// boost levels off below 20 Hz instead of growing without end) and its 12.2-kHz roll-off left
+    /// out (so the treble is not lifted into a hiss): +27.6 dB at 50 Hz and +14.6 dB at 100 Hz
+    /// against 1 kHz, as a quiet sound must be to sound as loud as one at 1 kHz.
+    case grey
 
-    /// The spectrum's slope in decibels per octave.
-    public var slopeDecibelsPerOctave: Double {
+    /// The spectrum's slope in decibels per octave, for the colours with one; nil for grey, whose
+    /// shape is `decibels(atHertz:)`.
+    public var slopeDecibelsPerOctave: Double? {
         switch self {
         case .white: 0
         case .pink: -3
         case .brown: -6
+        case .grey: nil
         }
+    }
+
+    /// The colour's power spectrum at `hertz` by its definition, in decibels against 1 kHz.
+    public func decibels(atHertz f: Double) -> Double {
+        if let slope = slopeDecibelsPerOctave { return slope * log2(f / 1000) }
+        func grey(_ f: Double) -> Double {
+            let f2 = f * f
+            return 10 * log10(f2 + 107.7 * 107.7) + 10 * log10(f2 + 737.9 * 737.9) - 20 * log10(f2 + 20.6 * 20.6)
+        }
+        return grey(f) - grey(1000)
     }
 
     /// The integrated loudness of the noise at unit gain in stereo, in LUFS, as measured
@@ -25,6 +44,7 @@ public enum NoiseColour: String, CaseIterable, Hashable, Sendable {
         case .white: 1.36
         case .pink: -6.1
         case .brown: -2.75
+        case .grey: 1.55
         }
     }
 }
@@ -35,7 +55,7 @@ public enum NoiseColour: String, CaseIterable, Hashable, Sendable {
 /// run over a warm-up of `warmUpFrames` before it. The filters' memory of anything before the
 /// warm-up has faded below a float's precision, so the chunks join without a seam, and a source
 /// started at any frame gives what one started at 0 gives.
-public final class NoiseSource {
+public final class NoiseSource: GeneratedSource {
     public let colour: NoiseColour
     public let rate: Int
     public let channels: Int
@@ -75,6 +95,10 @@ public final class NoiseSource {
             // A leaky integrator with its corner at 5 Hz, below the audible band.
             poles.append(coefficient(5))
             zeros.append(0)
+        case .grey:
+            // Two sections: the 20.6-Hz pole twice, against the zeros at 107.7 and 737.9 Hz.
+            poles += [coefficient(20.6), coefficient(20.6)]
+            zeros += [coefficient(107.7), coefficient(737.9)]
         }
         self.zeros = zeros
         self.poles = poles

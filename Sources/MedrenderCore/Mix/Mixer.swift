@@ -99,8 +99,8 @@ public final class Mixer {
         var asset: Int
         var offset: Int64
         var event: BedEvent
-        /// The noise of a generated bed (its asset is unused).
-        var noise: NoiseSource?
+        /// The source of a generated bed (its asset is unused).
+        var noise: (any GeneratedSource)?
     }
 
     private let assets: [AudioAsset]
@@ -169,9 +169,9 @@ public final class Mixer {
         }
         var looped: [MixAssets.LoopKey: Int] = [:]
         for bed in plan.beds {
-            if let colour = bed.generator {
+            if let generator = bed.generator {
                 beds.append(Bed(asset: 0, offset: 0, event: bed,
-                                noise: NoiseSource(colour: colour, rate: plan.rate, channels: plan.channels, seed: bed.loopOffsetSeed)))
+                                noise: generator.makeSource(rate: plan.rate, channels: plan.channels, seed: bed.loopOffsetSeed)))
                 continue
             }
             let key = MixAssets.LoopKey(sound: bed.sound, seamFrames: bed.seamFrames)
@@ -435,7 +435,7 @@ public final class Mixer {
 
 extension Mixer {
     /// Adds a generated noise bed under its fades and the duck, frame by frame.
-    func mixNoiseBed(_ event: BedEvent, _ noise: NoiseSource, into out: UnsafeMutablePointer<Float>, blockStart: Int64, blockEnd: Int64,
+    func mixNoiseBed(_ event: BedEvent, _ noise: any GeneratedSource, into out: UnsafeMutablePointer<Float>, blockStart: Int64, blockEnd: Int64,
                      ducked: Bool) {
         let from = max(event.startFrame, blockStart)
         let to = min(event.endFrame, blockEnd, max(plan.totalFrames, blockStart))

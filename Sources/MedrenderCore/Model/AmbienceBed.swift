@@ -10,8 +10,9 @@ public struct AmbienceBed: Hashable, Sendable {
     public var seam: SessionTime?
     /// Where this bed takes over from the one before it; nil shares the session equally.
     public var from: BedStart?
-    /// Noise generated at render time instead of a sound (`generator:`); `sound` then only names it.
-    public var generator: NoiseColour?
+    /// Noise or an ambience generated at render time instead of a sound (`generator:`); `sound`
+    /// then only names it.
+    public var generator: BedGenerator?
 
     public init(sound: SoundRef, levelLUFS: Double = -28, seam: SessionTime? = nil, from: BedStart? = nil) {
         self.from = from

@@ -5,6 +5,9 @@ public struct BellSettings: Hashable, Sendable {
     public static let leastGap = SessionTime(milliseconds: 100)
     public var start: SoundRef?
     public var end: SoundRef?
+    /// How the start and the end bell are struck: once, or several times a gap apart.
+    public var startStrikes = BellStrikes()
+    public var endStrikes = BellStrikes()
     /// Gain in decibels, −60…12, default −6.
     public var gainDecibels: Double
     /// The sound of interval bells and bells at listed times (default: the start bell).
@@ -26,4 +29,22 @@ public struct BellSettings: Hashable, Sendable {
         self.end = end
         self.gainDecibels = gainDecibels
     }
+}
+
+/// A bell struck once or several times, each strike ringing out fully over the ones after it.
+public struct BellStrikes: Hashable, Sendable {
+    /// Strikes, 1…5, default 1.
+    public var count: Int
+    /// From one strike's onset to the next, 0.3…10 s, default 1.2 s.
+    public var gap: SessionTime
+    public static let counts = 1...5
+    public static let gaps = SessionTime(milliseconds: 300)...SessionTime.seconds(10)
+
+    public init(count: Int = 1, gap: SessionTime = SessionTime(milliseconds: 1200)) {
+        self.count = count
+        self.gap = gap
+    }
+
+    /// The onsets of the strikes, from the first.
+    public var offsets: [SessionTime] { (0..<count).map { SessionTime(milliseconds: gap.milliseconds * Int64($0)) } }
 }

@@ -17,6 +17,8 @@ struct ClipPlacer {
     let fitted: Bool
     /// What was left out, for the report.
     private(set) var notes: [String] = []
+    /// Where the end bell (its last strike) has rung out, when there is one.
+    private(set) var endBellRingEnd: SessionTime?
     /// The guided script's lines, placed (`placeScript`).
     private(set) var guideLines: [PlacedLine] = []
 
@@ -72,7 +74,9 @@ struct ClipPlacer {
         let voice = session.voice
         let bells = session.bells
         if layers.contains(.bells), let bell = bells.start {
-            clip(.bells, .file(bell), at: .zero, gainDecibels: bells.gainDecibels)
+            for offset in bells.startStrikes.offsets where offset < total {
+                clip(.bells, .file(bell), at: offset, gainDecibels: bells.gainDecibels)
+            }
         }
         if let intro = voice.intro {
             var introAt = voice.introAt
@@ -140,9 +144,16 @@ struct ClipPlacer {
             }
         }
         var closingCursor = schedule.end + voice.outroAfter
+        // The end bell's ring: its last strike's onset and the sound's whole length.
+        let endRing = bells.end.map { bell in (bells.endStrikes.offsets.last ?? .zero) + (known ? duration(of: bell) : .zero) }
         if let outro = voice.outro {
             let available = total - closingCursor
-            if known, duration(of: outro) > available {
+            if fitted, known, let endRing, let bell = bells.end, duration(of: outro) <= available,
+               closingCursor + duration(of: outro) + .seconds(1) + endRing > total, closingCursor + endRing <= total {
+                // A session fitted to a shorter length has no room for both: the end bell rings out, the outro is left out.
+                notes.append("the outro voice ('\(outro)', \(duration(of: outro).secondsText) s) leaves the end bell ('\(bell)', "
+                    + "\(endRing.secondsText) s) no room to ring out in the shorter session: left out")
+            } else if known, duration(of: outro) > available {
                 let error = PlanError.clipDoesNotFit(role: "outro voice", sound: outro, clip: duration(of: outro), available: available, field: "closing")
                 try leaveOut(outro, "the outro voice", because: error)
             } else {
@@ -150,9 +161,18 @@ struct ClipPlacer {
                 closingCursor += duration(of: outro) + .seconds(1)
             }
         }
+        if let endRing, let bell = bells.end, closingCursor < total {
+            endBellRingEnd = closingCursor + endRing
+            if known, closingCursor + endRing > total {
+                notes.append("the end bell ('\(bell)', \(endRing.secondsText) s) has only \((total - closingCursor).secondsText) s before the end: "
+                    + "it is faded out before it has rung out; give a closing (or a session) \((closingCursor + endRing - total).secondsText) s longer")
+            }
+        }
         if layers.contains(.bells) {
             if let bell = bells.end, closingCursor < total {
-                clip(.bells, .file(bell), at: closingCursor, gainDecibels: bells.gainDecibels)
+                for offset in bells.endStrikes.offsets where closingCursor + offset < total {
+                    clip(.bells, .file(bell), at: closingCursor + offset, gainDecibels: bells.gainDecibels)
+                }
             }
             if let bell = bells.interval ?? bells.start {
                 var times = bells.at.filter { $0 < total }
@@ -257,9 +277,12 @@ struct ClipPlacer {
             guard case .file(let ref) = c.sound else { continue }
             voiced.append((c.startFrame, c.startFrame + min(length(of: ref), c.maximumFrames)))
         }
+        // Dips closer than a breath cycle (the longest of the session's) are one dip, whatever the
+        // phase lengths: a prompt at every phase keeps the bed down through the prompted cycles.
+        let cycle = session.segments.map(\.shortestCycle).max() ?? .zero
         return DuckPlan(
             gain: Float(decibelsToGain(voice.duckDecibels)), attackFrames: frames(voice.duckAttack),
-            releaseFrames: frames(voice.duckRelease), holdFrames: frames(voice.duckHold), curve: voice.duckCurve,
-            voiced: voiced, fadeIn: fadeIn)
+            releaseFrames: frames(voice.duckRelease), holdFrames: frames(voice.duckHold), mergeFrames: frames(cycle),
+            curve: voice.duckCurve, voiced: voiced, fadeIn: fadeIn)
     }
 }

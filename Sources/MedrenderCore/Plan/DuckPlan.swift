@@ -2,8 +2,9 @@
 ///
 /// Each voiced stretch is reached at full depth on the voice's first frame (the attack ends there,
 /// so the dip starts before the word) and held to its last frame; the release follows it. Stretches
-/// closer than attack + release + `holdFrames` are merged, so the bed stays down between close
-/// clips instead of pumping. A stretch whose attack would begin while the ambience is still fading
+/// closer than attack + release + `holdFrames`, or closer than `mergeFrames` (a breath cycle), are
+/// merged, so the bed stays down between close clips instead of pumping: prompts at every phase of
+/// a 4-4-4-4 pattern make one dip, not one a phase. A stretch whose attack would begin while the ambience is still fading
 /// in is at full depth from the fade-in's start: the bed rises to its ducked level and never dips
 /// in the middle of its own fade-in.
 public struct DuckPlan: Hashable, Sendable {
@@ -13,6 +14,9 @@ public struct DuckPlan: Hashable, Sendable {
     public let releaseFrames: Int64
     /// The longest gap between two dips' ramps that is held down rather than released.
     public let holdFrames: Int64
+    /// The longest gap between two voiced stretches that is held down whatever the ramps (a
+    /// breath cycle), default 0.
+    public let mergeFrames: Int64
     public let curve: FadeCurve
     /// Voiced stretches `[start, end)`, sorted and merged.
     public let stretches: [Stretch]
@@ -25,8 +29,10 @@ public struct DuckPlan: Hashable, Sendable {
     /// - Parameters:
     ///   - holdFrames: gaps between ramps up to this many frames are held at depth, default 0.
     ///   - fadeIn: the ambience's first fade-in, `[start, end)` in frames, when it has one.
-    public init(gain: Float, attackFrames: Int64, releaseFrames: Int64, holdFrames: Int64 = 0, curve: FadeCurve = .halfCosine,
-                voiced: [(Int64, Int64)], fadeIn: Range<Int64>? = nil) {
+    ///   - mergeFrames: gaps between voiced stretches up to this many frames are held at depth, default 0.
+    public init(gain: Float, attackFrames: Int64, releaseFrames: Int64, holdFrames: Int64 = 0, mergeFrames: Int64 = 0,
+                curve: FadeCurve = .halfCosine, voiced: [(Int64, Int64)], fadeIn: Range<Int64>? = nil) {
+        self.mergeFrames = mergeFrames
         self.gain = gain
         self.curve = curve
         self.attackFrames = attackFrames
@@ -38,7 +44,7 @@ public struct DuckPlan: Hashable, Sendable {
             if let fadeIn, start - attackFrames < fadeIn.upperBound, end > fadeIn.lowerBound {
                 start = min(start, fadeIn.lowerBound)
             }
-            if let last = merged.last, start - attackFrames <= last.end + releaseFrames + holdFrames {
+            if let last = merged.last, start - attackFrames <= last.end + releaseFrames + holdFrames || start - last.end <= mergeFrames {
                 merged[merged.count - 1].end = max(last.end, end)
             } else {
                 merged.append(Stretch(start: start, end: end))

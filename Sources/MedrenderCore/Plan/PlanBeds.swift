@@ -44,11 +44,11 @@ extension RenderPlan {
                     fadeInFrames: frames(isFirst ? session.ambienceFadeIn : half * 2),
                     fadeOutFrames: frames(isLast ? session.ambienceFadeOut : half * 2),
                     fadeCurve: session.ambienceCurve, loopOffsetSeed: generator.next()))
-                if let colour = bed.generator {
-                    // Generated noise: its level from the colour's known loudness, its seed from the session's.
-                    beds[beds.count - 1].generator = colour
+                if let generator = bed.generator {
+                    // Generated: its level from the generator's known loudness, its seed from the session's.
+                    beds[beds.count - 1].generator = generator
                     beds[beds.count - 1].seamFrames = 0
-                    beds[beds.count - 1].gain = Float(decibelsToGain(bed.levelLUFS - colour.loudnessLUFS))
+                    beds[beds.count - 1].gain = Float(decibelsToGain(bed.levelLUFS - generator.loudnessLUFS))
                 }
             }
         }

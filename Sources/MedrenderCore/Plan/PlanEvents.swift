@@ -42,8 +42,8 @@ public struct BedEvent: Hashable, Sendable {
     public var fadeCurve: FadeCurve
     /// A seeded value; the loop starts at `loopOffsetSeed % loopLength`.
     public var loopOffsetSeed: UInt64
-    /// Noise generated as it plays, instead of the sound's loop.
-    public var generator: NoiseColour? = nil
+    /// Noise or an ambience generated as it plays, instead of the sound's loop.
+    public var generator: BedGenerator? = nil
 }
 
 /// What sounds at a phase of one kind, at the output rate.

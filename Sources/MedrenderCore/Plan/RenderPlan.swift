@@ -161,8 +161,13 @@ public struct RenderPlan: Sendable {
         self.metronome = layers.contains(.cues) ? session.metronome : nil
         self.swell = layers.contains(.cues) ? session.swell : nil
         self.beats = layers.contains(.beats) ? beats : nil
+        // In a session fitted to a shorter length, the master fade-out waits for the end bell to ring out.
+        var masterFadeOut = session.master.fadeOut
+        if fitted, let ringEnd = placer.endBellRingEnd, ringEnd <= total, total - ringEnd < masterFadeOut {
+            masterFadeOut = total - ringEnd
+        }
         self.master = MasterPlan(
-            fadeInFrames: frames(session.master.fadeIn), fadeOutFrames: frames(session.master.fadeOut),
+            fadeInFrames: frames(session.master.fadeIn), fadeOutFrames: frames(masterFadeOut),
             fadeCurve: session.master.fadeCurve, loudnessLUFS: session.master.loudnessLUFS,
             truePeakDBTP: session.master.truePeakDBTP)
         self.seed = session.seed

@@ -14,6 +14,9 @@
 /// - The ambience and master fades are held to a quarter of the session each.
 /// - Voice that no longer fits (an intro longer than the settle, an outro longer than the closing,
 ///   a clip past the end, a track longer than the session) is left out by the planner, with a note.
+/// - The end bell rings out: the master fade-out waits for it, and an outro that would leave it no
+///   room is left out by the planner, with a note; where the closing is too short even so, a note
+///   says by how much.
 ///
 /// Every change is said in `changes`, what is left out in `notes`. Only a session shorter than one cycle cannot be fitted.
 public struct ShortSessionFit: Sendable {

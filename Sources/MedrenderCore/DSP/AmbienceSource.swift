@@ -1,0 +1,349 @@
+import Foundation
+
+/// An ambience generated as it plays (`generator:` in a bed).
+public enum AmbienceKind: String, CaseIterable, Hashable, Sendable {
+    /// Rain: a band-limited hiss with drops, its intensity drifting over minutes.
+    case rain
+    /// Ocean surf: waves every 8–12 s, each of its own size, under a sea state that drifts.
+    case ocean
+    /// A stream: babbling water whose flow drifts over minutes.
+    case stream
+    /// Wind: a moving band of noise that rises and falls in gusts.
+    case wind
+
+    /// The integrated loudness of the ambience at unit gain in stereo, in LUFS, as measured over
+    /// long renders (ITU-R BS.1770 through libebur128; GeneratedAmbienceLoudnessTests): the bed's
+    /// gain for a level is the level less this.
+    public var loudnessLUFS: Double {
+        switch self {
+        case .rain: -6.5
+        case .ocean: -15.0
+        case .stream: -16.9
+        case .wind: -15.5
+        }
+    }
+
+    /// The band the ambience's envelope keeps to, in decibels against its long-term RMS: how far
+    /// its own variation (swells, gusts, a shower) takes it above and below its level.
+    public var levelBandDecibels: ClosedRange<Double> {
+        switch self {
+        case .rain: -4...3
+        case .ocean: -12...8
+        case .stream: -4...3
+        case .wind: -10...7
+        }
+    }
+}
+
+/// Rain, ocean surf, a stream or wind, generated from a seed as it plays: never repeating, any
+/// length, and a function of the frame, so a source started at any frame gives what one started
+/// at 0 gives.
+///
+/// Two things make the sound. Its texture is white noise (a counter-based generator keyed by the
+/// seed, the channel and the frame) and random events (drops, bubbles) through filters that start
+/// from rest at the start of each 4-s chunk, run over a 1-s warm-up before it, as `NoiseSource`
+/// does. Its slow variation is a closed-form function of time: value noise (seeded knots, smoothly
+/// joined) at several unrelated periods, and for the ocean a table of waves whose times are a
+/// running sum of seeded 8–12-s intervals, so no period ever comes back. The variation is worked
+/// out every `controlFrames` frames and its amplitude, the envelope, joined linearly between them.
+public final class AmbienceSource: GeneratedSource {
+    public let kind: AmbienceKind
+    public let rate: Int
+    public let channels: Int
+    public let chunkFrames: Int64
+    public let warmUpFrames: Int64
+    /// Frames between two evaluations of the slow variation.
+    public static let controlFrames: Int64 = 64
+    private let seed: UInt64
+
+    /// What the slow variation sets at one control point.
+    struct Control {
+        /// Amplitude, 0…1.3.
+        var envelope: Double = 0
+        /// Per-frame chance of an event (a drop, a bubble).
+        var eventChance: Double = 0
+        /// A second gain (the ocean's foam, the wind's whistle), 0…1.
+        var detail: Double = 0
+        /// Filter coefficients (the low-pass pole, two state-variable filters' g).
+        var pole: Double = 0
+        var g1: Double = 0
+        var g2: Double = 0
+    }
+
+    /// One channel's filter memory.
+    struct State {
+        var hpIn = 0.0, hpOut = 0.0, lp1 = 0.0, lp2 = 0.0, lp3 = 0.0, rumble = 0.0, rumble2 = 0.0
+        var aLow = 0.0, aBand = 0.0, bLow = 0.0, bBand = 0.0
+        var r1a = 0.0, r1b = 0.0, r2a = 0.0, r2b = 0.0
+        var controlIndex: Int64 = .min
+        var here = Control(), next = Control()
+    }
+
+    private var states: [State]
+    private var next: Int64 = -1
+    /// Ocean: wave crest times in seconds and sizes, extended as far as asked.
+    private var waveTimes: [Double] = []
+    private var waveSizes: [Double] = []
+    /// Fixed filter coefficients at the rate.
+    private let highPass: Double, lowPass: Double, rumblePole: Double
+    /// The rain's hiss tilts down above this pole (−6 dB/octave from 1.8 kHz), as rain on leaves does.
+    private let tilt: Double
+    private let resonator1: (Double, Double), resonator2: (Double, Double)
+
+    public init(kind: AmbienceKind, rate: Int, channels: Int, seed: UInt64) {
+        self.kind = kind
+        self.rate = rate
+        self.channels = channels
+        self.seed = seed
+        chunkFrames = Int64(rate) * 4
+        warmUpFrames = Int64(rate)
+        states = Array(repeating: State(), count: channels)
+        tilt = exp(-2 * .pi * min(1800, 0.45 * Double(rate)) / Double(rate))
+        func pole(_ hertz: Double) -> Double { exp(-2 * .pi * min(hertz, 0.45 * Double(rate)) / Double(rate)) }
+        /// A two-pole resonator at `hertz` ringing for about `seconds`: (2r cos w, r²).
+        func resonator(_ hertz: Double, _ seconds: Double) -> (Double, Double) {
+            let r = exp(-1 / (seconds * Double(rate)))
+            let w = 2 * Double.pi * min(hertz, 0.42 * Double(rate)) / Double(rate)
+            return (2 * r * cos(w), r * r)
+        }
+        switch kind {
+        case .rain:
+            highPass = pole(250); lowPass = pole(6500); rumblePole = pole(140)
+            resonator1 = resonator(2900, 0.004); resonator2 = resonator(4700, 0.0025)
+        case .ocean:
+            highPass = pole(1400); lowPass = pole(5000); rumblePole = pole(110)
+            resonator1 = (0, 0); resonator2 = (0, 0)
+        case .stream:
+            highPass = pole(2500); lowPass = pole(7000); rumblePole = pole(180)
+            resonator1 = resonator(850, 0.012); resonator2 = resonator(1500, 0.008)
+        case .wind:
+            highPass = pole(60); lowPass = pole(4000); rumblePole = pole(90)
+            resonator1 = (0, 0); resonator2 = (0, 0)
+        }
+    }
+
+    // MARK: Seeded values
+
+    @inline(__always)
+    private func hash(_ stream: UInt64, _ index: Int64) -> UInt64 {
+        var z = seed &+ UInt64(bitPattern: index) &* 0x9E37_79B9_7F4A_7C15 &+ (stream &+ 1) &* 0xD1B5_4A32_D192_ED03
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Uniform in 0…1 for `stream` at `index`.
+    @inline(__always)
+    private func uniform(_ stream: UInt64, _ index: Int64) -> Double { Double(hash(stream, index) >> 11) * (1.0 / 9_007_199_254_740_992) }
+
+    /// Value noise in −1…1: seeded knots every `period` seconds, joined by a smoothstep.
+    private func smooth(_ t: Double, period: Double, stream: UInt64) -> Double {
+        let x = t / period
+        let k = x.rounded(.down)
+        let f = x - k
+        let a = 2 * uniform(stream, Int64(k)) - 1, b = 2 * uniform(stream, Int64(k) + 1) - 1
+        return a + (b - a) * f * f * (3 - 2 * f)
+    }
+
+    /// A weighted sum of value noise at unrelated periods, in −1…1.
+    private func drift(_ t: Double, _ layers: [(period: Double, weight: Double)], stream: UInt64) -> Double {
+        var sum = 0.0, weights = 0.0
+        for (i, layer) in layers.enumerated() {
+            sum += layer.weight * smooth(t, period: layer.period, stream: stream &+ UInt64(i) &* 7919)
+            weights += layer.weight
+        }
+        return sum / weights
+    }
+
+    // MARK: The slow variation
+
+    /// Makes sure the ocean's wave table reaches past `t` seconds.
+    private func extendWaves(to t: Double) {
+        while (waveTimes.last ?? -20) < t + 40 {
+            let k = Int64(waveTimes.count)
+            // An interval of 8–12 s, leaning to the middle (the mean of two draws).
+            let interval = 8 + 2 * (uniform(101, k) + uniform(102, k))
+            let crest = (waveTimes.last ?? -10 * uniform(103, 0)) + interval
+            // A size of its own, under a sea state that drifts over minutes.
+            let seaState = 0.8 + 0.2 * drift(crest, [(173, 1), (509, 1)], stream: 104)
+            waveTimes.append(crest)
+            waveSizes.append(seaState * (0.45 + 0.55 * pow(uniform(105, k), 0.8)))
+        }
+    }
+
+    /// The ocean's swell at `t` seconds: the sum of the waves near it, each building up over
+    /// about 2.4 s to its crest and washing back over about 3 s.
+    private func swell(_ t: Double) -> Double {
+        extendWaves(to: t)
+        // The first wave whose crest is after t − 25 s (the wash of older waves has died away).
+        var lo = 0, hi = waveTimes.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if waveTimes[mid] < t - 25 { lo = mid + 1 } else { hi = mid }
+        }
+        var sum = 0.0
+        var k = lo
+        while k < waveTimes.count, waveTimes[k] < t + 10 {
+            let x = t - waveTimes[k]
+            sum += waveSizes[k] * (x < 0 ? exp(-(x / 2.4) * (x / 2.4)) : exp(-x / 3))
+            k += 1
+        }
+        return sum
+    }
+
+    /// The state-variable filter's g for a centre at `hertz`.
+    private func svfG(_ hertz: Double) -> Double { tan(.pi * min(hertz, 0.45 * Double(rate)) / Double(rate)) }
+
+    /// The slow variation at control point `index` for `channel`.
+    private func control(_ index: Int64, channel: Int) -> Control {
+        let t = Double(index * Self.controlFrames) / Double(rate)
+        var c = Control()
+        switch kind {
+        case .rain:
+            // Intensity drifts over minutes: a shower builds and eases, never quite stopping.
+            let intensity = min(1, max(0.1, 0.55 + 0.9 * drift(t, [(47, 0.3), (131, 0.4), (373, 0.3)], stream: 1)))
+            c.envelope = 0.6 + 0.4 * intensity
+            c.eventChance = (300 + 2600 * intensity) / Double(rate)
+        case .ocean:
+            // The right ear hears each wave 0.35 s after the left.
+            let s = swell(t - (channel == 1 ? 0.35 : 0))
+            c.envelope = 0.2 + 0.8 * s
+            c.detail = min(1, max(0, swell(t - 0.6 - (channel == 1 ? 0.35 : 0)) - 0.35))
+            c.pole = exp(-2 * .pi * min(260 + 1300 * s, 0.45 * Double(rate)) / Double(rate))
+        case .stream:
+            let flow = 0.78 + 0.22 * drift(t, [(29, 0.3), (97, 0.4), (263, 0.3)], stream: 11)
+            c.envelope = flow
+            c.eventChance = (12 + 30 * flow) / Double(rate)
+            // The babble: two bands wandering fast, each ear its own.
+            let ch = UInt64(channel) &* 1000
+            c.g1 = svfG(650 + 260 * smooth(t, period: 0.083, stream: 12 &+ ch) + 160 * smooth(t, period: 0.31, stream: 13 &+ ch))
+            c.g2 = svfG(1700 + 500 * smooth(t, period: 0.061, stream: 14 &+ ch) + 300 * smooth(t, period: 0.23, stream: 15 &+ ch))
+            c.detail = 0.55 + 0.45 * smooth(t, period: 0.047, stream: 16 &+ ch)
+        case .wind:
+            // Gusts: value noise at 4 to 70 s, the right ear's 0.6 s later.
+            let at = t - (channel == 1 ? 0.6 : 0)
+            let gust = min(1, max(0, 0.5 + 0.8 * drift(at, [(3.7, 0.2), (9.1, 0.3), (23, 0.3), (71, 0.2)], stream: 21)))
+            let g = pow(gust, 1.5)
+            c.envelope = 0.25 + 0.75 * g
+            c.g1 = svfG(220 + 750 * g)
+            c.g2 = svfG(900 + 500 * g)
+            c.detail = g
+        }
+        return c
+    }
+
+    /// The envelope, the amplitude that the slow variation gives the sound, at `frame` in
+    /// `channel`: what `render` multiplies its texture by.
+    public func envelope(atFrame frame: Int64, channel: Int = 0) -> Double {
+        let q = Self.floorDiv(frame, Self.controlFrames)
+        let a = control(q, channel: channel).envelope, b = control(q + 1, channel: channel).envelope
+        return a + (b - a) * Double(frame - q * Self.controlFrames) / Double(Self.controlFrames)
+    }
+
+    @inline(__always)
+    private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
+
+    // MARK: The texture
+
+    @inline(__always)
+    private func white(_ frame: Int64, _ channel: Int, _ stream: UInt64) -> Double {
+        2 * uniform(stream &* 16 &+ UInt64(channel), frame) - 1
+    }
+
+    /// One frame of `channel`, filters stepped.
+    @inline(__always)
+    private func step(_ frame: Int64, _ ch: Int) -> Double {
+        let q = Self.floorDiv(frame, Self.controlFrames)
+        if states[ch].controlIndex != q {
+            states[ch].here = states[ch].controlIndex == q - 1 ? states[ch].next : control(q, channel: ch)
+            states[ch].next = control(q + 1, channel: ch)
+            states[ch].controlIndex = q
+        }
+        var s = states[ch]
+        defer { states[ch] = s }
+        let c = s.here
+        let envelope = c.envelope + (s.next.envelope - c.envelope) * Double(frame - q * Self.controlFrames) / Double(Self.controlFrames)
+        let x = white(frame, ch, 0)
+        // One-pole filters: high-pass (y = p(y₋₁ + x − x₋₁)) and low-pass (y = x + p(y₋₁ − x)).
+        let hp = highPass * (s.hpOut + x - s.hpIn)
+        s.hpIn = x; s.hpOut = hp
+        s.rumble = x + rumblePole * (s.rumble - x)
+        s.rumble2 = s.rumble + rumblePole * (s.rumble2 - s.rumble)
+        var out: Double
+        switch kind {
+        case .rain:
+            s.lp1 = hp + tilt * (s.lp1 - hp)
+            s.lp2 = s.lp1 + lowPass * (s.lp2 - s.lp1)
+            // A drop: an impulse of a random size into two short resonators.
+            var impulse = 0.0
+            if uniform(1, frame &* 4 &+ Int64(ch)) < c.eventChance {
+                let size = uniform(2, frame &* 4 &+ Int64(ch))
+                impulse = size * size * (uniform(3, frame &* 4 &+ Int64(ch)) < 0.5 ? -1 : 1)
+            }
+            let r1 = impulse + resonator1.0 * s.r1a - resonator1.1 * s.r1b
+            s.r1b = s.r1a; s.r1a = r1
+            let r2 = impulse + resonator2.0 * s.r2a - resonator2.1 * s.r2b
+            s.r2b = s.r2a; s.r2a = r2
+            out = 1.2 * s.lp2 + 0.05 * (r1 + 0.7 * r2) + 0.8 * s.rumble2
+        case .ocean:
+            // The body: noise under a low-pass that opens as the wave rises; the foam: hiss as it breaks.
+            s.lp1 = x + c.pole * (s.lp1 - x)
+            s.lp2 = s.lp1 + c.pole * (s.lp2 - s.lp1)
+            s.lp3 = hp + lowPass * (s.lp3 - hp)
+            out = 1.6 * s.lp2 + 0.35 * c.detail * s.lp3 + 2.5 * s.rumble2
+        case .stream:
+            // The babble: two state-variable band-passes wandering, under a fast flutter.
+            out = c.detail * (Self.bandPass(x, g: c.g1, q: 2.5, &s.aLow, &s.aBand) + 0.6 * Self.bandPass(x, g: c.g2, q: 3, &s.bLow, &s.bBand))
+            var impulse = 0.0
+            if uniform(31, frame &* 4 &+ Int64(ch)) < c.eventChance {
+                impulse = (0.3 + 0.7 * uniform(32, frame &* 4 &+ Int64(ch))) * (uniform(33, frame &* 4 &+ Int64(ch)) < 0.5 ? -1 : 1)
+            }
+            let r1 = impulse + resonator1.0 * s.r1a - resonator1.1 * s.r1b
+            s.r1b = s.r1a; s.r1a = r1
+            let r2 = impulse + resonator2.0 * s.r2a - resonator2.1 * s.r2b
+            s.r2b = s.r2a; s.r2a = r2
+            s.lp1 = hp + lowPass * (s.lp1 - hp)
+            out += 0.02 * (r1 + r2) + 0.12 * s.lp1
+        case .wind:
+            s.lp1 = hp + lowPass * (s.lp1 - hp)
+            out = Self.bandPass(s.lp1, g: c.g1, q: 0.8, &s.aLow, &s.aBand)
+                + 0.12 * c.detail * Self.bandPass(x, g: c.g2, q: 6, &s.bLow, &s.bBand) + 1.5 * s.rumble2
+        }
+        return envelope * out
+    }
+
+    /// A state-variable band-pass (trapezoidal, stable however its centre moves), normalized to
+    /// unit gain at the centre.
+    @inline(__always)
+    private static func bandPass(_ x: Double, g: Double, q: Double, _ ic1: inout Double, _ ic2: inout Double) -> Double {
+        let k = 1 / q
+        let a1 = 1 / (1 + g * (g + k)), a2 = g * a1, a3 = g * a2
+        let v3 = x - ic2
+        let v1 = a1 * ic1 + a2 * v3
+        let v2 = ic2 + a2 * ic1 + a3 * v3
+        ic1 = 2 * v1 - ic1
+        ic2 = 2 * v2 - ic2
+        return k * v1
+    }
+
+    /// Starts the filters from rest at the warm-up before `frame`'s chunk and runs them up to it.
+    private func restart(at frame: Int64) {
+        for c in 0..<channels { states[c] = State() }
+        let chunkStart = frame / chunkFrames * chunkFrames
+        var f = max(0, chunkStart - warmUpFrames)
+        while f < frame {
+            for c in 0..<channels { _ = step(f, c) }
+            f += 1
+        }
+    }
+
+    /// Writes frames `start ..< start + frameCount` of the ambience into `out`, interleaved.
+    public func render(into out: UnsafeMutablePointer<Float>, from start: Int64, frameCount: Int) {
+        for i in 0..<frameCount {
+            let frame = start + Int64(i)
+            if frame != next || frame % chunkFrames == 0 { restart(at: frame) }
+            for c in 0..<channels { out[i * channels + c] = Float(step(frame, c)) }
+            next = frame + 1
+        }
+    }
+}
