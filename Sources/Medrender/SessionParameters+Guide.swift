@@ -14,7 +14,10 @@ extension SessionParameters {
         if let voice {
             do {
                 let parsed = try PresetDecoder.guideVoice(voice)
-                if session.guide != nil { session.guide!.voice = parsed }
+                if session.guide != nil {
+                    session.guide!.voice = parsed
+                    session.guide!.voiceLocation = nil
+                }
             } catch {
                 throw Self.usage("--voice \(voice): \(error.message)")
             }

@@ -12,49 +12,123 @@ public enum GuideSpeech {
         return voice
     }
 
-    /// Checks the voice against the session's language and what is installed, before any line.
-    static func request(for session: Session, text: String, origin: String) throws -> SpeechRequest {
-        let voice = voice(of: session)
-        let engine = voice.engine.description
-        guard let name = voice.name ?? engine.defaultVoice(for: session.language) else {
-            throw SpeechError("\(origin): \(voice.engine.rawValue) has no voice for the language '\(session.language.rawValue)'; "
-                + "use espeak-ng (voice: espeak-ng) or name a voice", category: .badData)
-        }
-        if voice.engine == .festival, SpeechSynthesizer.locate("text2wave") != nil {
-            let installed = FestivalEngine.installedVoices()
-            guard installed.contains(name) else {
-                throw SpeechError("\(origin): festival has no voice '\(name)'; installed: \(installed.joined(separator: ", "))"
-                    + (name == "cmu_us_slt_arctic_hts" ? " (apt-get install festvox-us-slt-hts)" : ""), category: .badData)
-            }
-        }
-        return SpeechRequest(engine: voice.engine, voice: name, language: session.language, text: text)
+    /// Whether the session speaks anything: a `say:` line, spoken prompts or a spoken lead-in.
+    public static func speaks(_ session: Session) -> Bool {
+        session.voice.spokenPrompts || session.voice.spokenLeadIn > 0
+            || (session.guide?.lines.contains { if case .say = $0.content { true } else { false } } ?? false)
     }
 
-    /// The session with every spoken line's audio named, and those sounds, found in the cache or
-    /// synthesized now. Lines already synthesized are left as they are.
+    /// The voice as checked before any synthesis: the engine installed (else its Debian package is
+    /// named), the voice one of those installed (else they are listed), a voice for the language.
+    public struct CheckedVoice: Hashable, Sendable {
+        public var engine: GuideVoice.Engine
+        public var name: String
+        /// The engine's own version (`SpeechEngine.version`).
+        public var version: String
+    }
+
+    /// Checks the session's voice; messages name `voice:` by its file:line:column when the preset
+    /// gave it, else `origin`.
+    public static func checkedVoice(for session: Session, origin: String) throws -> CheckedVoice {
+        let voice = voice(of: session)
+        let engine = voice.engine.description
+        let place = session.guide?.voiceLocation?.description ?? origin
+        let program = engine.program(voice: voice.name)
+        guard SpeechSynthesizer.locate(program) != nil else {
+            let fix = engine.package.map { "install it: apt-get install \($0)" }
+                ?? "give the program's path, executable, as the voice's name"
+            throw SpeechError("\(place): the speech engine \(voice.engine.rawValue) ('\(program)') is not installed; \(fix)",
+                              category: .missingInput)
+        }
+        guard let name = voice.name ?? engine.defaultVoice(for: session.language) else {
+            throw SpeechError("\(place): \(voice.engine.rawValue) has no voice for the language '\(session.language.rawValue)'; "
+                + "use espeak-ng (voice: espeak-ng) or name a voice", category: .badData)
+        }
+        if let installed = EngineFacts.shared.voices(of: voice.engine), !engine.accepts(name, installed: installed) {
+            var fix = "name one of them"
+            if voice.engine == .festival, name == "cmu_us_slt_arctic_hts" { fix = "install it: apt-get install festvox-us-slt-hts" }
+            throw SpeechError("\(place): \(voice.engine.rawValue) has no voice '\(name)'; installed: "
+                + (installed.isEmpty ? "none" : installed.joined(separator: ", ")) + "; \(fix)", category: .badData)
+        }
+        return CheckedVoice(engine: voice.engine, name: name, version: EngineFacts.shared.version(of: voice.engine, program: program))
+    }
+
+    /// Where a piece of speech goes in the session.
+    enum Target: Hashable {
+        case line(Int)
+        case prompt(PhaseKind)
+        case leadIn(Int)
+    }
+
+    /// Every text the session speaks, with where it goes and the place messages name: the
+    /// script's `say:` lines, then the spoken prompts and lead-in (words of the session's language).
+    static func items(for session: Session, origin: String) throws -> [(target: Target, place: String, request: SpeechRequest)] {
+        guard speaks(session) else { return [] }
+        let voice = try checkedVoice(for: session, origin: origin)
+        func request(_ text: String) -> SpeechRequest {
+            SpeechRequest(engine: voice.engine, voice: voice.name, language: session.language, text: text, engineVersion: voice.version)
+        }
+        var items: [(target: Target, place: String, request: SpeechRequest)] = []
+        for (index, line) in (session.guide?.lines ?? []).enumerated() {
+            guard case .say(let text) = line.content else { continue }
+            items.append((.line(index), line.location.map(\.description) ?? "\(origin): guide line \(index + 1)", request(text)))
+        }
+        let words = session.language.words
+        if session.voice.spokenPrompts {
+            for kind in PhaseKind.allCases where session.voice.prompts[kind] == nil && phaseKinds(of: session).contains(kind) {
+                items.append((.prompt(kind), "\(origin): voice.prompts (spoken)", request(words.instruction(kind))))
+            }
+        }
+        for (index, number) in words.countdown(session.voice.spokenLeadIn).enumerated() {
+            items.append((.leadIn(index), "\(origin): voice.lead-in (spoken)", request(number)))
+        }
+        return items
+    }
+
+    /// The phase kinds the session's breathing has.
+    static func phaseKinds(of session: Session) -> Set<PhaseKind> {
+        var kinds = Set<PhaseKind>()
+        for segment in session.segments {
+            for kind in PhaseKind.allCases where segment.pattern[kind] > .zero || (segment.ramp.map { $0.target[kind] > .zero } ?? false) {
+                kinds.insert(kind)
+            }
+        }
+        return kinds
+    }
+
+    /// What the session speaks, as the cache and a build know it (engine, voice, language, text
+    /// and the engine's version), in speaking order; empty when it speaks nothing. Checks the voice.
+    public static func requests(for session: Session, origin: String) throws -> [SpeechRequest] {
+        try items(for: session, origin: origin).map(\.request)
+    }
+
+    /// The session with every spoken line's and prompt's audio named, and those sounds, found in
+    /// the cache or synthesized now. Lines already synthesized are left as they are.
     public static func synthesize(_ session: Session, origin: String,
                                   synthesizer: SpeechSynthesizer = SpeechSynthesizer()) throws -> (Session, [SoundRef: ResolvedSound]) {
-        guard var script = session.guide else { return (session, [:]) }
+        var result = session
         var sounds: [SoundRef: ResolvedSound] = [:]
-        for (index, line) in script.lines.enumerated() {
-            guard case .say(let text) = line.content else { continue }
-            let place = line.location.map(\.description) ?? "\(origin): guide line \(index + 1)"
-            let request = try request(for: session, text: text, origin: place)
-            let path = try synthesizer.audio(for: request, place: place)
+        var leadIn: [SoundRef] = []
+        for item in try items(for: session, origin: origin) {
+            let request = item.request
+            let path = try synthesizer.audio(for: request, place: item.place)
             let ref = SoundRef("speech-\(request.key.prefix(16))")
-            script.lines[index].speech = ref
             sounds[ref] = ResolvedSound(ref: ref, path: path,
                                         credit: "\(ref.name).wav: spoken by \(request.engine.rawValue) (\(request.voice))")
+            switch item.target {
+            case .line(let index): result.guide!.lines[index].speech = ref
+            case .prompt(let kind): result.voice.prompts[kind] = ref
+            case .leadIn: leadIn.append(ref)
+            }
         }
-        var result = session
-        result.guide = script
+        if !leadIn.isEmpty { result.voice.leadIn = leadIn }
         return (result, sounds)
     }
 
     /// Prepares a job whose sounds are resolved: its script's speech synthesized and added to its
     /// sounds, and, for a session as long as its script (`minutes: fit`), its length found.
     public static func prepare(_ job: inout RenderJob) throws {
-        guard job.session.guide != nil else { return }
+        guard speaks(job.session) || job.session.guide != nil else { return }
         let (session, speech) = try synthesize(job.session, origin: job.origin)
         job.session = session
         job.sounds.sounds.merge(speech) { $1 }

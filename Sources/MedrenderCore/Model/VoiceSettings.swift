@@ -28,6 +28,12 @@ public struct VoiceSettings: Hashable, Sendable {
     public var prompts: [PhaseKind: SoundRef] = [:]
     /// How many cycles get prompts, 0…1000, default 3.
     public var promptCycles: Int = 3
+    /// Whether the phases with no prompt clip get one spoken by the script's voice, in the
+    /// session's language, from its table of words (`prompts: spoken`). Default false.
+    public var spokenPrompts = false
+    /// How many numbers a spoken lead-in counts down (`lead-in: spoken` counts 3), in the
+    /// session's language, 0…5; 0 (the default) for none.
+    public var spokenLeadIn = 0
     /// Clips at set times.
     public var clips: [TimedClip] = []
     /// One long guided track that plays for its own length.
