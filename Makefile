@@ -78,6 +78,7 @@ deps:
 
 test-deps:
 	@./scripts/install-packages $(LIB_PKGS) $(TEST_PKGS)
+	@python3 -c "import pocketsphinx" 2>/dev/null || python3 -m pip install --quiet pocketsphinx  # the speech recognizer of IntelligibilityTests (PyPI; its wheel carries the English model)
 
 ## Make the sounds in Sounds/ again.
 sounds:

@@ -23,8 +23,8 @@ extension SessionParameters {
             }
         }
         if fitToGuide { session.fitsGuide = true }
-        if session.fitsGuide, session.guide == nil {
-            throw RenderError("\(preset): '--minutes fit' sizes a session to its guided script, and this preset has no 'guide:'; "
+        if session.fitsGuide, session.guide == nil, session.voice.track == nil {
+            throw RenderError("\(preset): '--minutes fit' sizes a session to its guided script or its voice track, and this preset has neither 'guide:' nor 'voice.track'; "
                 + "give --minutes M", category: .usage)
         }
     }

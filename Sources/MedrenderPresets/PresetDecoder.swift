@@ -128,7 +128,11 @@ public enum PresetDecoder {
             if let n = f["date"] { session.metadata.date = try n.tagText() }
             if let n = f["comment"] { session.metadata.comment = try n.tagText() }
         }
-        if let node = fields["guide"] { session.guide = try decodeGuide(node) }
+        if let node = fields["guide"] {
+            session.guide = try decodeGuide(node)
+            // Spoken words over a bed: it dips deeper than under a clip, unless the preset says how deep.
+            if !session.voice.duckGiven { session.voice.duckDecibels = VoiceSettings.guidedDuckDecibels }
+        }
         if let node = fields["language"] { session.language = try decodeLanguage(node) }
         if let node = fields["beats"] { session.beats = try decodeBeats(node) }
         if let node = fields["credits"] {
@@ -461,7 +465,10 @@ public enum PresetDecoder {
         }
         if let n = fields["track"] { voice.track = try n.sound() }
         if let n = fields["track-at"] { voice.trackAt = try n.seconds(in: 0...86400) }
-        if let n = fields["duck"] { voice.duckDecibels = try n.number(in: -40...0, unit: "dB") }
+        if let n = fields["duck"] {
+            voice.duckDecibels = try n.number(in: -40...0, unit: "dB")
+            voice.duckGiven = true
+        }
         if let n = fields["duck-attack"] { voice.duckAttack = try n.seconds(in: 0...10) }
         if let n = fields["duck-release"] { voice.duckRelease = try n.seconds(in: 0...10) }
         if let n = fields["duck-curve"] { voice.duckCurve = try n.choice(FadeCurve.self, what: "duck curve") }

@@ -128,7 +128,22 @@ public enum GuideSpeech {
     /// Prepares a job whose sounds are resolved: its script's speech synthesized and added to its
     /// sounds, and, for a session as long as its script (`minutes: fit`), its length found.
     public static func prepare(_ job: inout RenderJob) throws {
+        if job.session.fitsGuide, job.session.guide == nil, job.session.voice.track != nil {
+            job.options.length = .duration(try fittedLength(job.session, sounds: job.sounds, options: job.options, origin: job.origin))
+            job.session.defaultLength = job.options.length
+        }
         guard speaks(job.session) || job.session.guide != nil else { return }
+        // A clip line's file is a sound, or the error names the line.
+        for (index, line) in (job.session.guide?.lines ?? []).enumerated() {
+            guard case .clip(let ref, _) = line.content, let path = job.sounds.sounds[ref]?.path else { continue }
+            do {
+                _ = try SoundFileReader(path: path)
+            } catch {
+                let place = line.location.map(\.description) ?? "\(job.origin): guide line \(index + 1)"
+                throw RenderError("\(place): the clip '\(ref)' is not a sound medrender can read (\(error.description)); "
+                    + "give a WAV, FLAC, OGG or MP3 file", category: error.category)
+            }
+        }
         let (session, speech) = try synthesize(job.session, origin: job.origin)
         job.session = session
         job.sounds.sounds.merge(speech) { $1 }
@@ -159,6 +174,13 @@ public enum GuideSpeech {
         // Each trial length is the preset's own, so a line that does not fit is an error, not left out.
         let lineCount = session.guide?.lines.count ?? 0
         var total = session.settle + session.closing + .seconds(1)
+        // A voice track: the session runs until it ends, then its closing.
+        if let track = session.voice.track, let facts = lengths[track] {
+            let trackEnd = session.voice.trackAt + SessionTime(milliseconds: (facts.frameCount * 1000 + Int64(options.rate) - 1) / Int64(options.rate))
+            total = max(total, SessionTime(milliseconds: ((trackEnd + session.closing).milliseconds + 999) / 1000 * 1000))
+        }
+        // The track's end and the closing after it are the least length; a script's is found below.
+        let least = session.guide == nil ? total : .seconds(1)
         for _ in 0..<200 {
             var o = options
             o.length = .duration(total)
@@ -171,7 +193,7 @@ public enum GuideSpeech {
                     continue
                 }
                 // The steps above may overshoot: come down a second at a time while it still fits.
-                while total > .seconds(1) {
+                while total - .seconds(1) >= least {
                     o.length = .duration(total - .seconds(1))
                     trial.defaultLength = o.length
                     guard let plan = try? RenderPlan(session: trial, options: o, sounds: lengths), whole(plan) else { break }
@@ -181,6 +203,7 @@ public enum GuideSpeech {
             } catch {
                 switch error {
                 case .guideLineDoesNotFit(_, _, _, let missing, _): total = total + max(missing, .seconds(1))
+                case .trackTooLong: total = total + .seconds(1)
                 case .tooShort(_, let settle, let closing, let cycle): total = max(total + .seconds(1), settle + closing + cycle)
                 case .schedule(.noCycleFits): total = total + .seconds(1)
                 case .guideLinePlacement(let line, _, _, _)
@@ -192,6 +215,6 @@ public enum GuideSpeech {
                 if total > RenderPlan.longestSession { break }
             }
         }
-        throw RenderError("\(origin): the guided script does not fit in any session up to 24 h; shorten it", category: .badData)
+        throw RenderError("\(origin): the guided script or voice track does not fit in any session up to 24 h; shorten it", category: .badData)
     }
 }

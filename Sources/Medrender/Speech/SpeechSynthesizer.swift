@@ -69,10 +69,14 @@ public struct SpeechSynthesizer: Sendable {
     /// Where a request's audio lives in the cache.
     public func cachedPath(_ request: SpeechRequest) -> String { "\(cacheDirectory)/\(request.key).wav" }
 
+    /// The folders programs are looked for in, instead of `PATH`, for the work done in a task
+    /// (a test's, to see what happens when an engine is not installed).
+    @TaskLocal public static var searchPathOverride: String?
+
     /// The program's full path on `PATH` (or as given, when it holds a slash), nil when absent.
     static func locate(_ program: String) -> String? {
         if program.contains("/") { return FileManager.default.isExecutableFile(atPath: program) ? program : nil }
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let path = searchPathOverride ?? ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for dir in path.split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(dir)/\(program)") {
             return "\(dir)/\(program)"
         }
