@@ -175,8 +175,9 @@ public enum GuideSpeech {
         let lineCount = session.guide?.lines.count ?? 0
         var total = session.settle + session.closing + .seconds(1)
         // A voice track: the session runs until it ends, then its closing.
-        if let track = session.voice.track, let facts = lengths[track] {
-            let trackEnd = session.voice.trackAt + SessionTime(milliseconds: (facts.frameCount * 1000 + Int64(options.rate) - 1) / Int64(options.rate))
+        if let track = session.voice.track, let path = sounds.sounds[track]?.path {
+            let reader = try SoundFileReader(path: path)
+            let trackEnd = session.voice.trackAt + SessionTime(milliseconds: (reader.frameCount * 1000 + Int64(reader.rate) - 1) / Int64(reader.rate))
             total = max(total, SessionTime(milliseconds: ((trackEnd + session.closing).milliseconds + 999) / 1000 * 1000))
         }
         // The track's end and the closing after it are the least length; a script's is found below.
