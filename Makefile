@@ -102,3 +102,4 @@ bench: test-deps release
 	python3 scripts/bench.py
 	python3 scripts/bench-serve.py
 	python3 scripts/bench-studio.py
+	python3 scripts/bench-guided.py

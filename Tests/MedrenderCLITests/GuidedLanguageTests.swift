@@ -79,4 +79,18 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.file("de.ogg")))
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: dir.file("cache/medrender/speech"))) ?? []).isEmpty)
     }
+
+    @Test func anEngineThatIsNotInstalledIsExitCode66NamingItsPackage() throws {
+        let dir = TemporaryDirectory("language-no-engine")
+        let preset = Self.germanPreset(dir)
+        try FileManager.default.createDirectory(atPath: dir.file("bin"), withIntermediateDirectories: true)
+        // No program on PATH: espeak-ng (German's default voice) is not there.
+        let result = try runProcess(PackagePaths.executable, ["--preset", preset, "--rate", "16000", "-o", dir.file("de.ogg")],
+                                    in: PackagePaths.root, environment: ["XDG_CACHE_HOME": dir.file("cache"), "PATH": dir.file("bin")])
+        #expect(result.status == 66)
+        #expect(result.stderr.contains("\(preset): the speech engine espeak-ng ('espeak-ng') is not installed; install it: apt-get install espeak-ng"),
+                "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("de.ogg")))
+    }
 }

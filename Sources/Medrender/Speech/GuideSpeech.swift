@@ -44,7 +44,8 @@ public enum GuideSpeech {
             throw SpeechError("\(place): \(voice.engine.rawValue) has no voice for the language '\(session.language.rawValue)'; "
                 + "use espeak-ng (voice: espeak-ng) or name a voice", category: .badData)
         }
-        if let installed = EngineFacts.shared.voices(of: voice.engine), !engine.accepts(name, installed: installed) {
+        if !engine.isPlainlyInstalled(name), let installed = EngineFacts.shared.voices(of: voice.engine),
+           !engine.accepts(name, installed: installed) {
             var fix = "name one of them"
             if voice.engine == .festival, name == "cmu_us_slt_arctic_hts" { fix = "install it: apt-get install festvox-us-slt-hts" }
             throw SpeechError("\(place): \(voice.engine.rawValue) has no voice '\(name)'; installed: "

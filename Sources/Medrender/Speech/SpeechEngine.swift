@@ -23,10 +23,14 @@ public protocol SpeechEngine: Sendable {
     /// What changes when the engine's audio may change: its own `--version` (for `command`, the
     /// SHA-256 of the program's bytes). Part of every line's cache key and build identity.
     func version(program: String) -> String
+    /// Whether `voice` is installed, known without asking the engine (which may take seconds);
+    /// false sends the question to `installedVoices`.
+    func isPlainlyInstalled(_ voice: String) -> Bool
 }
 
 extension SpeechEngine {
     func accepts(_ voice: String, installed: [String]) -> Bool { installed.contains(voice) }
+    func isPlainlyInstalled(_ voice: String) -> Bool { false }
 }
 
 extension GuideVoice.Engine {
@@ -55,6 +59,13 @@ struct FestivalEngine: SpeechEngine {
     func defaultVoice(for language: Language) -> String? { language == .english ? "cmu_us_slt_arctic_hts" : nil }
     func arguments(voice: String, text: String, textFile: String, output: String) -> [String] {
         ["-eval", "(voice_\(voice))", "-o", output, textFile]
+    }
+    /// A voice folder of that name in festival's voice folders (`/usr/share/festival/voices/*/NAME`):
+    /// asking festival itself takes seconds, too long for every render.
+    func isPlainlyInstalled(_ voice: String) -> Bool {
+        let root = "/usr/share/festival/voices"
+        let groups = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+        return !voice.contains("/") && groups.contains { FileManager.default.fileExists(atPath: "\(root)/\($0)/\(voice)") }
     }
     /// The voices installed: festival's own `(voice.list)`.
     func installedVoices() -> [String]? {

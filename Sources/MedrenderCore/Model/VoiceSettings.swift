@@ -40,15 +40,15 @@ public struct VoiceSettings: Hashable, Sendable {
     public var track: SoundRef?
     /// When the track starts, default 0.
     public var trackAt: SessionTime = .zero
-    /// How far the ambience dips under any voice, in dB, −40…0, default −8 (−24 in a session
+    /// How far the ambience dips under any voice, in dB, −40…0, default −8 (−30 in a session
     /// with a guided script, see `guidedDuckDecibels`).
     public var duckDecibels: Double = -8
     /// Whether the preset gave `duck:` itself (else a guided script's default applies).
     public var duckGiven = false
     /// How far the ambience dips under the voice of a session with a guided script when the
-    /// preset does not say: −24 dB, so a speech recognizer hears the words over the bed as well
-    /// as in the voice alone (measured with pocketsphinx: −8 dB loses a third of them under surf).
-    public static let guidedDuckDecibels = -24.0
+    /// preset does not say: −30 dB, so a speech recognizer hears the words over the bed as well
+    /// as in the voice alone (measured with pocketsphinx: −8 dB loses a third of them under surf, −24 dB a tenth).
+    public static let guidedDuckDecibels = -30.0
     /// How long the dip takes to reach its depth, ending as the voice starts; default 0.3 s.
     public var duckAttack: SessionTime = .init(milliseconds: 300)
     /// How long the ambience takes to come back after the voice ends; default 0.8 s.
