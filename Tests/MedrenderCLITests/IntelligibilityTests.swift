@@ -62,9 +62,10 @@ import Testing
         #expect(Double(result.found) >= 0.75 * Double(result.stem),
                 "\(preset): \(result.found) of \(result.stem) words heard over the bed; \(result.lines)")
         // The goal, 90 %, is not reliably met yet: with the bed at -30 dB and the cues 10 dB down
-        // under a line, runs measured 86-91 % (body-scan 102-106 of 117 words, guided-sleep-478
-        // 45-48 of 52). Recorded as a known issue until it is; it passes when a run reaches it.
-        withKnownIssue("the mix keeps 86-91 % of the voice's words, short of the 90 % goal", isIntermittent: true) {
+        // under a line, runs measured body-scan 105 of 117 words (89.7 %) and guided-sleep-478 45 of
+        // 52 (86.5 %); with the bed at -24 dB, body-scan 102 of 117 and guided-sleep-478 at least 47
+        // of 52. Recorded as a known issue until it is met; a run that reaches it passes too.
+        withKnownIssue("the mix keeps 86-90 % of the voice's words, short of the 90 % goal", isIntermittent: true) {
             #expect(Double(result.found) >= 0.9 * Double(result.stem),
                     "\(preset): \(result.found) of \(result.stem) words heard over the bed; \(result.lines)")
         }
