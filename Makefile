@@ -107,6 +107,7 @@ deps:
 
 test-deps:
 	@./scripts/install-packages $(LIB_PKGS) $(TEST_PKGS)
+	@python3 -c "import pocketsphinx" 2>/dev/null || python3 -m pip install --quiet pocketsphinx  # the speech recognizer of IntelligibilityTests (PyPI; its wheel carries the English model)
 
 ## Make the sounds in Sounds/ again.
 sounds:
@@ -132,4 +133,5 @@ bench: test-deps release
 	python3 scripts/bench-studio.py
 	python3 scripts/bench-video.py
 	python3 scripts/bench-palette.py
+	python3 scripts/bench-guided.py
 	./scripts/bench-build

@@ -91,6 +91,12 @@ extension RenderJob {
         }
         return OutputTags(title: m.title ?? session.name, artist: m.artist, album: m.album, date: m.date,
                           comment: comment, credits: sounds.credits(for: plan.soundsUsed),
-                          chapters: plan.sections, cover: try m.cover.map { (path) throws(IOError) in try CoverArt(path: path) })
+                          chapters: plan.sections.map { section in
+                              // Named in the session's language (Settle → Ankommen); a segment's own name as written.
+                              var named = section
+                              named.name = session.language.words.section(section.name)
+                              return named
+                          },
+                          cover: try m.cover.map { (path) throws(IOError) in try CoverArt(path: path) })
     }
 }

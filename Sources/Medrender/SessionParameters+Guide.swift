@@ -14,15 +14,18 @@ extension SessionParameters {
         if let voice {
             do {
                 let parsed = try PresetDecoder.guideVoice(voice)
-                if session.guide != nil { session.guide!.voice = parsed }
+                if session.guide != nil {
+                    session.guide!.voice = parsed
+                    session.guide!.voiceLocation = nil
+                }
             } catch {
                 throw ParameterError("voice", value: voice, ": \(error.message)")
             }
         }
         if fitToGuide { session.fitsGuide = true }
-        if session.fitsGuide, session.guide == nil {
-            throw ParameterError("minutes", value: "fit", "sizes a session to its guided script, and the preset \(preset) has no 'guide:'; "
-                + "give a number of minutes")
+        if session.fitsGuide, session.guide == nil, session.voice.track == nil {
+            throw ParameterError("minutes", value: "fit", "sizes a session to its guided script or its voice track, and the preset \(preset) "
+                + "has neither 'guide:' nor 'voice.track'; give a number of minutes")
         }
     }
 }

@@ -120,6 +120,8 @@ public struct LibraryBuildJob: Sendable {
     /// The SHA-256 of each sound the job uses, by its path: the build's sound cache shares one
     /// decoded copy between files of the same bytes.
     public var soundHashes: [String: String] = [:]
+    /// What the session speaks, as synthesized (part of the inputs hash and of the manifest).
+    public var speech: [LibraryBuildManifest.Speech] = []
 
     /// The work of rendering it, for balancing shards: the seconds of audio it holds (a minute
     /// when its plan fails, as the render will fail fast).
@@ -163,6 +165,27 @@ public struct LibraryBuildManifest: Codable, Sendable, Hashable {
         public var cueSheets: [String]
         /// The SHA-256 of each cue sheet, as written (checked by `--verify`).
         public var cueSheetSHA256: [String]?
+        /// What the output speaks, in speaking order (absent when it speaks nothing): a changed
+        /// line, voice or engine version renders that output again.
+        public var speech: [Speech]?
+    }
+
+    /// One spoken text of an output, as its audio was made: engine, voice, language, text and
+    /// the engine's version.
+    public struct Speech: Codable, Sendable, Hashable {
+        public var engine: String
+        public var voice: String
+        public var language: String
+        public var text: String
+        public var engineVersion: String
+
+        public init(_ request: SpeechRequest) {
+            engine = request.engine.rawValue
+            voice = request.voice
+            language = request.language.rawValue
+            text = request.text
+            engineVersion = request.engineVersion
+        }
     }
 
     public init(renderer: String = LibraryBuild.rendererVersion, shard: String? = nil, outputs: [Entry] = []) {
@@ -338,6 +361,15 @@ extension LibraryBuild {
                 presetFailed(missing)
                 continue
             }
+            // What it speaks, its voice checked now (installed, known), before any render.
+            let speech: [LibraryBuildManifest.Speech]
+            do {
+                speech = try GuideSpeech.requests(for: session, origin: file).map(LibraryBuildManifest.Speech.init)
+            } catch {
+                presetFailed(error)
+                continue
+            }
+            let speechLines = speech.map { "speech \($0.engine)\u{0}\($0.voice)\u{0}\($0.language)\u{0}\($0.engineVersion)\u{0}\($0.text)" }
             let lengths = settings.lengths.isEmpty ? [session.defaultLength] : settings.lengths
             for length in lengths {
                 for formatName in settings.formats {
@@ -353,6 +385,7 @@ extension LibraryBuild {
                     text += "options \(optionsText((preset, length, format, options)))\n"
                     text += "preset \(presetHash)\n"
                     for line in soundLines { text += line + "\n" }
+                    for line in speechLines { text += line + "\n" }
                     text += "credits \(creditsHash)\n" + frontCredits
                     let request = RenderRequest(session: session, presetFile: file, options: options, format: format,
                                                 outputPath: settings.outputDirectory + "/" + outputName, library: settings.library)
@@ -361,7 +394,7 @@ extension LibraryBuild {
                         preset: preset, presetFile: file, session: session, length: length, formatName: format.fileExtension,
                         format: format, options: options, outputName: outputName,
                         cueSheetNames: cueSheetExtensions.map { "\(cueBase).\($0)" }, inputsHash: SHA256Hasher.hash(text),
-                        totalFrames: frames, library: settings.library, soundHashes: soundHashes))
+                        totalFrames: frames, library: settings.library, soundHashes: soundHashes, speech: speech))
                 }
             }
         }

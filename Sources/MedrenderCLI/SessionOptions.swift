@@ -11,7 +11,7 @@ struct SessionOptions: ParsableArguments {
     var preset: String
 
     @Option(name: .long, parsing: .unconditional,
-            help: "Session length in minutes (decimal, up to 1440), or 'fit' for as long as the preset's guided script. Default: the preset's.")
+            help: "Session length in minutes (decimal, up to 1440), or 'fit' for as long as the preset's guided script or voice track. Default: the preset's.")
     var minutes: MinutesArgument?
 
     @Option(name: .long, help: "The guided script's voice, ENGINE[:NAME]: festival, espeak-ng, flite or command:PROGRAM.")

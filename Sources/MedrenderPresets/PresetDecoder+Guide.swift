@@ -21,7 +21,10 @@ extension PresetDecoder {
     static func decodeGuide(_ node: PresetNode) throws(PresetError) -> GuideScript {
         let fields = try node.mapping(allowed: ["voice", "lines"])
         var script = GuideScript(lines: [])
-        if let v = fields["voice"] { script.voice = try decodeGuideVoice(v) }
+        if let v = fields["voice"] {
+            script.voice = try decodeGuideVoice(v)
+            script.voiceLocation = ScriptLocation(file: v.file, line: v.line ?? 0, column: v.column ?? 0)
+        }
         guard let linesNode = fields["lines"] else {
             throw node.error("a guide needs 'lines:', a list such as [{ say: \"Let the shoulders soften.\" }]")
         }

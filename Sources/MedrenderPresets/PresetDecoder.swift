@@ -135,7 +135,11 @@ public enum PresetDecoder {
                     : URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(cover).path
             }
         }
-        if let node = fields["guide"] { session.guide = try decodeGuide(node) }
+        if let node = fields["guide"] {
+            session.guide = try decodeGuide(node)
+            // Spoken words over a bed: it dips deeper than under a clip, unless the preset says how deep.
+            if !session.voice.duckGiven { session.voice.duckDecibels = VoiceSettings.guidedDuckDecibels }
+        }
         if let node = fields["language"] { session.language = try decodeLanguage(node) }
         if let node = fields["beats"] { session.beats = try decodeBeats(node) }
         if let node = fields["credits"] {
@@ -426,7 +430,13 @@ public enum PresetDecoder {
         if let n = fields["outro"] { voice.outro = try n.sound() }
         if let n = fields["outro-after"] { voice.outroAfter = try n.seconds(in: 0...3600) }
         if let n = fields["level"] { voice.levelLUFS = try n.number(in: -70...(-10), unit: "LUFS") }
-        if let n = fields["prompts"] {
+        if let n = fields["prompts"], case .scalar = n.node {
+            // `prompts: spoken`: the script's voice speaks them, in the session's language.
+            guard (try n.string()) == "spoken" else {
+                throw n.error("give 'spoken' (the voice speaks them in the preset's language) or a clip per phase, such as { inhale: voice-breathe-in }")
+            }
+            voice.spokenPrompts = true
+        } else if let n = fields["prompts"] {
             let f = try n.mapping(allowed: ["inhale", "hold", "hold-in", "top-up", "exhale", "hold-out"])
             if let hold = f["hold"] {
                 let ref = try hold.sound()
@@ -447,7 +457,13 @@ public enum PresetDecoder {
                 voice.clips.append(TimedClip(sound: try sound.sound(), at: try at.seconds(in: 0...86400)))
             }
         }
-        if let n = fields["lead-in"] {
+        if let n = fields["lead-in"], case .scalar = n.node {
+            // `lead-in: spoken`: three, two, one, in the session's language.
+            guard (try n.string()) == "spoken" else {
+                throw n.error("give 'spoken' (three, two, one in the preset's language) or 1 to 10 clips, such as [three, two, one]")
+            }
+            voice.spokenLeadIn = 3
+        } else if let n = fields["lead-in"] {
             let items = try n.sequence()
             guard (1...10).contains(items.count) else {
                 throw n.error("a lead-in is 1 to 10 clips, the count in order, such as [three, two, one]")
@@ -456,7 +472,10 @@ public enum PresetDecoder {
         }
         if let n = fields["track"] { voice.track = try n.sound() }
         if let n = fields["track-at"] { voice.trackAt = try n.seconds(in: 0...86400) }
-        if let n = fields["duck"] { voice.duckDecibels = try n.number(in: -40...0, unit: "dB") }
+        if let n = fields["duck"] {
+            voice.duckDecibels = try n.number(in: -40...0, unit: "dB")
+            voice.duckGiven = true
+        }
         if let n = fields["duck-attack"] { voice.duckAttack = try n.seconds(in: 0...10) }
         if let n = fields["duck-release"] { voice.duckRelease = try n.seconds(in: 0...10) }
         if let n = fields["duck-curve"] { voice.duckCurve = try n.choice(FadeCurve.self, what: "duck curve") }

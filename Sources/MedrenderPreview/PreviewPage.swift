@@ -60,9 +60,9 @@ public struct PreviewPage: Sendable {
         let kinds = PhaseKind.allCases
         var out = "{\"title\":\(Markup.jsonString(t.title)),\"duration\":\(s(t.durationSeconds)),\"cycles\":\(t.cycleCount),"
         out += "\"emptyScale\":\(Markup.number(Self.emptyScale, decimals: 3)),"
-        out += "\"settleLabel\":\(Markup.jsonString(SessionTimeline.settleLabel)),\"closingLabel\":\(Markup.jsonString(SessionTimeline.closingLabel)),"
+        out += "\"settleLabel\":\(Markup.jsonString(t.words.settleIn)),\"closingLabel\":\(Markup.jsonString(t.words.rest)),"
         out += "\"kinds\":[" + kinds.map { Markup.jsonString($0.rawValue) }.joined(separator: ",") + "],"
-        out += "\"labels\":[" + kinds.map { Markup.jsonString($0.instruction) }.joined(separator: ",") + "],"
+        out += "\"labels\":[" + kinds.map { Markup.jsonString(t.words.instruction($0)) }.joined(separator: ",") + "],"
         out += "\"sections\":[" + t.sections.map {
             "[\(Markup.jsonString($0.name)),\(s($0.startSeconds)),\(s($0.endSeconds))]"
         }.joined(separator: ",") + "],"
@@ -87,12 +87,12 @@ public struct PreviewPage: Sendable {
         }
         return """
             <!DOCTYPE html>
-            <html lang="en">
+            <html lang="\(t.language.rawValue)">
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="generator" content="medrender">
-            <title>\(Markup.escape(t.title)) · preview</title>
+            <title>\(Markup.escape(t.title)) · \(Markup.escape(t.words.preview))</title>
             <script>window.addEventListener('error',function(e){var d=document.documentElement;d.setAttribute('data-errors',(d.getAttribute('data-errors')||'')+(e.message||'error')+'; ');});</script>
             <style>
             \(Self.style)\(kindColours)</style>
@@ -104,18 +104,18 @@ public struct PreviewPage: Sendable {
             <div class="stage" id="stage">
             <div class="ring"></div>
             <div class="circle" id="circle"></div>
-            <div class="label" id="label" aria-live="polite">\(Markup.escape(SessionTimeline.settleLabel))</div>
+            <div class="label" id="label" aria-live="polite">\(Markup.escape(t.words.settleIn))</div>
             </div>
             <dl class="facts">
-            <div><dt>Section</dt><dd id="section"></dd></div>
-            <div><dt>Cycle</dt><dd id="cycle"></dd></div>
-            <div><dt>Elapsed</dt><dd id="elapsed">0:00</dd></div>
-            <div><dt>Remaining</dt><dd id="remaining"></dd></div>
+            <div><dt>\(Markup.escape(t.words.section))</dt><dd id="section"></dd></div>
+            <div><dt>\(Markup.escape(t.words.cycle))</dt><dd id="cycle"></dd></div>
+            <div><dt>\(Markup.escape(t.words.elapsed))</dt><dd id="elapsed">0:00</dd></div>
+            <div><dt>\(Markup.escape(t.words.remaining))</dt><dd id="remaining"></dd></div>
             </dl>
             <p class="voice" id="voice"></p>
             <audio id="audio" controls preload="auto" src="\(Markup.escape(audioSource))"></audio>
             </section>
-            <section class="timeline" aria-label="Timeline: click to seek">
+            <section class="timeline" aria-label="\(Markup.escape(t.words.seekHint))">
             \(plot)</section>
             </main>
             <script type="application/json" id="session-data">\(dataJSON)</script>

@@ -283,15 +283,25 @@ public struct SessionPlot: Sendable {
         var out = ""
         var px = Self.left
         var items: [(String, String)] = Self.colours.filter { kind in timeline.phases.contains { $0.kind == kind.0 } }
-            .map { ($0.0.instruction == "Hold" ? ($0.0 == .holdIn ? "hold (in)" : "hold (out)") : $0.0.instruction.lowercased(), $0.1) }
-        items += [("voice", "#c98bb0"), ("ambience", "#9cc7a4"), ("bell", "#d4a13a")]
+            .map { kind, colour in
+                let words = timeline.words
+                let name = switch kind {
+                case .holdIn: words.holdIn
+                case .holdOut: words.holdOut
+                default: words.instruction(kind)
+                }
+                return (timeline.language == .english ? name.lowercased() : name, colour)
+            }
+        let words = timeline.words, lower = timeline.language == .english
+        items += [(lower ? words.voice.lowercased() : words.voice, "#c98bb0"), (words.ambience, "#9cc7a4"),
+                  (lower ? words.bell.lowercased() : words.bell, "#d4a13a")]
         for (name, colour) in items {
             out += "<rect x=\"\(n(px))\" y=\"\(n(top))\" width=\"10\" height=\"10\" rx=\"2\" fill=\"\(colour)\"/>"
             out += "<text x=\"\(n(px + 14))\" y=\"\(n(top + 9))\" fill=\"#5b6b7b\">\(Markup.escape(name))</text>\n"
             px += 22 + Double(name.count) * 6.2
         }
         out += "<line x1=\"\(n(px))\" x2=\"\(n(px + 14))\" y1=\"\(n(top + 5))\" y2=\"\(n(top + 5))\" stroke=\"#2f4d6a\" stroke-width=\"1.2\"/>"
-        out += "<text x=\"\(n(px + 18))\" y=\"\(n(top + 9))\" fill=\"#5b6b7b\">circle size</text>\n"
+        out += "<text x=\"\(n(px + 18))\" y=\"\(n(top + 9))\" fill=\"#5b6b7b\">\(Markup.escape(timeline.words.circleSize))</text>\n"
         return out
     }
 }

@@ -78,6 +78,10 @@ public struct SessionTimeline: Hashable, Sendable {
     /// The waveform's envelope: the peak (0…1) of each of equal slices of the session, in order;
     /// empty when the audio was not at hand.
     public var envelope: [Float]
+    /// The words of the session's language: the labels, the sections' names.
+    public var words: Words
+    /// The session's language.
+    public var language: Language
 
     /// The timeline of `plan`; `envelope` is the peak of each equal slice of its audio, when known.
     public init(plan: RenderPlan, title: String, envelope: [Float] = []) {
@@ -89,6 +93,9 @@ public struct SessionTimeline: Hashable, Sendable {
         self.durationSeconds = seconds(plan.totalFrames)
         self.cycleCount = plan.schedule.cycleCount
         self.envelope = envelope
+        let words = plan.guide.language.words
+        self.words = words
+        self.language = plan.guide.language
 
         let scheduled = Array(plan.schedule)
         var phases: [Phase] = []
@@ -119,7 +126,7 @@ public struct SessionTimeline: Hashable, Sendable {
         if marks.count > 3, marks[1].name == "Breathing" { marks.remove(at: 1) }
         self.sections = marks.enumerated().map { index, section in
             let end = index + 1 < marks.count ? marks[index + 1].frame : plan.totalFrames
-            return Section(name: section.name, startSeconds: seconds(section.frame), endSeconds: seconds(end))
+            return Section(name: words.section(section.name), startSeconds: seconds(section.frame), endSeconds: seconds(end))
         }.filter { $0.endSeconds > $0.startSeconds }
 
         self.clips = plan.clips.compactMap { clip in
@@ -180,16 +187,17 @@ public struct SessionTimeline: Hashable, Sendable {
         let section = sections.last { $0.startSeconds <= seconds }?.name ?? sections.first?.name ?? ""
         guard let index = phaseIndex(at: seconds) else {
             let before = phases.first.map { seconds < $0.startSeconds } ?? true
-            return Moment(label: before ? Self.settleLabel : Self.closingLabel, level: 0, progress: 0,
+            return Moment(label: before ? words.settleIn : words.rest, level: 0, progress: 0,
                           cycle: before ? 0 : cycleCount, section: section)
         }
         let phase = phases[index]
         let progress = (seconds - phase.startSeconds) / (phase.endSeconds - phase.startSeconds)
         let level = phase.fromLevel + (phase.toLevel - phase.fromLevel) * Self.ease(progress)
-        return Moment(label: phase.kind.instruction, level: level, progress: progress, cycle: phase.cycle, section: section)
+        return Moment(label: words.instruction(phase.kind), level: level, progress: progress, cycle: phase.cycle, section: section)
     }
 
-    /// The label before the first breath and after the last.
-    public static let settleLabel = "Settle in"
-    public static let closingLabel = "Rest"
+    /// The label before the first breath and after the last, in English (the session's own
+    /// language's are `words.settleIn` and `words.rest`).
+    public static let settleLabel = Words.english.settleIn
+    public static let closingLabel = Words.english.rest
 }

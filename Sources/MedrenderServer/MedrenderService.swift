@@ -273,7 +273,8 @@ public struct MedrenderService: Sendable {
             throw RenderError(String(format: "the session is %.1f minutes; this server renders up to %g minutes (--max-minutes); ask for fewer",
                                      Double(plan.totalFrames) / Double(plan.rate) / 60, maximum), category: .usage)
         }
-        let identity = RenderIdentity.key(parameters: parameters, presetFile: file, job: job)
+        let speech = try GuideSpeech.requests(for: renderRequest.session, origin: renderRequest.presetFile)
+        let identity = RenderIdentity.key(parameters: parameters, presetFile: file, job: job, speech: speech)
         return (job, renderRequest.format, identity, plan.fitChanges)
     }
 

@@ -5,9 +5,10 @@ import MedrenderBuild
 /// What a render is, as the cache and the ETag know it: the request's options once parsed and
 /// resolved (every default filled in, numbers as numbers, so the query's spelling and order do
 /// not matter), the preset file's bytes, each sound's file (path in the library, size, time), the
-/// format and the renderer's version. Two requests with the same identity get the same bytes.
+/// format, the renderer's version and what the session speaks (engine, voice, language, text and
+/// the engine's version, so a new engine renders anew). Two requests with the same identity get the same bytes.
 enum RenderIdentity {
-    static func key(parameters: SessionParameters, presetFile: String, job: RenderJob) -> String {
+    static func key(parameters: SessionParameters, presetFile: String, job: RenderJob, speech: [SpeechRequest]) -> String {
         var h = SHA256Hasher()
         h.update("medrender render \(LibraryBuild.rendererVersion)\n")
         h.update(String(reflecting: parameters) + "\n")
@@ -21,6 +22,9 @@ enum RenderIdentity {
             h.update("sound \(sound.ref.name) \(URL(fileURLWithPath: sound.path).lastPathComponent) \(size) \(modified)\n")
         }
         if let cover = job.session.metadata.cover { h.update("cover \(SHA256Hasher.hashFile(at: cover) ?? "unreadable")\n") }
+        for request in speech {
+            h.update("speech \(request.key) \(request.engine.rawValue) \(request.voice) \(request.language.rawValue) \(request.engineVersion)\n")
+        }
         return String(h.finalizeHex().prefix(40))
     }
 }

@@ -12,7 +12,7 @@ final class ServerProcess: @unchecked Sendable {
 
     /// `extra` arguments after the defaults (a cache folder of its own); `folder` is the working
     /// folder (the checkout when nil, with the library found by MEDRENDER_HOME otherwise).
-    init(_ extra: [String] = [], folder: String? = nil, cache: Bool = true) throws {
+    init(_ extra: [String] = [], folder: String? = nil, cache: Bool = true, environment: [String: String] = [:]) throws {
         dir = TemporaryDirectory("serve")
         errPath = dir.file("stderr")
         FileManager.default.createFile(atPath: errPath, contents: nil)
@@ -22,6 +22,9 @@ final class ServerProcess: @unchecked Sendable {
         process.currentDirectoryURL = URL(fileURLWithPath: folder ?? PackagePaths.root)
         if folder != nil {
             process.environment = ProcessInfo.processInfo.environment.merging(["MEDRENDER_HOME": PackagePaths.root]) { $1 }
+        }
+        if !environment.isEmpty {
+            process.environment = (process.environment ?? ProcessInfo.processInfo.environment).merging(environment) { $1 }
         }
         process.standardError = err
         process.standardOutput = FileHandle.nullDevice

@@ -12,49 +12,139 @@ public enum GuideSpeech {
         return voice
     }
 
-    /// Checks the voice against the session's language and what is installed, before any line.
-    static func request(for session: Session, text: String, origin: String) throws -> SpeechRequest {
-        let voice = voice(of: session)
-        let engine = voice.engine.description
-        guard let name = voice.name ?? engine.defaultVoice(for: session.language) else {
-            throw SpeechError("\(origin): \(voice.engine.rawValue) has no voice for the language '\(session.language.rawValue)'; "
-                + "use espeak-ng (voice: espeak-ng) or name a voice", category: .badData)
-        }
-        if voice.engine == .festival, SpeechSynthesizer.locate("text2wave") != nil {
-            let installed = FestivalEngine.installedVoices()
-            guard installed.contains(name) else {
-                throw SpeechError("\(origin): festival has no voice '\(name)'; installed: \(installed.joined(separator: ", "))"
-                    + (name == "cmu_us_slt_arctic_hts" ? " (apt-get install festvox-us-slt-hts)" : ""), category: .badData)
-            }
-        }
-        return SpeechRequest(engine: voice.engine, voice: name, language: session.language, text: text)
+    /// Whether the session speaks anything: a `say:` line, spoken prompts or a spoken lead-in.
+    public static func speaks(_ session: Session) -> Bool {
+        session.voice.spokenPrompts || session.voice.spokenLeadIn > 0
+            || (session.guide?.lines.contains { if case .say = $0.content { true } else { false } } ?? false)
     }
 
-    /// The session with every spoken line's audio named, and those sounds, found in the cache or
-    /// synthesized now. Lines already synthesized are left as they are.
+    /// The voice as checked before any synthesis: the engine installed (else its Debian package is
+    /// named), the voice one of those installed (else they are listed), a voice for the language.
+    public struct CheckedVoice: Hashable, Sendable {
+        public var engine: GuideVoice.Engine
+        public var name: String
+        /// The engine's own version (`SpeechEngine.version`).
+        public var version: String
+    }
+
+    /// Checks the session's voice; messages name `voice:` by its file:line:column when the preset
+    /// gave it, else `origin`.
+    public static func checkedVoice(for session: Session, origin: String) throws -> CheckedVoice {
+        let voice = voice(of: session)
+        let engine = voice.engine.description
+        let place = session.guide?.voiceLocation?.description ?? origin
+        let program = engine.program(voice: voice.name)
+        guard SpeechSynthesizer.locate(program) != nil else {
+            let fix = engine.package.map { "install it: apt-get install \($0)" }
+                ?? "give the program's path, executable, as the voice's name"
+            throw SpeechError("\(place): the speech engine \(voice.engine.rawValue) ('\(program)') is not installed; \(fix)",
+                              category: .missingInput)
+        }
+        guard let name = voice.name ?? engine.defaultVoice(for: session.language) else {
+            throw SpeechError("\(place): \(voice.engine.rawValue) has no voice for the language '\(session.language.rawValue)'; "
+                + "use espeak-ng (voice: espeak-ng) or name a voice", category: .badData)
+        }
+        if !engine.isPlainlyInstalled(name), let installed = EngineFacts.shared.voices(of: voice.engine),
+           !engine.accepts(name, installed: installed) {
+            var fix = "name one of them"
+            if voice.engine == .festival, name == "cmu_us_slt_arctic_hts" { fix = "install it: apt-get install festvox-us-slt-hts" }
+            throw SpeechError("\(place): \(voice.engine.rawValue) has no voice '\(name)'; installed: "
+                + (installed.isEmpty ? "none" : installed.joined(separator: ", ")) + "; \(fix)", category: .badData)
+        }
+        return CheckedVoice(engine: voice.engine, name: name, version: EngineFacts.shared.version(of: voice.engine, program: program))
+    }
+
+    /// Where a piece of speech goes in the session.
+    enum Target: Hashable {
+        case line(Int)
+        case prompt(PhaseKind)
+        case leadIn(Int)
+    }
+
+    /// Every text the session speaks, with where it goes and the place messages name: the
+    /// script's `say:` lines, then the spoken prompts and lead-in (words of the session's language).
+    static func items(for session: Session, origin: String) throws -> [(target: Target, place: String, request: SpeechRequest)] {
+        guard speaks(session) else { return [] }
+        let voice = try checkedVoice(for: session, origin: origin)
+        func request(_ text: String) -> SpeechRequest {
+            SpeechRequest(engine: voice.engine, voice: voice.name, language: session.language, text: text, engineVersion: voice.version)
+        }
+        var items: [(target: Target, place: String, request: SpeechRequest)] = []
+        for (index, line) in (session.guide?.lines ?? []).enumerated() {
+            guard case .say(let text) = line.content else { continue }
+            items.append((.line(index), line.location.map(\.description) ?? "\(origin): guide line \(index + 1)", request(text)))
+        }
+        let words = session.language.words
+        if session.voice.spokenPrompts {
+            for kind in PhaseKind.allCases where session.voice.prompts[kind] == nil && phaseKinds(of: session).contains(kind) {
+                items.append((.prompt(kind), "\(origin): voice.prompts (spoken)", request(words.instruction(kind))))
+            }
+        }
+        for (index, number) in words.countdown(session.voice.spokenLeadIn).enumerated() {
+            items.append((.leadIn(index), "\(origin): voice.lead-in (spoken)", request(number)))
+        }
+        return items
+    }
+
+    /// The phase kinds the session's breathing has.
+    static func phaseKinds(of session: Session) -> Set<PhaseKind> {
+        var kinds = Set<PhaseKind>()
+        for segment in session.segments {
+            for kind in PhaseKind.allCases where segment.pattern[kind] > .zero || (segment.ramp.map { $0.target[kind] > .zero } ?? false) {
+                kinds.insert(kind)
+            }
+        }
+        return kinds
+    }
+
+    /// What the session speaks, as the cache and a build know it (engine, voice, language, text
+    /// and the engine's version), in speaking order; empty when it speaks nothing. Checks the voice.
+    public static func requests(for session: Session, origin: String) throws -> [SpeechRequest] {
+        try items(for: session, origin: origin).map(\.request)
+    }
+
+    /// The session with every spoken line's and prompt's audio named, and those sounds, found in
+    /// the cache or synthesized now. Lines already synthesized are left as they are.
     public static func synthesize(_ session: Session, origin: String,
                                   synthesizer: SpeechSynthesizer = SpeechSynthesizer()) throws -> (Session, [SoundRef: ResolvedSound]) {
-        guard var script = session.guide else { return (session, [:]) }
+        var result = session
         var sounds: [SoundRef: ResolvedSound] = [:]
-        for (index, line) in script.lines.enumerated() {
-            guard case .say(let text) = line.content else { continue }
-            let place = line.location.map(\.description) ?? "\(origin): guide line \(index + 1)"
-            let request = try request(for: session, text: text, origin: place)
-            let path = try synthesizer.audio(for: request, place: place)
+        var leadIn: [SoundRef] = []
+        for item in try items(for: session, origin: origin) {
+            let request = item.request
+            let path = try synthesizer.audio(for: request, place: item.place)
             let ref = SoundRef("speech-\(request.key.prefix(16))")
-            script.lines[index].speech = ref
             sounds[ref] = ResolvedSound(ref: ref, path: path,
                                         credit: "\(ref.name).wav: spoken by \(request.engine.rawValue) (\(request.voice))")
+            switch item.target {
+            case .line(let index): result.guide!.lines[index].speech = ref
+            case .prompt(let kind): result.voice.prompts[kind] = ref
+            case .leadIn: leadIn.append(ref)
+            }
         }
-        var result = session
-        result.guide = script
+        if !leadIn.isEmpty { result.voice.leadIn = leadIn }
         return (result, sounds)
     }
 
     /// Prepares a job whose sounds are resolved: its script's speech synthesized and added to its
     /// sounds, and, for a session as long as its script (`minutes: fit`), its length found.
     public static func prepare(_ job: inout RenderJob) throws {
-        guard job.session.guide != nil else { return }
+        if job.session.fitsGuide, job.session.guide == nil, job.session.voice.track != nil {
+            job.options.length = .duration(try fittedLength(job.session, sounds: job.sounds, options: job.options, origin: job.origin))
+            job.session.defaultLength = job.options.length
+        }
+        guard speaks(job.session) || job.session.guide != nil else { return }
+        // A clip line's file is a sound, or the error names the line.
+        for (index, line) in (job.session.guide?.lines ?? []).enumerated() {
+            guard case .clip(let ref, _) = line.content, let path = job.sounds.sounds[ref]?.path else { continue }
+            do {
+                _ = try SoundFileReader(path: path)
+            } catch {
+                let place = line.location.map(\.description) ?? "\(job.origin): guide line \(index + 1)"
+                throw RenderError("\(place): the clip '\(ref)' is not a sound medrender can read (\(error.description)); "
+                    + "give a WAV, FLAC, OGG or MP3 file", category: error.category)
+            }
+        }
         let (session, speech) = try synthesize(job.session, origin: job.origin)
         job.session = session
         job.sounds.sounds.merge(speech) { $1 }
@@ -85,6 +175,14 @@ public enum GuideSpeech {
         // Each trial length is the preset's own, so a line that does not fit is an error, not left out.
         let lineCount = session.guide?.lines.count ?? 0
         var total = session.settle + session.closing + .seconds(1)
+        // A voice track: the session runs until it ends, then its closing.
+        if let track = session.voice.track, let path = sounds.sounds[track]?.path {
+            let reader = try SoundFileReader(path: path)
+            let trackEnd = session.voice.trackAt + SessionTime(milliseconds: (reader.frameCount * 1000 + Int64(reader.rate) - 1) / Int64(reader.rate))
+            total = max(total, SessionTime(milliseconds: ((trackEnd + session.closing).milliseconds + 999) / 1000 * 1000))
+        }
+        // The track's end and the closing after it are the least length; a script's is found below.
+        let least = session.guide == nil ? total : .seconds(1)
         for _ in 0..<200 {
             var o = options
             o.length = .duration(total)
@@ -97,7 +195,7 @@ public enum GuideSpeech {
                     continue
                 }
                 // The steps above may overshoot: come down a second at a time while it still fits.
-                while total > .seconds(1) {
+                while total - .seconds(1) >= least {
                     o.length = .duration(total - .seconds(1))
                     trial.defaultLength = o.length
                     guard let plan = try? RenderPlan(session: trial, options: o, sounds: lengths), whole(plan) else { break }
@@ -107,6 +205,7 @@ public enum GuideSpeech {
             } catch {
                 switch error {
                 case .guideLineDoesNotFit(_, _, _, let missing, _): total = total + max(missing, .seconds(1))
+                case .trackTooLong: total = total + .seconds(1)
                 case .tooShort(_, let settle, let closing, let cycle): total = max(total + .seconds(1), settle + closing + cycle)
                 case .schedule(.noCycleFits): total = total + .seconds(1)
                 case .guideLinePlacement(let line, _, _, _)
@@ -118,6 +217,6 @@ public enum GuideSpeech {
                 if total > RenderPlan.longestSession { break }
             }
         }
-        throw RenderError("\(origin): the guided script does not fit in any session up to 24 h; shorten it", category: .badData)
+        throw RenderError("\(origin): the guided script or voice track does not fit in any session up to 24 h; shorten it", category: .badData)
     }
 }

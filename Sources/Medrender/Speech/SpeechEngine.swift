@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import MedrenderCore
 
@@ -14,6 +15,22 @@ public protocol SpeechEngine: Sendable {
     func defaultVoice(for language: Language) -> String?
     /// The arguments that speak the text in `textFile` into the WAV file `output`.
     func arguments(voice: String, text: String, textFile: String, output: String) -> [String]
+    /// The voices installed, as a script names them (asked of the engine itself), or nil when the
+    /// engine cannot list them (`command`).
+    func installedVoices() -> [String]?
+    /// Whether `voice` is one of `installed` (or another name the engine takes for one of them).
+    func accepts(_ voice: String, installed: [String]) -> Bool
+    /// What changes when the engine's audio may change: its own `--version` (for `command`, the
+    /// SHA-256 of the program's bytes). Part of every line's cache key and build identity.
+    func version(program: String) -> String
+    /// Whether `voice` is installed, known without asking the engine (which may take seconds);
+    /// false sends the question to `installedVoices`.
+    func isPlainlyInstalled(_ voice: String) -> Bool
+}
+
+extension SpeechEngine {
+    func accepts(_ voice: String, installed: [String]) -> Bool { installed.contains(voice) }
+    func isPlainlyInstalled(_ voice: String) -> Bool { false }
 }
 
 extension GuideVoice.Engine {
@@ -43,11 +60,21 @@ struct FestivalEngine: SpeechEngine {
     func arguments(voice: String, text: String, textFile: String, output: String) -> [String] {
         ["-eval", "(voice_\(voice))", "-o", output, textFile]
     }
-    /// The voices installed: the folders under festival's voice folders.
-    static func installedVoices() -> [String] {
+    /// A voice folder of that name in festival's voice folders (`/usr/share/festival/voices/*/NAME`):
+    /// asking festival itself takes seconds, too long for every render.
+    func isPlainlyInstalled(_ voice: String) -> Bool {
         let root = "/usr/share/festival/voices"
         let groups = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
-        return groups.flatMap { (try? FileManager.default.contentsOfDirectory(atPath: "\(root)/\($0)")) ?? [] }.sorted()
+        return !voice.contains("/") && groups.contains { FileManager.default.fileExists(atPath: "\(root)/\($0)/\(voice)") }
+    }
+    /// The voices installed: festival's own `(voice.list)`.
+    func installedVoices() -> [String]? {
+        let out = SpeechSynthesizer.output(of: ["festival", "--pipe"], input: "(print (voice.list))\n")
+        guard let open = out.lastIndex(of: "("), let close = out.lastIndex(of: ")"), open < close else { return [] }
+        return out[out.index(after: open)..<close].split(whereSeparator: \.isWhitespace).map(String.init).sorted()
+    }
+    func version(program: String) -> String {
+        SpeechSynthesizer.output(of: ["festival", "--version"]).split(whereSeparator: \.isNewline).first.map(String.init) ?? "unknown"
     }
 }
 
@@ -60,6 +87,27 @@ struct ESpeakEngine: SpeechEngine {
     func arguments(voice: String, text: String, textFile: String, output: String) -> [String] {
         ["-v", voice, "-w", output, "-f", textFile]
     }
+    /// The language codes of `espeak-ng --voices`; a voice may also be named by its name or file
+    /// (`German`, `gmw/de`), with a variant after `+` (`de+f3`).
+    func installedVoices() -> [String]? { Self.table().map(\.code) }
+    func accepts(_ voice: String, installed: [String]) -> Bool {
+        let base = voice.split(separator: "+", maxSplits: 1).first.map(String.init) ?? voice
+        return Self.table().contains {
+            [$0.code, $0.name, $0.file, String($0.file.split(separator: "/").last ?? "")].contains { $0.lowercased() == base.lowercased() }
+        }
+    }
+    /// `espeak-ng --voices`, one row per voice: code, name, file.
+    static func table() -> [(code: String, name: String, file: String)] {
+        SpeechSynthesizer.output(of: ["espeak-ng", "--voices"]).split(separator: "\n").dropFirst().compactMap { row in
+            let f = row.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            return f.count >= 5 ? (f[1], f[3], f[4]) : nil
+        }
+    }
+    func version(program: String) -> String {
+        let text = SpeechSynthesizer.output(of: ["espeak-ng", "--version"])
+        // Without the data folder's path, which says where, not which version.
+        return (text.components(separatedBy: "Data at:").first ?? text).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
 }
 
 /// flite, with its built-in English voices.
@@ -71,6 +119,20 @@ struct FliteEngine: SpeechEngine {
     func arguments(voice: String, text: String, textFile: String, output: String) -> [String] {
         ["-voice", voice, "-f", textFile, "-o", output]
     }
+    /// The built-in voices of `flite -lv`.
+    func installedVoices() -> [String]? {
+        SpeechSynthesizer.output(of: ["flite", "-lv"]).replacingOccurrences(of: "Voices available:", with: "")
+            .split(whereSeparator: \.isWhitespace).map(String.init)
+    }
+    /// A built-in voice, or a `.flitevox` file that exists.
+    func accepts(_ voice: String, installed: [String]) -> Bool {
+        installed.contains(voice) || (voice.hasSuffix(".flitevox") && FileManager.default.isReadableFile(atPath: voice))
+    }
+    func version(program: String) -> String {
+        let text = SpeechSynthesizer.output(of: ["flite", "--version"])
+        return text.split(whereSeparator: \.isNewline).first { $0.contains("version:") }
+            .map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown"
+    }
 }
 
 /// A program the user has (a local neural voice, say): run with the text and an output path.
@@ -80,4 +142,11 @@ struct CommandEngine: SpeechEngine {
     var package: String? { nil }
     func defaultVoice(for language: Language) -> String? { nil }
     func arguments(voice: String, text: String, textFile: String, output: String) -> [String] { [text, output] }
+    func installedVoices() -> [String]? { nil }
+    func accepts(_ voice: String, installed: [String]) -> Bool { true }
+    /// The SHA-256 of the program's bytes: a new voice program is a new version.
+    func version(program: String) -> String {
+        guard let path = SpeechSynthesizer.locate(program), let data = FileManager.default.contents(atPath: path) else { return "unreadable" }
+        return "sha256:" + SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
 }

@@ -21,14 +21,24 @@ public struct SpeechRequest: Hashable, Sendable {
     public var voice: String
     public var language: Language
     public var text: String
+    /// The engine's own version (`SpeechEngine.version`): a new engine speaks anew.
+    public var engineVersion: String
+
+    public init(engine: GuideVoice.Engine, voice: String, language: Language, text: String, engineVersion: String) {
+        self.engine = engine
+        self.voice = voice
+        self.language = language
+        self.text = text
+        self.engineVersion = engineVersion
+    }
 
     /// Changes whenever the way speech is made changes, so old cache entries are not reused.
-    public static let version = "1"
+    public static let version = "2"
 
-    /// The cache key: SHA-256 of engine, voice, language, text and version.
+    /// The cache key: SHA-256 of engine, voice, language, text, the engine's version and ours.
     public var key: String {
         var hasher = SHA256()
-        for field in ["medrender-speech", Self.version, engine.rawValue, voice, language.rawValue, text] {
+        for field in ["medrender-speech", Self.version, engine.rawValue, voice, language.rawValue, text, engineVersion] {
             hasher.update(data: Array(field.utf8) + [0])
         }
         return hasher.finalize().map { String(format: "%02x", $0) }.joined()
@@ -59,10 +69,14 @@ public struct SpeechSynthesizer: Sendable {
     /// Where a request's audio lives in the cache.
     public func cachedPath(_ request: SpeechRequest) -> String { "\(cacheDirectory)/\(request.key).wav" }
 
+    /// The folders programs are looked for in, instead of `PATH`, for the work done in a task
+    /// (a test's, to see what happens when an engine is not installed).
+    @TaskLocal public static var searchPathOverride: String?
+
     /// The program's full path on `PATH` (or as given, when it holds a slash), nil when absent.
     static func locate(_ program: String) -> String? {
         if program.contains("/") { return FileManager.default.isExecutableFile(atPath: program) ? program : nil }
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let path = searchPathOverride ?? ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for dir in path.split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(dir)/\(program)") {
             return "\(dir)/\(program)"
         }
@@ -170,23 +184,14 @@ public struct SpeechSynthesizer: Sendable {
         GuideVoice.Engine.allCases.filter { $0 != .command }.map { engine in
             let description = engine.description
             let installed = locate(description.program(voice: nil)) != nil
-            var voices: [String] = []
-            if installed {
-                switch engine {
-                case .festival: voices = FestivalEngine.installedVoices()
-                case .espeakNG: voices = run(["espeak-ng", "--voices"]).split(separator: "\n").dropFirst()
-                    .compactMap { $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.map(String.init) }
-                case .flite: voices = run(["flite", "-lv"]).replacingOccurrences(of: "Voices available:", with: "")
-                    .split(whereSeparator: \.isWhitespace).map(String.init)
-                case .command: break
-                }
-            }
+            let voices = installed ? EngineFacts.shared.voices(of: engine) ?? [] : []
             return (engine, installed, description.package, voices)
         }
     }
 
-    /// A program's standard output (for listing voices), empty when it fails.
-    private static func run(_ command: [String]) -> String {
+    /// A program's standard output (for listing voices and versions), empty when it fails;
+    /// `input` is written to its standard input.
+    static func output(of command: [String], input: String? = nil) -> String {
         guard let executable = locate(command[0]) else { return "" }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -194,9 +199,53 @@ public struct SpeechSynthesizer: Sendable {
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
+        let inPipe = Pipe()
+        process.standardInput = input == nil ? FileHandle.nullDevice : inPipe
         guard (try? process.run()) != nil else { return "" }
+        if let input {
+            inPipe.fileHandleForWriting.write(Data(input.utf8))
+            try? inPipe.fileHandleForWriting.close()
+        }
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// What this process has asked of the installed engines (their voices and versions), asked once:
+/// festival takes seconds to list its voices.
+final class EngineFacts: @unchecked Sendable {
+    static let shared = EngineFacts()
+    private let lock = NSLock()
+    private var voiceLists: [GuideVoice.Engine: [String]?] = [:]
+    private var versions: [String: String] = [:]
+
+    /// The engine's installed voices (nil for one that cannot list them).
+    func voices(of engine: GuideVoice.Engine) -> [String]? {
+        lock.lock()
+        if let known = voiceLists[engine] { lock.unlock(); return known }
+        lock.unlock()
+        let voices = engine.description.installedVoices()
+        lock.lock()
+        voiceLists[engine] = voices
+        lock.unlock()
+        return voices
+    }
+
+    /// The engine's version (for `command`, of that program; asked again when the file changed).
+    func version(of engine: GuideVoice.Engine, program: String) -> String {
+        var key = "\(engine.rawValue) \(program)"
+        if engine == .command, let path = SpeechSynthesizer.locate(program),
+           let attributes = try? FileManager.default.attributesOfItem(atPath: path) {
+            key += " \((attributes[.size] as? NSNumber)?.int64Value ?? -1) \((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? -1)"
+        }
+        lock.lock()
+        if let known = versions[key] { lock.unlock(); return known }
+        lock.unlock()
+        let version = engine.description.version(program: program)
+        lock.lock()
+        versions[key] = version
+        lock.unlock()
+        return version
     }
 }

@@ -5,6 +5,8 @@
 public struct GuideScript: Hashable, Sendable {
     /// The voice the `say:` lines are spoken with; nil takes the language's default voice.
     public var voice: GuideVoice?
+    /// Where the author wrote `voice:`, for messages about it; nil when it came from elsewhere.
+    public var voiceLocation: ScriptLocation?
     public var lines: [GuideLine]
 
     public init(voice: GuideVoice? = nil, lines: [GuideLine]) {

@@ -32,6 +32,25 @@ public struct Words: Hashable, Sendable {
     public var bell: String
     public var tick: String
     public var voice: String
+    /// The numbers a spoken lead-in counts, from one up: "One", "Two", "Three", "Four", "Five".
+    public var numbers: [String]
+    /// The preview's label before the first breath ("Settle in") and after the last ("Rest").
+    public var settleIn: String
+    public var rest: String
+    /// The preview page's facts: "Section", "Cycle", "Elapsed", "Remaining".
+    public var section: String
+    public var cycle: String
+    public var elapsed: String
+    public var remaining: String
+    /// The preview's timeline, for screen readers: "Timeline: click to seek".
+    public var seekHint: String
+    /// The preview page's title after the session's name: "preview".
+    public var preview: String
+    /// The plot's legend: the two holds told apart, the ambience, the circle's size.
+    public var holdIn: String
+    public var holdOut: String
+    public var ambience: String
+    public var circleSize: String
 
     /// The instruction for a phase, as prompts and captions say it.
     public func instruction(_ kind: PhaseKind) -> String {
@@ -41,6 +60,11 @@ public struct Words: Hashable, Sendable {
         case .holdIn, .holdOut: hold
         case .exhale: breatheOut
         }
+    }
+
+    /// The words of a spoken lead-in of `count` numbers (1…5), in the order spoken: three, two, one.
+    public func countdown(_ count: Int) -> [String] {
+        Array(numbers.prefix(count).reversed())
     }
 
     /// A section's name in this language (`Settle`, `Breathing`, `Closing`), or `name` as it is

@@ -28,14 +28,27 @@ public struct VoiceSettings: Hashable, Sendable {
     public var prompts: [PhaseKind: SoundRef] = [:]
     /// How many cycles get prompts, 0…1000, default 3.
     public var promptCycles: Int = 3
+    /// Whether the phases with no prompt clip get one spoken by the script's voice, in the
+    /// session's language, from its table of words (`prompts: spoken`). Default false.
+    public var spokenPrompts = false
+    /// How many numbers a spoken lead-in counts down (`lead-in: spoken` counts 3), in the
+    /// session's language, 0…5; 0 (the default) for none.
+    public var spokenLeadIn = 0
     /// Clips at set times.
     public var clips: [TimedClip] = []
     /// One long guided track that plays for its own length.
     public var track: SoundRef?
     /// When the track starts, default 0.
     public var trackAt: SessionTime = .zero
-    /// How far the ambience dips under any voice, in dB, −40…0, default −8.
+    /// How far the ambience dips under any voice, in dB, −40…0, default −8 (−30 in a session
+    /// with a guided script, see `guidedDuckDecibels`).
     public var duckDecibels: Double = -8
+    /// Whether the preset gave `duck:` itself (else a guided script's default applies).
+    public var duckGiven = false
+    /// How far the ambience dips under the voice of a session with a guided script when the
+    /// preset does not say: −30 dB, so a speech recognizer hears the words over the bed as well
+    /// as in the voice alone (measured with pocketsphinx: −8 dB loses a third of them under surf, −24 dB a tenth).
+    public static let guidedDuckDecibels = -30.0
     /// How long the dip takes to reach its depth, ending as the voice starts; default 0.3 s.
     public var duckAttack: SessionTime = .init(milliseconds: 300)
     /// How long the ambience takes to come back after the voice ends; default 0.8 s.

@@ -207,7 +207,8 @@ public struct RenderPlan: Sendable {
 
     /// The cue event for a phase, or nil when its kind has no cue. A bell or bowl rings out for
     /// its whole sound; any other cue is cut, ramped to zero, at the end of its phase. On a phase
-    /// with a voice prompt the cue plays under it.
+    /// with a voice prompt, or sounding with a line of the guided script, the cue plays under it
+    /// (`cueUnderPromptGain` lower).
     public func cueEvent(for phase: ScheduledPhase) -> ClipEvent? {
         let segment = ownCueSegments.contains(phase.segment) ? phase.segment : nil
         guard let cue = cues.first(where: { $0.kind == phase.kind && $0.segment == segment }) else { return nil }
@@ -217,6 +218,10 @@ public struct RenderPlan: Sendable {
         let release = min(Self.cueRelease.frame(atRate: rate), available / 2)
         var gain = Float(decibelsToGain(cue.sound.gainDecibels))
         if phase.cycle <= promptedCycles, promptedKinds.contains(phase.kind) { gain *= cueUnderPromptGain }
+        // Under a line of the guided script the cue drops as under a prompt, so the words are heard.
+        else if guide.lines.contains(where: { $0.startFrame < start + min(cue.lengthFrames, available) && start < $0.endFrame }) {
+            gain *= cueUnderPromptGain
+        }
         return ClipEvent(
             layer: .cues, sound: .cue(phase.kind), startFrame: start, maximumFrames: min(cue.lengthFrames, available),
             gain: gain, pan: Float(cue.sound.pan), releaseFrames: release)
