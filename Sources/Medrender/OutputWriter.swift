@@ -188,6 +188,9 @@ final class OutputWriter {
                                        totalFrames: Int(plan.totalFrames), threads: threads)
     }
 
+    /// Where an OGG's pieces met (empty for one encoder or another format).
+    var vorbisSplices: [Int64] { (encoder as? PiecedVorbisEncoder)?.splices ?? [] }
+
     /// The Vorbis encoder, when the format is OGG.
     var vorbisEncoder: (any VorbisPacketSource)? { encoder as? any VorbisPacketSource }
 

@@ -23,10 +23,17 @@ public struct RenderJob: Sendable {
     /// Measured loudness of mixes already rendered, so a repeat skips pass 1 and streams at once.
     public var loudnessCache: LoudnessCache?
     /// The cores the render may keep busy. With 2 or more, the sounds load two at a time, pass 1's
-    /// two pairs of parts run side by side and pass 2 mixes on one thread while it encodes on
-    /// another; with 1, all of it runs on the calling thread. The bytes written are the same
-    /// either way.
+    /// two pairs of parts run side by side, pass 2 mixes on one thread while it encodes on
+    /// another, and an OGG is encoded in pieces on `threads` threads at once
+    /// (`PiecedVorbisEncoder`); with 1, all of it runs on the calling thread. The bytes written are
+    /// the same either way.
     public var threads = 2
+    /// An OGG encoded by one Vorbis encoder, as before pieces (a reference for tests): other bytes.
+    var oneVorbisEncoder = false
+    /// Given where the pieces of an OGG met (frames at the splices), once it is written.
+    var spliceObserver: (@Sendable ([Int64]) -> Void)?
+    /// The threads an OGG's pieces are encoded on; nil for one encoder.
+    var vorbisThreads: Int? { oneVorbisEncoder ? nil : max(1, threads) }
     /// The name a stream's stems take (the output file's name otherwise).
     var streamName: String { session.name }
 
@@ -128,6 +135,7 @@ public struct RenderJob: Sendable {
             figures = try WritePass.run(prepared, into: writer, gain: Float(decibelsToGain(gainDecibels + policy.correctionDecibels)),
                                         ceilingDecibels: policy.limiterCeilingDecibels, measuresOutput: !checked, parallel: parallel,
                                         progress: weighted)
+            spliceObserver?(writer.vorbisSplices)
             guard checked, let file = writer.temporaryPath else { break }
             if let live {
                 decoded = try live.finish()
