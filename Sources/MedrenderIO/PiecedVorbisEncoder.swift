@@ -26,8 +26,16 @@ import Foundation
 public final class PiecedVorbisEncoder {
     /// The stream serial, as for `VorbisEncoder`.
     public static let serial = VorbisEncoder.serial
-    /// The nominal length of a piece in seconds.
+    /// The nominal length of a piece in seconds, for tests that choose their own.
     public static let defaultPieceSeconds = 15.0
+
+    /// The nominal length of a piece in a render, in seconds: about 3 MiB of audio (786,432
+    /// samples), 4 to 30 s (8.2 s at 48 kHz stereo, 30 s at 8 kHz). Memory holds about
+    /// `threads + 1` pieces; the pre-roll (0.5 s) is encoded once more per piece. It depends on
+    /// the rate and channels alone, never on the number of threads.
+    public static func pieceSeconds(rate: Int, channels: Int) -> Double {
+        min(30, max(4, 786_432 / Double(max(1, rate * channels))))
+    }
     /// The pre-roll before each piece, in seconds.
     static let prerollSeconds = 0.5
 
