@@ -27,12 +27,7 @@ public struct MedrenderCommand: ParsableCommand {
     /// Runs the command line: installs the signal handlers, then parses and runs.
     public static func start() {
         SignalCleanup.install()
-        #if canImport(Glibc)
-        // Buffers of 128 KiB and more (sounds, pieces of an OGG, pass 1's parts) are mapped on
-        // their own and given back when freed. By default glibc raises this threshold to the
-        // largest buffer freed, after which such buffers stay in its heap, resident, once freed.
-        mallopt(M_MMAP_THRESHOLD, 128 * 1024)
-        #endif
+        ProcessMemory.mapLargeBuffers()
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments == ["--generate-completion-script", "bash"] || arguments == ["--generate-completion-script=bash"] {
             print(bashCompletionScript, terminator: "")
