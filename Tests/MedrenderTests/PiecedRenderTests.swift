@@ -118,8 +118,10 @@ import Testing
     @Test("exact length, mono and stereo, at every rate", arguments: [8000, 22050, 44100, 48000, 96000], [1, 2])
     func exactLength(rate: Int, channels: Int) throws {
         let dir = TemporaryDirectory("pieced-length")
-        // Two and a bit pieces, and a length in milliseconds that is no whole number of blocks.
-        let seconds = (2.3 * PiecedVorbisEncoder.pieceSeconds(rate: rate, channels: channels) * 1000).rounded() / 1000 + 0.007
+        // Two and a bit pieces (and one breath cycle, 11 s, at least), and a length in
+        // milliseconds that is no whole number of blocks.
+        let pieces = (2.3 * PiecedVorbisEncoder.pieceSeconds(rate: rate, channels: channels) * 1000).rounded() / 1000
+        let seconds = max(12, pieces) + 0.007
         let rendered = try Self.render("coherent", seconds: seconds, rate: rate, channels: channels, dir: dir, name: "length")
         let frames = Int64((seconds * Double(rate)).rounded())
         #expect(rendered.report.frames == frames)
