@@ -12,17 +12,31 @@ public enum LoopedBed {
         let channels = asset.channels
         let seam = min(max(0, requested), frames / 2)
         guard seam > 0 else { return asset }
+        var out = asset.samples
+        bake(&out, channels: channels, seamFrames: seam)
+        return AudioAsset(channels: channels, samples: out)
+    }
+
+    /// Bakes the seam into `samples` (interleaved, `channels` of them) in place: the sound's last
+    /// `seamFrames` fade into its first, and are then dropped. The same samples as
+    /// `bake(_:seamFrames:)`, without a second copy of a long bed.
+    public static func bake(_ samples: inout [Float], channels: Int, seamFrames requested: Int) {
+        let frames = samples.count / channels
+        let seam = min(max(0, requested), frames / 2)
+        guard seam > 0 else { return }
         let loopFrames = frames - seam
-        var out = Array(asset.samples[0..<(loopFrames * channels)])
-        for i in 0..<seam {
-            let x = (Double(i) + 0.5) / Double(seam)
-            let fadeIn = Float(sin(x * .pi / 2)), fadeOut = Float(cos(x * .pi / 2))
-            for c in 0..<channels {
-                let head = asset.samples[i * channels + c]
-                let tail = asset.samples[(loopFrames + i) * channels + c]
-                out[i * channels + c] = head * fadeIn + tail * fadeOut
+        samples.withUnsafeMutableBufferPointer { p in
+            for i in 0..<seam {
+                let x = (Double(i) + 0.5) / Double(seam)
+                let fadeIn = Float(sin(x * .pi / 2)), fadeOut = Float(cos(x * .pi / 2))
+                for c in 0..<channels {
+                    // The head's frame is read before it is written; the tail (from loopFrames on) never is.
+                    let head = p[i * channels + c]
+                    let tail = p[(loopFrames + i) * channels + c]
+                    p[i * channels + c] = head * fadeIn + tail * fadeOut
+                }
             }
         }
-        return AudioAsset(channels: channels, samples: out)
+        samples.removeLast(seam * channels)
     }
 }
