@@ -135,6 +135,24 @@ def pieced_rows(tmp, common, mix):
              f"| `medrender --version` | {base:.1f} | 0 |"]
     lines += [f"| {m} min | {mem:.1f} | {mem - base:.1f} |" for m, mem in memory]
     lines += ["", "Target: at most 16 MiB over `--version`, flat in the session's length."]
+    # Where a 15-minute render's memory goes: each step adds one part to the one before.
+    steps = [("`medrender --version`: the runtime and the libraries mapped", [MEDRENDER, "--version"]),
+             ("the cues alone, to WAV: the preset, the plan, both passes' mixers and buffers",
+              [MEDRENDER, *common, "--layers", "cues", "--threads", "1", "-o", os.path.join(tmp, "parts-cues.wav")]),
+             ("every layer, to WAV, one thread: the sounds held (the rain bed's loop, 30 s stereo, is 11 MiB)",
+              [MEDRENDER, *common, "--threads", "1", "-o", os.path.join(tmp, "parts-one.wav")]),
+             ("every layer, to WAV, every core: pass 1's parts side by side, pass 2's ring",
+              [MEDRENDER, *common, "-o", os.path.join(tmp, "parts.wav")]),
+             ("to OGG, one thread: one piece at a time, the encoders' state, the live decode check",
+              [MEDRENDER, *common, "--quality", str(QUALITY), "--threads", "1", "-o", os.path.join(tmp, "parts-one.ogg")]),
+             ("to OGG, every core: a piece (3 MiB) a core more",
+              [MEDRENDER, *common, "--quality", str(QUALITY), "-o", os.path.join(tmp, "parts.ogg")])]
+    lines += ["", f"| where a {MINUTES}-min render's memory goes | peak RSS (MiB) | the part added (MiB) |", "| --- | --- | --- |"]
+    previous = None
+    for name, cmd in steps:
+        rss = peak_rss(cmd)
+        lines.append(f"| {name} | {rss:.1f} | {'' if previous is None else f'{rss - previous:+.1f}'} |")
+        previous = rss
     loads.append(os.getloadavg()[0])
     return rows, lines, loads
 
