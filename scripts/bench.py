@@ -11,6 +11,10 @@ reported with its min, median and max. Writes the table into BENCHMARKS.md.
                      amix normalize=0, afade; no loudness normalization, hard loop seams)
   medrender WAV   vs the same ffmpeg graph writing WAV
   peak memory     (/usr/bin/time -v) at 5, 60 and 180 minutes
+  pieced OGG      (`pieced_rows`) the OGG on every core against the floor, to a file and to `-o -`,
+                     on one thread (a build's -j share), against oggenc on the same WAV; peak memory
+                     of an OGG render at 5, 60 and 180 minutes against `medrender --version`'s.
+                     `python3 scripts/bench.py --pieced` runs these rows alone and only prints them.
 """
 import json, os, statistics, subprocess, sys, tempfile, time
 
@@ -96,7 +100,82 @@ def peak_memory(minutes, out):
     raise RuntimeError("no memory figure")
 
 
+def peak_rss(cmd):
+    """Peak resident memory of `cmd` in MiB (/usr/bin/time -v)."""
+    result = subprocess.run(["/usr/bin/time", "-v", *cmd], cwd=ROOT, capture_output=True, text=True, check=True)
+    for line in result.stderr.splitlines():
+        if "Maximum resident set size" in line:
+            return int(line.split()[-1]) / 1024
+    raise RuntimeError("no memory figure")
+
+
+def pieced_rows(tmp, common, mix):
+    """The OGG encoded in pieces on every core: (rows, memory lines, load averages seen)."""
+    loads = [os.getloadavg()[0]]
+    ogg = [MEDRENDER, *common, "--quality", str(QUALITY), "-o", os.path.join(tmp, "p.ogg")]
+    one = [MEDRENDER, *common, "--quality", str(QUALITY), "--threads", "1", "-o", os.path.join(tmp, "p1.ogg")]
+    piped = ["sh", "-c", f"exec {MEDRENDER} {' '.join(common)} --quality {QUALITY} -o - > {os.path.join(tmp, 'p.pipe.ogg')}"]
+    floor = [FLOOR, mix, os.path.join(tmp, "floor.ogg"), str(QUALITY)]
+    oggenc = ["oggenc", "-Q", "-q", str(QUALITY), "-o", os.path.join(tmp, "oggenc.ogg"), mix]
+    rows = []
+    r, a, b = pairs(ogg, floor, FLOOR_PAIRS)
+    rows.append(("15-min OGG q5, every core: medrender / the C floor (one core)", r, a, b, "≤ 0.60 (ideal 0.50)"))
+    loads.append(os.getloadavg()[0])
+    r, a, b = pairs(piped, floor)
+    rows.append(("15-min OGG q5 to `-o -`: medrender / the C floor", r, a, b, "≤ 0.60"))
+    r, a, b = pairs(ogg, oggenc)
+    rows.append(("15-min OGG q5: medrender (its own mix) / oggenc on the same WAV", r, a, b, "< 1"))
+    r, a, b = pairs(one, floor)
+    rows.append(("15-min OGG q5, `--threads 1` (a build's -j share): medrender / the C floor", r, a, b, "≈ 1.05"))
+    loads.append(os.getloadavg()[0])
+    base = peak_rss([MEDRENDER, "--version"])
+    memory = [(m, peak_rss([MEDRENDER, "--preset", PRESET, "--minutes", str(m), "--rate", str(RATE), "--quality", str(QUALITY),
+                            "-o", os.path.join(tmp, f"mem{m}.ogg")])) for m in (5, 15, 60, 180)]
+    lines = ["", "| OGG render (48 kHz stereo, every core) | peak RSS (MiB) | over `--version` (MiB) |", "| --- | --- | --- |",
+             f"| `medrender --version` | {base:.1f} | 0 |"]
+    lines += [f"| {m} min | {mem:.1f} | {mem - base:.1f} |" for m, mem in memory]
+    lines += ["", "Target: at most 16 MiB over `--version`, flat in the session's length."]
+    # Where a 15-minute render's memory goes: each step adds one part to the one before.
+    steps = [("`medrender --version`: the runtime and the libraries mapped", [MEDRENDER, "--version"]),
+             ("the cues alone, to WAV: the preset, the plan, both passes' mixers and buffers",
+              [MEDRENDER, *common, "--layers", "cues", "--threads", "1", "-o", os.path.join(tmp, "parts-cues.wav")]),
+             ("every layer, to WAV, one thread: the sounds held (the rain bed's loop, 30 s stereo, is 11 MiB)",
+              [MEDRENDER, *common, "--threads", "1", "-o", os.path.join(tmp, "parts-one.wav")]),
+             ("every layer, to WAV, every core: pass 1's parts side by side, pass 2's ring",
+              [MEDRENDER, *common, "-o", os.path.join(tmp, "parts.wav")]),
+             ("to OGG, one thread: one piece at a time, the encoders' state, the live decode check",
+              [MEDRENDER, *common, "--quality", str(QUALITY), "--threads", "1", "-o", os.path.join(tmp, "parts-one.ogg")]),
+             ("to OGG, every core: a piece (3 MiB) a core more",
+              [MEDRENDER, *common, "--quality", str(QUALITY), "-o", os.path.join(tmp, "parts.ogg")])]
+    lines += ["", f"| where a {MINUTES}-min render's memory goes | peak RSS (MiB) | the part added (MiB) |", "| --- | --- | --- |"]
+    previous = None
+    for name, cmd in steps:
+        rss = peak_rss(cmd)
+        lines.append(f"| {name} | {rss:.1f} | {'' if previous is None else f'{rss - previous:+.1f}'} |")
+        previous = rss
+    loads.append(os.getloadavg()[0])
+    return rows, lines, loads
+
+
+def pieced_only():
+    """`--pieced`: the pieced OGG rows alone, printed (BENCHMARKS.md is left as it is)."""
+    with tempfile.TemporaryDirectory(prefix="medrender-bench-") as tmp:
+        common = ["--preset", PRESET, "--minutes", str(MINUTES), "--rate", str(RATE)]
+        mix = os.path.join(tmp, "mix.wav")
+        run([MEDRENDER, *common, "--bits", "32f", "-o", mix])
+        build_floor()
+        rows, lines, loads = pieced_rows(tmp, common, mix)
+    print("| comparison | ratio min / median / max | medrender s (median) | other s (median) | target |")
+    print("| --- | --- | --- | --- | --- |")
+    for name, r, a, b, target in rows:
+        print(f"| {name} | {summary(r)} | {statistics.median(a):.2f} | {statistics.median(b):.2f} | {target} |")
+    print("\n".join(lines))
+    print("\nOne-minute load averages while measuring: " + ", ".join(f"{x:.2f}" for x in loads) + ".")
+
+
 def main():
+    if "--pieced" in sys.argv:
+        return pieced_only()
     with tempfile.TemporaryDirectory(prefix="medrender-bench-") as tmp:
         common = ["--preset", PRESET, "--minutes", str(MINUTES), "--rate", str(RATE)]
         ogg = [MEDRENDER, *common, "--quality", str(QUALITY), "-o", os.path.join(tmp, "m.ogg")]
@@ -109,14 +188,15 @@ def main():
         ff_wav = ffmpeg_graph(tmp, os.path.join(tmp, "ff.wav"), ["-c:a", "pcm_s16le"])
 
         rows = []
-        r, a, b = pairs(ogg, floor, FLOOR_PAIRS)
-        floor_ratios = r
-        rows.append(("15-min OGG q5: medrender / libvorbis alone on the same mix (C floor)", r, a, b, "≤ 1.05"))
         r, a, b = pairs(ogg, ff_ogg)
         rows.append(("15-min OGG q5: medrender / ffmpeg graph", r, a, b, "< 1"))
         r, a, b = pairs(wav, ff_wav)
         rows.append(("15-min WAV 16-bit: medrender / ffmpeg graph", r, a, b, "≤ 1.0"))
         memory = [(m, peak_memory(m, os.path.join(tmp, f"mem{m}.wav"))) for m in (5, 60, 180)]
+        # The OGG against the floor is the pieced rows' first.
+        pieced, pieced_memory, loads = pieced_rows(tmp, common, mix)
+        floor_ratios = pieced[0][1]
+        rows = pieced + rows
 
     cpu = subprocess.run(["sh", "-c", "nproc; grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"],
                          capture_output=True, text=True).stdout.split("\n")
@@ -134,6 +214,8 @@ def main():
     lines += [f"| {m} min | {mem:.1f} |" for m, mem in memory]
     growth = memory[2][1] / memory[0][1] - 1
     lines += ["", f"180 min uses {growth * 100:.1f} % more memory than 5 min (target: within 10 %, under 64 MiB).", ""]
+    lines += pieced_memory + ["", "One-minute load averages while the OGG rows ran: " + ", ".join(f"{x:.2f}" for x in loads)
+                              + " (figures taken at a load over 2 are not representative).", ""]
     text = "\n".join(lines)
     open(os.path.join(ROOT, "BENCHMARKS.md"), "w").write(text)
     print(text)

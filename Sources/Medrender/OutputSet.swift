@@ -36,7 +36,8 @@ final class OutputSet {
                 var tags = prepared.tags
                 tags.title += " (\(layer.rawValue))"
                 let writer = try OutputWriter(format: job.format, path: job.stemPath(to: destination, layer: layer), plan: layerPlan,
-                                              tags: tags, seed: job.session.seed, blockFrames: Renderer.blockFrames)
+                                              tags: tags, seed: job.session.seed, blockFrames: Renderer.blockFrames,
+                                              vorbisThreads: job.vorbisThreads)
                 stems.append(StemPass.Stem(layer: layer, plan: layerPlan, writer: writer))
             }
         }
@@ -45,14 +46,18 @@ final class OutputSet {
 
     private static func openAudio(job: RenderJob, prepared: PreparedRender, destination: RenderDestination) throws -> OutputWriter {
         let (format, plan, tags, seed, block) = (job.format, prepared.plan, prepared.tags, job.session.seed, Renderer.blockFrames)
+        let threads = job.vorbisThreads
         switch destination {
         case .file(let path):
-            return try OutputWriter(format: format, path: path, plan: plan, tags: tags, seed: seed, blockFrames: block)
+            return try OutputWriter(format: format, path: path, plan: plan, tags: tags, seed: seed, blockFrames: block,
+                                    vorbisThreads: threads)
         case .standardOutput:
-            return try OutputWriter(format: format, path: OutputWriter.standardOutput, plan: plan, tags: tags, seed: seed, blockFrames: block)
+            return try OutputWriter(format: format, path: OutputWriter.standardOutput, plan: plan, tags: tags, seed: seed, blockFrames: block,
+                                    vorbisThreads: threads)
         case .sink(let sink):
             return try OutputWriter(format: format, path: NSTemporaryDirectory() + "/medrender-stream.\(format.fileExtension)",
-                                    stream: RenderSinkAdapter(sink), plan: plan, tags: tags, seed: seed, blockFrames: block)
+                                    stream: RenderSinkAdapter(sink), plan: plan, tags: tags, seed: seed, blockFrames: block,
+                                    vorbisThreads: threads)
         }
     }
 

@@ -193,8 +193,12 @@ final class OutputWriter {
             return try VorbisEncoder(sink: sink, channels: plan.channels, rate: plan.rate, quality: quality, tags: tags.vorbisComments)
         }
         return try PiecedVorbisEncoder(sink: sink, channels: plan.channels, rate: plan.rate, quality: quality, tags: tags.vorbisComments,
-                                       totalFrames: Int(plan.totalFrames), threads: threads)
+                                       totalFrames: Int(plan.totalFrames), threads: threads,
+                                       pieceSeconds: PiecedVorbisEncoder.pieceSeconds(rate: plan.rate, channels: plan.channels))
     }
+
+    /// Where an OGG's pieces met (empty for one encoder or another format).
+    var vorbisSplices: [Int64] { (encoder as? PiecedVorbisEncoder)?.splices ?? [] }
 
     /// The Vorbis encoder, when the format is OGG.
     var vorbisEncoder: (any VorbisPacketSource)? { encoder as? any VorbisPacketSource }

@@ -48,17 +48,23 @@ extension RenderJob {
             }
             wanted.append(sound)
         }
-        let loaded = try SoundLoader.load(wanted, rate: options.rate, cache: soundCache ?? SoundCache(), parallel: threads > 1)
         var assets: [SoundRef: AudioAsset] = [:]
         var facts: [SoundRef: SoundFacts] = [:]
-        for (sound, (asset, loudness)) in zip(wanted, loaded) {
-            assets[sound.ref] = asset
-            facts[sound.ref] = SoundFacts(frameCount: Int64(asset.frameCount), loudnessLUFS: loudness.forOutput(channels: options.channels),
-                                          loopsNaturally: sound.loopsNaturally)
+        do {
+            // The loaded list (and a cache of this render's own) let go once read, so that baking
+            // a bed that plays only as a bed can do it in place, without a second copy.
+            let loaded = try SoundLoader.load(wanted, rate: options.rate, cache: soundCache ?? SoundCache(), parallel: threads > 1)
+            for (sound, (asset, loudness)) in zip(wanted, loaded) {
+                assets[sound.ref] = asset
+                facts[sound.ref] = SoundFacts(frameCount: Int64(asset.frameCount),
+                                              loudnessLUFS: loudness.forOutput(channels: options.channels),
+                                              loopsNaturally: sound.loopsNaturally)
+            }
         }
         do {
             let plan = try RenderPlan(session: session, options: options, sounds: facts)
             var mix = MixAssets(sounds: assets, facts: facts)
+            assets = [:]
             mix.bake(for: plan)
             return PreparedRender(job: self, plan: plan, assets: mix, tags: try outputTags(plan: plan))
         } catch let error as PlanError {

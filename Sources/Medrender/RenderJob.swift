@@ -23,10 +23,17 @@ public struct RenderJob: Sendable {
     /// Measured loudness of mixes already rendered, so a repeat skips pass 1 and streams at once.
     public var loudnessCache: LoudnessCache?
     /// The cores the render may keep busy. With 2 or more, the sounds load two at a time, pass 1's
-    /// two pairs of parts run side by side and pass 2 mixes on one thread while it encodes on
-    /// another; with 1, all of it runs on the calling thread. The bytes written are the same
-    /// either way.
+    /// two pairs of parts run side by side, pass 2 mixes on one thread while it encodes on
+    /// another, and an OGG is encoded in pieces on `threads` threads at once
+    /// (`PiecedVorbisEncoder`); with 1, all of it runs on the calling thread. The bytes written are
+    /// the same either way.
     public var threads = 2
+    /// An OGG encoded by one Vorbis encoder, as before pieces (a reference for tests): other bytes.
+    var oneVorbisEncoder = false
+    /// Given where the pieces of an OGG met (frames at the splices), once it is written.
+    var spliceObserver: (@Sendable ([Int64]) -> Void)?
+    /// The threads an OGG's pieces are encoded on; nil for one encoder.
+    var vorbisThreads: Int? { oneVorbisEncoder ? nil : max(1, threads) }
     /// The name a stream's stems take (the output file's name otherwise).
     var streamName: String { session.name }
 
@@ -134,6 +141,7 @@ public struct RenderJob: Sendable {
             figures = try WritePass.run(prepared, into: writer, gain: Float(decibelsToGain(gainDecibels + policy.correctionDecibels)),
                                         ceilingDecibels: policy.limiterCeilingDecibels, measuresOutput: !checked, parallel: parallel,
                                         progress: weighted, stopped: stopped)
+            spliceObserver?(writer.vorbisSplices)
             guard checked, let file = writer.temporaryPath else { break }
             if let live {
                 decoded = try live.finish()
@@ -149,8 +157,8 @@ public struct RenderJob: Sendable {
         try StemPass.write(outputs.stems, prepared: prepared, gain: finalGain, ceilingDecibels: policy.limiterCeilingDecibels)
         try outputs.commit()
 
-        let loudness = try decoded?.loudness ?? figures.meter.integratedLoudness()
-        let range = try decoded?.range ?? figures.meter.loudnessRange()
+        let loudness = try decoded?.loudness ?? figures.meter?.integratedLoudness() ?? -.infinity
+        let range = try decoded?.range ?? figures.meter?.loudnessRange() ?? -.infinity
         let truePeak = decoded?.truePeak ?? (figures.truePeak.peak > 0 ? figures.truePeak.peakDecibels : -.infinity)
         let peak = decoded?.samplePeak ?? figures.samplePeak
         return RenderReport(

@@ -53,7 +53,12 @@ enum SoundLoader {
                 let gib = resampledSamples * 4 / Double(1 << 30)
                 throw IOError(.badData, String(format: "would take %.1f GiB at %d Hz; medrender holds each sound in memory, up to 2 GiB: render at a lower --rate or use a shorter sound", gib, rate), path: path)
             }
-            asset = try Resampler.resample(asset.withoutDCOffset(), from: reader.rate, to: rate)
+            // The offset comes out in place (one copy of a long bed at a time, not two).
+            var samples = asset.samples
+            let channels = asset.channels
+            asset = AudioAsset(channels: channels, samples: [])
+            AudioAsset.removeDCOffset(from: &samples, channels: channels)
+            asset = try Resampler.resample(AudioAsset(channels: channels, samples: samples), from: reader.rate, to: rate)
             let asPlayed = try loudness(of: asset, rate: rate)
             let folded = asset.channels == 2 ? try loudness(of: asset.foldedToMono(), rate: rate) : asPlayed
             return (asset, SoundLoudness(stereo: asPlayed, mono: folded))

@@ -27,6 +27,7 @@ public struct MedrenderCommand: ParsableCommand {
     /// Runs the command line: installs the signal handlers, then parses and runs.
     public static func start() {
         SignalCleanup.install()
+        ProcessMemory.mapLargeBuffers()
         let arguments = Array(CommandLine.arguments.dropFirst())
         for (shell, script) in [("bash", bashCompletionScript), ("zsh", zshCompletionScript), ("fish", fishCompletionScript)]
         where arguments == ["--generate-completion-script", shell] || arguments == ["--generate-completion-script=\(shell)"] {

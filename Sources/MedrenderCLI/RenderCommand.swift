@@ -72,6 +72,9 @@ struct RenderCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the render report as JSON.")
     var json = false
 
+    @Option(name: .long, help: "Cores to keep busy, 1 to 1024 (default: every core): an OGG is encoded in pieces on this many at once. The bytes are the same for any number.")
+    var threads: Int?
+
     @Option(name: .long, help: "Also write a preview page (.html): a player, the breathing circle in sync, the timeline. It names the audio file when that is in its folder, else holds a copy.")
     var preview: String?
 
@@ -99,6 +102,7 @@ struct RenderCommand: ParsableCommand {
     }
 
     func validate() throws {
+        if let threads, !(1...1024).contains(threads) { throw ValidationError("--threads \(threads): give 1 to 1024 cores") }
         if let fallback, fallback != "stock" {
             throw ValidationError("--fallback \(fallback): the one fallback is 'stock'")
         }
@@ -139,6 +143,7 @@ struct RenderCommand: ParsableCommand {
             if let rateNote { Console.error("medrender: \(rateNote)\n") }
             request.stemsDirectory = stems
             request.cueSheetPaths = cues.map { [$0] } ?? []
+            request.threads = threads ?? ProcessInfo.processInfo.activeProcessorCount
             let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1 && !json)
             // Prepared once: the page's plan is the render's, and no sound is decoded twice.
             let prepared = try Renderer.prepare(request)

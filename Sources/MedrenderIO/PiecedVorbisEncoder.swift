@@ -17,13 +17,25 @@ import Foundation
 /// from one splice to the next. Every choice depends on the audio alone, never on the number of
 /// threads, so the bytes are the same with 1, 2 or 4.
 ///
+/// When a boundary offers no splice (no two long blocks in a row for half a piece, or no encoder
+/// start that meets the one found), the piece goes on to the next boundary and tries there: a
+/// stretch that cannot be cut is encoded continuously, and nothing fails.
+///
 /// Memory: the audio of at most `threads` pieces being encoded and two being gathered.
 /// Not `Sendable`: one encoder belongs to the thread that feeds it.
 public final class PiecedVorbisEncoder {
     /// The stream serial, as for `VorbisEncoder`.
     public static let serial = VorbisEncoder.serial
-    /// The nominal length of a piece in seconds.
+    /// The nominal length of a piece in seconds, for tests that choose their own.
     public static let defaultPieceSeconds = 15.0
+
+    /// The nominal length of a piece in a render, in seconds: about 3 MiB of audio (786,432
+    /// samples), 4 to 30 s (8.2 s at 48 kHz stereo, 30 s at 8 kHz). Memory holds about
+    /// `threads + 1` pieces; the pre-roll (0.5 s) is encoded once more per piece. It depends on
+    /// the rate and channels alone, never on the number of threads.
+    public static func pieceSeconds(rate: Int, channels: Int) -> Double {
+        min(30, max(4, 786_432 / Double(max(1, rate * channels))))
+    }
     /// The pre-roll before each piece, in seconds.
     static let prerollSeconds = 0.5
 
@@ -58,6 +70,8 @@ public final class PiecedVorbisEncoder {
     /// A piece whose audio is being gathered.
     private struct Gathering {
         var index: Int
+        /// The nominal boundary after it (moved on one piece when no splice is found there).
+        var boundary: Int
         /// The frame its buffer starts at.
         var bufferStart: Int
         var audio: [Float]
@@ -102,9 +116,9 @@ public final class PiecedVorbisEncoder {
         headerPackets = try scout.headerPackets(tags: tags)
         output = try OggPacketWriter(sink: sink, serial: Self.serial)
         try output.writeHeaders(headerPackets)
-        gathering = [Gathering(index: 0, bufferStart: 0, audio: [], start: 0, keepAfter: nil, keepThrough: nil, end: nil,
-                               last: !hasBoundary(after: 0))]
-        gathering[0].audio.reserveCapacity(min(totalFrames, pieceFrames + prerollFrames) * channels)
+        gathering = [Gathering(index: 0, boundary: pieceFrames, bufferStart: 0, audio: [], start: 0, keepAfter: nil, keepThrough: nil,
+                               end: nil, last: !hasBoundary(pieceFrames))]
+        gathering[0].audio.reserveCapacity(capacity(boundary: pieceFrames, bufferStart: 0, last: gathering[0].last))
     }
 
     deinit {
@@ -112,10 +126,16 @@ public final class PiecedVorbisEncoder {
         for result in inFlight { _ = result.wait() }
     }
 
-    /// The nominal boundary after piece `index`: `(index + 1) × pieceFrames`, when a piece of
-    /// at least one piece's length is left after it.
-    private func nominalBoundary(after index: Int) -> Int { (index + 1) * pieceFrames }
-    private func hasBoundary(after index: Int) -> Bool { nominalBoundary(after: index) + pieceFrames <= totalFrames }
+    /// The samples a piece's buffer holds at most (unless its boundary moves on): to the end for
+    /// the last piece, else to the latest splice its boundary takes and the blocks after it. Reserved
+    /// at once, so a buffer is never copied to grow.
+    private func capacity(boundary: Int, bufferStart: Int, last: Bool) -> Int {
+        let end = last ? totalFrames : min(totalFrames, boundary + pieceFrames / 2 + 4 * longBlock)
+        return max(0, end - bufferStart) * channels
+    }
+
+    /// Whether a nominal boundary is one: at least one piece's length is left after it.
+    private func hasBoundary(_ boundary: Int) -> Bool { boundary + pieceFrames <= totalFrames }
     /// How far before a boundary the next piece's buffer starts: the pre-roll and the starts tried.
     private var lead: Int { prerollFrames + 2 * longBlock }
 
@@ -126,7 +146,7 @@ public final class PiecedVorbisEncoder {
             // In steps no longer than the distance to the next frame something happens at.
             var n = frameCount - done
             if let next = gathering.last, !next.last {
-                let open = nominalBoundary(after: next.index) - lead
+                let open = next.boundary - lead
                 if received < open { n = min(n, open - received) }
             }
             for g in gathering.indices {
@@ -153,13 +173,13 @@ public final class PiecedVorbisEncoder {
     private func advance() throws(IOError) {
         // The next piece's buffer opens `lead` frames before its nominal boundary.
         if let current = gathering.last, !current.last, current.keepThrough == nil, gathering.count == 1,
-            received >= nominalBoundary(after: current.index) - lead
+            received >= current.boundary - lead
         {
-            let boundary = nominalBoundary(after: current.index)
+            let boundary = current.boundary
             let bufferStart = boundary - lead
-            var next = Gathering(index: current.index + 1, bufferStart: bufferStart, audio: [], start: nil, keepAfter: nil,
-                                 keepThrough: nil, end: nil, last: !hasBoundary(after: current.index + 1))
-            next.audio.reserveCapacity((min(totalFrames, boundary + 2 * pieceFrames) - bufferStart) * channels)
+            var next = Gathering(index: current.index + 1, boundary: boundary + pieceFrames, bufferStart: bufferStart, audio: [],
+                                 start: nil, keepAfter: nil, keepThrough: nil, end: nil, last: !hasBoundary(boundary + pieceFrames))
+            next.audio.reserveCapacity(capacity(boundary: next.boundary, bufferStart: bufferStart, last: next.last))
             let have = received - bufferStart
             let from = gathering[0].audio.count - have * channels
             next.audio.append(contentsOf: gathering[0].audio[from...])
@@ -167,7 +187,7 @@ public final class PiecedVorbisEncoder {
         }
         // The scout's blocks are looked at only near the next boundary.
         if let current = gathering.first, gathering.count == 2 || !current.last {
-            let boundary = Int64(nominalBoundary(after: current.index))
+            let boundary = Int64(current.boundary)
             if let first = scoutBlocks.firstIndex(where: { $0.center >= boundary - Int64(longBlock) }) {
                 scoutBlocks.removeFirst(first)
             } else {
@@ -178,7 +198,7 @@ public final class PiecedVorbisEncoder {
         }
         // The splice: the first two long blocks in a row at or after the nominal boundary.
         if gathering.count == 2, gathering[0].keepThrough == nil {
-            let boundary = Int64(nominalBoundary(after: gathering[0].index))
+            let boundary = Int64(gathering[0].boundary)
             let half = Int64(longBlock / 2)
             var found: Int64?
             for i in scoutBlocks.indices.dropLast() where scoutBlocks[i].center >= boundary {
@@ -194,23 +214,48 @@ public final class PiecedVorbisEncoder {
                 if gathering[0].audio.count > keep { gathering[0].audio.removeLast(gathering[0].audio.count - keep) }
             } else if received >= Int(boundary) + pieceFrames / 2 {
                 // No two long blocks in a row for half a piece (a stream of transients): this
-                // piece runs to the end, in one encoder.
-                gathering.removeLast()
-                gathering[0].last = true
+                // piece goes on, in one encoder, to the next boundary.
+                extendFirstPiece()
             }
         }
         // The next piece's start, once its buffer reaches past the splice.
         if gathering.count == 2, let splice = gathering[1].keepAfter, gathering[1].start == nil,
             received >= Int(splice) + 3 * longBlock
         {
-            gathering[1].start = try chooseStart(gathering[1], splice: splice)
+            if let start = try chooseStart(gathering[1], splice: splice) {
+                gathering[1].start = start
+            } else {
+                // No encoder start meets this splice: the piece goes on to the next boundary.
+                extendFirstPiece()
+            }
         }
         // A piece whose audio is all here goes to be encoded.
-        if let first = gathering.first, let start = first.start, let end = first.end, received >= end {
-            try send(first, start: start)
-            gathering.removeFirst()
+        if let first = gathering.first, first.start != nil, let end = first.end, received >= end {
+            var piece = gathering.removeFirst()
+            try send(&piece)
         }
         try emitFinished(wait: false)
+    }
+
+    /// Gives up the splice at the first piece's boundary: the piece keeps every frame the next
+    /// one had gathered and runs on, in one encoder, to the boundary after (or to the end).
+    private func extendFirstPiece() {
+        precondition(gathering.count == 2, "a piece extended with no next piece gathering")
+        let next = gathering.removeLast()
+        var first = gathering[0]
+        gathering[0].audio = []  // one owner of the buffer, so it grows in place
+        // What the first piece trimmed after its planned end is still in the next one's buffer.
+        let have = first.bufferStart + first.audio.count / channels
+        if received > have {
+            let from = (have - next.bufferStart) * channels
+            first.audio.append(contentsOf: next.audio[from...])
+        }
+        first.keepThrough = nil
+        first.end = nil
+        first.boundary += pieceFrames
+        first.last = !hasBoundary(first.boundary)
+        gathering[0] = first
+        scoutBlocks.removeAll(keepingCapacity: true)
     }
 
     /// The first encoder start, a pre-roll before the splice, whose block choices meet the
@@ -219,8 +264,8 @@ public final class PiecedVorbisEncoder {
     /// An encoder starting on a step of 4096 frames has a continuous one's grid unless short
     /// blocks moved the stream's grid (by multiples of half a short block), so the starts tried
     /// are the boundary's pre-roll and then each shift by half a short block, up to two long blocks.
-    private func chooseStart(_ piece: Gathering, splice: Int64) throws(IOError) -> Int {
-        let boundary = nominalBoundary(after: piece.index - 1)
+    private func chooseStart(_ piece: Gathering, splice: Int64) throws(IOError) -> Int? {
+        let boundary = piece.boundary - pieceFrames
         let base = boundary - prerollFrames
         let step = max(1, shortBlock / 2)
         let count = 2 * longBlock / step
@@ -243,7 +288,7 @@ public final class PiecedVorbisEncoder {
                 return start
             }
         }
-        throw IOError(.library, "no Vorbis encoder start meets the splice at frame \(splice)")
+        return nil
     }
 
     /// The block shapes (centres in the stream's frames) of an encoder started at `start`,
@@ -269,9 +314,12 @@ public final class PiecedVorbisEncoder {
     }
 
     /// Gives a complete piece to a thread, or encodes it here with one thread.
-    private func send(_ gathered: Gathering, start: Int) throws(IOError) {
+    private func send(_ gathered: inout Gathering) throws(IOError) {
+        guard let start = gathered.start else { return }
+        var audio: [Float] = []
+        swap(&audio, &gathered.audio)
         let skip = (start - gathered.bufferStart) * channels
-        let audio = skip == 0 ? gathered.audio : Array(gathered.audio[skip...])
+        if skip > 0 { audio.removeFirst(skip) }  // in place: the piece was the buffer's one owner
         if !gathered.last, let splice = gathered.keepThrough { splices.append(splice) }
         let piece = VorbisPiece(index: gathered.index, start: start, audio: audio, keepAfter: gathered.keepAfter,
                                 keepThrough: gathered.last ? nil : gathered.keepThrough, channels: channels, rate: rate, quality: quality)
@@ -311,8 +359,7 @@ public final class PiecedVorbisEncoder {
         finished = true
         // Whatever is still gathering ends at the last frame received.
         if gathering.count == 2, gathering[1].start == nil || received < (gathering[0].end ?? Int.max) {
-            gathering.removeLast()
-            gathering[0].keepThrough = nil
+            extendFirstPiece()
         }
         if gathering.count == 2 {
             gathering[1].last = true
@@ -321,11 +368,10 @@ public final class PiecedVorbisEncoder {
             gathering[0].last = true
             gathering[0].end = received
         }
-        for g in gathering {
-            guard let start = g.start else { continue }
-            try send(g, start: start)
+        while !gathering.isEmpty {
+            var piece = gathering.removeFirst()
+            try send(&piece)
         }
-        gathering.removeAll()
         while !inFlight.isEmpty { try emitFinished(wait: true) }
         try output.flush()
     }

@@ -9,7 +9,8 @@ import MedrenderIO
 enum WritePass {
     /// What one write pass measured of its output, before encoding or dither.
     struct Figures {
-        var meter: LoudnessMeter
+        /// Nil when the output is not measured here (a lossy file measured as it decodes).
+        var meter: LoudnessMeter?
         var truePeak: TruePeakMeter
         var samplePeak: Float
         /// The limiter's deepest gain (1 when it never acted).
@@ -40,7 +41,9 @@ enum WritePass {
 
     /// The producing half: the chain's next block into the ring, measured when asked.
     final class Producer {
-        let meter: LoudnessMeter
+        /// Made only when the output is measured here: a meter with loudness range holds 3 s of
+        /// audio as doubles (2.2 MiB at 48 kHz stereo).
+        let meter: LoudnessMeter?
         let truePeak: TruePeakMeter
         private(set) var samplePeak: Float = 0
         private(set) var failure: IOError?
@@ -49,7 +52,7 @@ enum WritePass {
 
         init(_ prepared: PreparedRender, gain: Float, limiter: TruePeakLimiter, measuresOutput: Bool) throws(IOError) {
             let plan = prepared.plan
-            meter = try LoudnessMeter(channels: plan.channels, rate: plan.rate, withRange: true)
+            meter = measuresOutput ? try LoudnessMeter(channels: plan.channels, rate: plan.rate, withRange: true) : nil
             truePeak = TruePeakMeter(channels: plan.channels, rate: plan.rate)
             chain = MasterChain(plan: plan, assets: prepared.assets, gain: gain, limiting: .limiter(limiter),
                                 blockFrames: Renderer.blockFrames)
@@ -61,7 +64,7 @@ enum WritePass {
             guard let (offset, frames) = chain.next(into: block.samples) else { return false }
             block.offset = offset
             block.frames = frames
-            guard measuresOutput else { return true }
+            guard measuresOutput, let meter else { return true }
             let start = block.samples + offset * chain.channels
             for i in 0..<(frames * chain.channels) { samplePeak = max(samplePeak, abs(start[i])) }
             truePeak.add(start, frameCount: frames)

@@ -2,8 +2,16 @@ extension AudioAsset {
     /// The asset with each channel's mean taken out: a sound's DC offset, which would otherwise
     /// sit under the whole mix (and click at every fade), removed once when it is loaded.
     public func withoutDCOffset() -> AudioAsset {
-        guard frameCount > 0 else { return self }
-        let channels = self.channels, frames = frameCount
+        var out = samples
+        Self.removeDCOffset(from: &out, channels: channels)
+        return AudioAsset(channels: channels, samples: out)
+    }
+
+    /// Takes each channel's mean out of `samples` (interleaved, `channels` of them), in place: a
+    /// sound as it loads is not copied to lose its offset.
+    public static func removeDCOffset(from samples: inout [Float], channels: Int) {
+        let frames = samples.count / channels
+        guard frames > 0 else { return }
         // Each channel summed in frame order, by stride (no division a sample).
         var means = [Double](repeating: 0, count: channels)
         samples.withUnsafeBufferPointer { p in
@@ -23,15 +31,13 @@ extension AudioAsset {
                 means[c] = sum / Double(frames)
             }
         }
-        guard means.contains(where: { $0 != 0 }) else { return self }
-        var out = samples
-        out.withUnsafeMutableBufferPointer { p in
+        guard means.contains(where: { $0 != 0 }) else { return }
+        samples.withUnsafeMutableBufferPointer { p in
             for c in 0..<channels {
                 let mean = means[c]
                 for f in 0..<frames { p[f * channels + c] = Float(Double(p[f * channels + c]) - mean) }
             }
         }
-        return AudioAsset(channels: channels, samples: out)
     }
 
     /// The asset as it plays in a mono output: a stereo sound folded to (L + R) / 2, a mono one

@@ -22,44 +22,54 @@ public enum LoopedBed {
 
     /// Bakes the seam into `asset`. A seam longer than half the recording is shortened to half.
     public static func bake(_ asset: AudioAsset, seamFrames requested: Int) -> AudioAsset {
-        let frames = asset.frameCount
-        let channels = asset.channels
+        var out = asset.samples
+        bake(&out, channels: asset.channels, seamFrames: requested)
+        return AudioAsset(channels: asset.channels, samples: out)
+    }
+
+    /// Bakes the seam into `samples` (interleaved, `channels` of them) in place: the sound's tail
+    /// fades into its first `seamFrames`, and what follows the loop is dropped. The same samples
+    /// as `bake(_:seamFrames:)`, without a second copy of a long bed.
+    public static func bake(_ samples: inout [Float], channels: Int, seamFrames requested: Int) {
+        let frames = samples.count / channels
         let seam = min(max(0, requested), frames / 2)
-        guard seam > 0 else { return asset }
+        guard seam > 0 else { return }
         var loopFrames = frames - seam
-        var rho = correlation(asset, seam: seam, loopFrames: loopFrames)
+        var rho = correlation(samples, channels: channels, seam: seam, loopFrames: loopFrames)
         let room = min(alignmentFrames, loopFrames - seam)
         if rho <= -uncorrelated, room > 0 {
             // Tonal ends out of phase: the loop point where they agree best, a little earlier.
             for shorter in 1...room {
-                let r = correlation(asset, seam: seam, loopFrames: frames - seam - shorter)
+                let r = correlation(samples, channels: channels, seam: seam, loopFrames: frames - seam - shorter)
                 if r > rho + 1e-9 { rho = r; loopFrames = frames - seam - shorter }
             }
         }
         let adapt = abs(rho) >= uncorrelated
         // At most +6 dB of make-up, where ends still in opposite phase would cancel.
         let r = max(-0.75, min(1, rho))
-        var out = Array(asset.samples[0..<(loopFrames * channels)])
-        for i in 0..<seam {
-            let x = (Double(i) + 0.5) / Double(seam)
-            let s = sin(x * .pi / 2), c = cos(x * .pi / 2)
-            let norm = adapt ? 1 / (1 + 2 * r * s * c).squareRoot() : 1
-            let fadeIn = Float(s * norm), fadeOut = Float(c * norm)
-            for ch in 0..<channels {
-                let head = asset.samples[i * channels + ch]
-                let tail = asset.samples[(loopFrames + i) * channels + ch]
-                out[i * channels + ch] = head * fadeIn + tail * fadeOut
+        samples.withUnsafeMutableBufferPointer { p in
+            for i in 0..<seam {
+                let x = (Double(i) + 0.5) / Double(seam)
+                let s = sin(x * .pi / 2), c = cos(x * .pi / 2)
+                let norm = adapt ? 1 / (1 + 2 * r * s * c).squareRoot() : 1
+                let fadeIn = Float(s * norm), fadeOut = Float(c * norm)
+                for ch in 0..<channels {
+                    // The head's frame is read before it is written; the tail (from loopFrames ≥
+                    // seam on) never is.
+                    let head = p[i * channels + ch]
+                    let tail = p[(loopFrames + i) * channels + ch]
+                    p[i * channels + ch] = head * fadeIn + tail * fadeOut
+                }
             }
         }
-        return AudioAsset(channels: channels, samples: out)
+        samples.removeLast(samples.count - loopFrames * channels)
     }
 
     /// The normalized correlation of the recording's first `seam` frames with the `seam` frames
     /// from `loopFrames` (the two ends the seam blends), over all channels, −1…1.
-    static func correlation(_ asset: AudioAsset, seam: Int, loopFrames: Int) -> Double {
-        let channels = asset.channels
+    static func correlation(_ samples: [Float], channels: Int, seam: Int, loopFrames: Int) -> Double {
         var ht = 0.0, hh = 0.0, tt = 0.0
-        asset.samples.withUnsafeBufferPointer { p in
+        samples.withUnsafeBufferPointer { p in
             let tailStart = loopFrames * channels
             for k in 0..<(seam * channels) {
                 let h = Double(p[k]), t = Double(p[tailStart + k])

@@ -34,14 +34,28 @@ public struct MixAssets: Sendable {
     /// a render's memory. So the assets serve `plan`: another plan's loops are baked from sounds
     /// loaded for it.
     public mutating func bake(for plan: RenderPlan) {
-        for bed in plan.beds where bed.generator == nil {
-            let key = LoopKey(sound: bed.sound, seamFrames: bed.seamFrames)
-            guard loops[key] == nil, let raw = sounds[bed.sound] else { continue }
-            loops[key] = LoopedBed.bake(raw, seamFrames: Int(bed.seamFrames))
-        }
         var playedAsIs: Set<SoundRef> = []
         for clip in plan.clips { if case .file(let ref) = clip.sound { playedAsIs.insert(ref) } }
         for cue in plan.cues { if case .sound(let ref) = cue.sound.source { playedAsIs.insert(ref) } }
+        let beds = plan.beds.filter { $0.generator == nil }
+        for (index, bed) in beds.enumerated() {
+            let key = LoopKey(sound: bed.sound, seamFrames: bed.seamFrames)
+            guard loops[key] == nil, sounds[bed.sound] != nil else { continue }
+            let neededLater = playedAsIs.contains(bed.sound)
+                || beds[(index + 1)...].contains { $0.sound == bed.sound && $0.seamFrames != bed.seamFrames }
+            if neededLater {
+                loops[key] = LoopedBed.bake(sounds[bed.sound]!, seamFrames: Int(bed.seamFrames))
+            } else {
+                // Its last use: baked in place, so a long bed is never held twice (unless a
+                // cache shared by other renders holds it too).
+                let raw = sounds.removeValue(forKey: bed.sound)!
+                var samples = raw.samples
+                let channels = raw.channels
+                _ = consume raw
+                LoopedBed.bake(&samples, channels: channels, seamFrames: Int(bed.seamFrames))
+                loops[key] = AudioAsset(channels: channels, samples: samples)
+            }
+        }
         for bed in plan.beds where !playedAsIs.contains(bed.sound) { sounds[bed.sound] = nil }
         for key in Self.toneKeys(for: plan) where tones[key] == nil {
             tones[key] = ToneSynth.tone(timbre: key.timbre, pitchHertz: key.pitchHertz, frameCount: key.frameCount, rate: key.rate)
