@@ -28,15 +28,7 @@ public final class MasterStream {
     /// codec's headroom as the render of a lossy format has it).
     public init(_ prepared: PreparedRender, headroomDecibels: Double = 0) {
         let plan = prepared.plan
-        let job = prepared.job
-        let key = LoudnessCache.Key(job: job)
-        let measured: Double
-        if let known = job.loudnessCache?.measured(key) {
-            measured = known
-        } else {
-            measured = LoudnessPass.measure(prepared, parallel: job.threads > 1, progress: nil)
-            job.loudnessCache?.record(measured, for: key)
-        }
+        let measured = LoudnessPass.measuredOrCached(prepared)
         measuredLoudness = measured
         gainDecibels = measured.isFinite ? min(RenderJob.maximumGainDecibels, plan.master.loudnessLUFS - measured) : 0
         let limiter = TruePeakLimiter(channels: plan.channels, rate: plan.rate,

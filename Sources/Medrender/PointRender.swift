@@ -26,15 +26,7 @@ public struct PointRender {
     public init(_ prepared: PreparedRender, startFrame: Int64) {
         self.prepared = prepared
         self.startFrame = min(max(0, startFrame), prepared.plan.totalFrames)
-        let job = prepared.job
-        let key = LoudnessCache.Key(job: job)
-        let measured: Double
-        if let known = job.loudnessCache?.measured(key) {
-            measured = known
-        } else {
-            measured = LoudnessPass.measure(prepared, parallel: job.threads > 1, progress: nil)
-            job.loudnessCache?.record(measured, for: key)
-        }
+        let measured = LoudnessPass.measuredOrCached(prepared)
         let plan = prepared.plan
         gainDecibels = measured.isFinite ? min(RenderJob.maximumGainDecibels, plan.master.loudnessLUFS - measured) : 0
     }

@@ -27,6 +27,18 @@ enum LoudnessPass {
         return bounds
     }
 
+    /// The mix's integrated loudness in LUFS for a render that starts from it (listening from a
+    /// point, the video's audio): the job's loudness cache's figure when it has one, else pass 1
+    /// over the whole session, recorded in the cache.
+    static func measuredOrCached(_ prepared: PreparedRender) -> Double {
+        let job = prepared.job
+        let key = LoudnessCache.Key(job: job)
+        if let known = job.loudnessCache?.measured(key) { return known }
+        let measured = measure(prepared, parallel: job.threads > 1, progress: nil)
+        job.loudnessCache?.record(measured, for: key)
+        return measured
+    }
+
     /// `stopped` is asked every block; once it says true the parts end where they are and the
     /// figure returned means nothing (the caller asks `stopped` again before using it).
     static func measure(_ prepared: PreparedRender, parallel: Bool, progress: ((RenderProgress) -> Void)?,
