@@ -316,7 +316,7 @@ public struct MedrenderService: Sendable {
 
     /// Holds a render place (and the client's share) around `body`, for the routes that load
     /// sounds but write no file (`/cues`, `/preview`).
-    func gated<T>(_ request: Request, _ body: () throws -> T) async throws -> T {
+    func gated<T>(_ request: Request, _ body: () async throws -> T) async throws -> T {
         let client = client(of: request)
         if let refusal = await limits.begin(client) { throw ClientLimited(message: refusal.message, retryAfter: refusal.retryAfter) }
         guard await gate.enter() else {
@@ -330,7 +330,7 @@ public struct MedrenderService: Sendable {
                 await limits.end(client)
             }
         }
-        return try body()
+        return try await body()
     }
 
     func cues(_ request: Request) async -> Response {

@@ -69,25 +69,14 @@ extension MedrenderService {
     /// Runs `body` on a thread of its own while holding a render place and the client's share, so
     /// a long render blocks none of the server's tasks.
     func onRenderPlace(_ request: Request, _ body: @escaping @Sendable () throws -> Void) async throws {
-        let client = client(of: request)
-        if let refusal = await limits.begin(client) { throw ClientLimited(message: refusal.message, retryAfter: refusal.retryAfter) }
-        guard await gate.enter() else {
-            await limits.end(client)
-            throw GateFull()
-        }
-        defer {
-            let gate = self.gate, limits = self.limits
-            Task {
-                await gate.leave()
-                await limits.end(client)
+        try await gated(request) {
+            try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+                let thread = Thread {
+                    done.resume(with: Result { try body() })
+                }
+                thread.name = "medrender video"
+                thread.start()
             }
-        }
-        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-            let thread = Thread {
-                done.resume(with: Result { try body() })
-            }
-            thread.name = "medrender video"
-            thread.start()
         }
     }
 }
