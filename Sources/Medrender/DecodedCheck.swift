@@ -36,7 +36,8 @@ enum DecodedCheck {
     /// The integrated loudness, loudness range, true peak and sample peak of an encoded file, as
     /// it decodes, read a block at a time (memory does not grow with its length); at
     /// `playbackRate` when a player decodes it at that rate.
-    static func measure(fileAt path: String, playbackRate: Int? = nil) throws -> DecodedFigures {
+    /// `stopped` is asked every block: a stream whose reader has gone ends the check there.
+    static func measure(fileAt path: String, playbackRate: Int? = nil, stopped: (@Sendable () -> Bool)? = nil) throws -> DecodedFigures {
         let reader = try SoundFileReader(path: path)
         let rate = playbackRate ?? reader.rate
         let measure = try DecodedMeasure(channels: reader.channels, rate: rate)
@@ -44,6 +45,7 @@ enum DecodedCheck {
         let ratio = Double(rate) / Double(reader.rate)
         var buffer = [Float](repeating: 0, count: Renderer.blockFrames * reader.channels)
         while true {
+            if let stopped, stopped() { throw RenderCancelled() }
             let n = try buffer.withUnsafeMutableBufferPointer { (p) throws -> Int in
                 let n = try reader.read(into: p.baseAddress!, frameCount: Renderer.blockFrames)
                 if let resampler {

@@ -147,7 +147,7 @@ public struct RenderJob: Sendable {
                 decoded = try live.finish()
             } else {
                 weighted?(RenderProgress(pass: 3, framesDone: 0, totalFrames: plan.totalFrames))
-                decoded = try DecodedCheck.measure(fileAt: file, playbackRate: DecodedCheck.playbackRate(format))
+                decoded = try DecodedCheck.measure(fileAt: file, playbackRate: DecodedCheck.playbackRate(format), stopped: stopped)
                 weighted?(RenderProgress(pass: 3, framesDone: plan.totalFrames, totalFrames: plan.totalFrames))
             }
             guard policy.retry(after: decoded!) else { break }

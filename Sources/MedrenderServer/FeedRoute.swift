@@ -86,7 +86,7 @@ extension MedrenderService {
             (written, state) = flight.snapshot
         }
         switch state {
-        case .finished(_, let length): return length
+        case .finished(_, let length), .finishedInMemory(let length): return length
         case .failed(let error): throw error
         case .running: throw RenderError("the render of the episode did not end", category: .internal)
         }

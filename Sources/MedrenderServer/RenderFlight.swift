@@ -1,5 +1,7 @@
 import Foundation
 import MedrenderIO
+import Medrender
+import NIOCore
 
 /// One render under way, written at full speed into a file that its readers follow, each at its
 /// own pace: a slow reader never holds a render place, and a second client for the same render
@@ -10,8 +12,15 @@ final class RenderFlight: @unchecked Sendable {
         case running
         /// Complete: the file (the cache entry, or a spool file) and its length.
         case finished(path: String, length: Int64)
+        /// Complete, but the disk filled up on the way: the start is in `writingPath` and the rest
+        /// in memory, read through `read(_:at:count:)`.
+        case finishedInMemory(length: Int64)
         case failed(any Error)
     }
+
+    /// The most a render holds in memory once its file cannot grow (the disk filled up during
+    /// it): a 15-minute OGG is about 10 MiB, a 15-minute 48 kHz WAV 330 MiB.
+    static let memoryTailLimit = 512 << 20
 
     let key: String
     /// The file being written; readers open it once the first bytes are in.
@@ -29,6 +38,9 @@ final class RenderFlight: @unchecked Sendable {
     private var stop: (@Sendable () -> Void)?
     /// The first bytes written (a WAV header tells the file's length).
     private(set) var head: [UInt8] = []
+    /// Once the file could not take more: the bytes it holds, and the rest, held here.
+    private var fileBytes: Int64?
+    private var tail: [UInt8] = []
 
     init(key: String, writingPath: String, spooled: Bool, writeDescriptor: Int32) {
         self.key = key
@@ -56,7 +68,50 @@ final class RenderFlight: @unchecked Sendable {
 
     var snapshot: (written: Int64, state: State) { condition.withLock { (written, state) } }
 
-    /// The render's side: `bytes` more are in the file.
+    /// True once the file could not take more and the render goes on in memory.
+    var isInMemory: Bool { condition.withLock { fileBytes != nil } }
+
+    /// The render's side: the file took `inFile` bytes in all and can take no more (its disk is
+    /// full); `bytes`, the chunk being written, goes on in memory from there. False when memory
+    /// cannot take the rest either (`memoryTailLimit`).
+    func spill(_ bytes: [UInt8], inFile: Int64) -> Bool {
+        condition.withLock {
+            // `written` is what came before this chunk; the file took the start of it.
+            let taken = Int(min(max(0, inFile - written), Int64(bytes.count)))
+            guard bytes.count - taken <= Self.memoryTailLimit else { return false }
+            fileBytes = written + Int64(taken)
+            tail = Array(bytes[taken...])
+            return true
+        }
+    }
+
+    /// The render's side, in memory: `bytes` follow the tail. False past `memoryTailLimit`.
+    func hold(_ bytes: [UInt8]) -> Bool {
+        condition.withLock {
+            guard tail.count + bytes.count <= Self.memoryTailLimit else { return false }
+            tail += bytes
+            return true
+        }
+    }
+
+    /// Up to `count` bytes of the render at `offset`, from the file `fd` (opened on
+    /// `writingPath`) or, past what the file took, from memory.
+    func read(_ fd: Int32, at offset: Int64, count: Int) throws -> ByteBuffer {
+        let fromMemory = condition.withLock { () -> ByteBuffer? in
+            guard let fileBytes, offset >= fileBytes else { return nil }
+            let start = Int(offset - fileBytes), end = min(tail.count, start + count)
+            guard start < end else { return ByteBuffer() }
+            return ByteBuffer(bytes: tail[start..<end])
+        }
+        if let fromMemory {
+            guard fromMemory.readableBytes > 0 else { throw RenderError("the render's file ended early", category: .io) }
+            return fromMemory
+        }
+        let inFile = condition.withLock { fileBytes }
+        return try MedrenderService.read(fd, at: offset, count: inFile.map { Int(min(Int64(count), $0 - offset)) } ?? count)
+    }
+
+    /// The render's side: `bytes` more are in the file (or held in memory).
     func advance(_ bytes: [UInt8]) {
         let resumed = condition.withLock { () -> [CheckedContinuation<Void, Never>] in
             written += Int64(bytes.count)
@@ -111,8 +166,11 @@ final class RenderFlight: @unchecked Sendable {
     }
 
     private func removeSpool() {
-        guard spooled, case .finished(let path, _) = snapshot.state else { return }
-        unlink(path)
+        switch snapshot.state {
+        case .finished(let path, _) where spooled: unlink(path)
+        case .finishedInMemory: unlink(writingPath)
+        default: break
+        }
     }
 
     /// The whole file's length when the head says it in advance (a WAV's RIFF size, an RF64's

@@ -105,6 +105,15 @@ extension MedrenderService {
             leave()
             guard fd >= 0 else { return errorResponse(RenderError("the render's file cannot be read back", category: .io)) }
             return fileResponse(fd: fd, length: length, request: request, head: head, headers: headers, done: {})
+        case .finishedInMemory(let length):
+            // The reader stays until it is sent: the file's start is removed when the last goes.
+            let fd = open(flight.writingPath, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                leave()
+                return errorResponse(RenderError("the render's file cannot be read back", category: .io))
+            }
+            return fileResponse(fd: fd, length: length, request: request, head: head, headers: headers, done: leave,
+                                read: { try flight.read(fd, at: $0, count: $1) })
         case .running:
             break
         }
@@ -125,7 +134,7 @@ extension MedrenderService {
                 if gone.hasLeft { throw RenderError("the client went away", category: .io) }
                 let (written, state) = flight.snapshot
                 if offset < written {
-                    let buffer = try Self.read(fd, at: offset, count: Int(min(written - offset, 1 << 16)))
+                    let buffer = try flight.read(fd, at: offset, count: Int(min(written - offset, 1 << 16)))
                     offset += Int64(buffer.readableBytes)
                     metrics.sent(buffer.readableBytes)
                     try await writer.write(buffer)
@@ -133,7 +142,7 @@ extension MedrenderService {
                 }
                 switch state {
                 case .running: await flight.wait(beyond: offset)
-                case .finished: try await writer.finish(nil); return
+                case .finished, .finishedInMemory: try await writer.finish(nil); return
                 case .failed(let error): throw error
                 }
             }
@@ -169,9 +178,15 @@ extension MedrenderService {
         let gate = self.gate, limits = self.limits, cache = self.cache, flights = self.flights, metrics = self.metrics
         let task = Task {
             let fd = flight.writeDescriptor
+            // Closed once: a descriptor closed twice may close another thread's file by then.
+            var isOpen = fd >= 0
+            func closeOnce() {
+                if isOpen { close(fd) }
+                isOpen = false
+            }
             func fail(_ error: any Error) {
                 if fd >= 0 {
-                    close(fd)
+                    closeOnce()
                     unlink(flight.writingPath)
                 }
                 flight.end(.failed(error))
@@ -189,7 +204,7 @@ extension MedrenderService {
             defer { lock?.release() }
             if let entry = cache.entry(key: flight.key, ext: ext) {
                 // Another server rendered it meanwhile.
-                close(fd)
+                closeOnce()
                 unlink(flight.writingPath)
                 return flight.end(.finished(path: entry.path, length: entry.length))
             }
@@ -209,17 +224,31 @@ extension MedrenderService {
             do {
                 var length: Int64 = 0
                 for try await chunk in chunks {
-                    try FileBytes.writeAll(chunk, to: fd, path: flight.writingPath)
+                    if flight.isInMemory {
+                        guard flight.hold(chunk) else { throw Self.memoryFull(flight) }
+                    } else {
+                        do {
+                            try FileBytes.writeAll(chunk, to: fd, path: flight.writingPath)
+                        } catch {
+                            // The disk filled up (or the file can grow no more): what the file
+                            // took stays there, and the render goes on in memory. Said once.
+                            var info = stat()
+                            guard fstat(fd, &info) == 0, flight.spill(chunk, inFile: Int64(info.st_size)) else { throw Self.memoryFull(flight) }
+                            cache.reportUnwritable("\(error); a render went on in memory from byte \(info.st_size)")
+                        }
+                    }
                     length += Int64(chunk.count)
                     flight.advance(chunk)
                 }
-                guard fsync(fd) == 0 || flight.spooled else {
+                guard flight.isInMemory || fsync(fd) == 0 || flight.spooled else {
                     throw RenderError("cannot flush the render to \(flight.writingPath): \(String(cString: strerror(errno)))", category: .io)
                 }
-                close(fd)
+                closeOnce()
                 let elapsed = ContinuousClock.now - started
                 metrics.rendered(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-                if flight.spooled {
+                if flight.isInMemory {
+                    flight.end(.finishedInMemory(length: length))
+                } else if flight.spooled {
                     flight.end(.finished(path: flight.writingPath, length: length))
                 } else {
                     let entry = try cache.commit(temporary: flight.writingPath, key: flight.key, ext: ext, length: length)
@@ -230,6 +259,12 @@ extension MedrenderService {
             }
         }
         flight.onAbandon { task.cancel() }
+    }
+
+    /// A render whose disk filled up and whose rest memory cannot hold either.
+    static func memoryFull(_ flight: RenderFlight) -> RenderError {
+        RenderError("the render's disk filled up and the rest is larger than the \(RenderFlight.memoryTailLimit >> 20) MiB held in memory; "
+                    + "free space in the cache folder or ask for a shorter or smaller render", category: .io)
     }
 
     /// The pass a render reports last (0 before its first report).
@@ -259,9 +294,11 @@ extension MedrenderService {
     }
 
     /// A complete file as the answer: the whole of it, or the range asked for (`206`), or `416`.
-    func fileResponse(fd: Int32, length: Int64, request: Request, head: Bool, headers: HTTPFields, done: @escaping @Sendable () -> Void)
-        -> Response
+    /// `read` reads the file's bytes (by default from `fd`).
+    func fileResponse(fd: Int32, length: Int64, request: Request, head: Bool, headers: HTTPFields, done: @escaping @Sendable () -> Void,
+                      read: (@Sendable (Int64, Int) throws -> ByteBuffer)? = nil) -> Response
     {
+        let read = read ?? { try Self.read(fd, at: $0, count: $1) }
         var headers = headers
         var status = HTTPResponse.Status.ok
         var first: Int64 = 0, last = length - 1
@@ -295,7 +332,7 @@ extension MedrenderService {
             }
             var offset = from
             while offset <= to {
-                let buffer = try Self.read(fd, at: offset, count: Int(min(to - offset + 1, 1 << 16)))
+                let buffer = try read(offset, Int(min(to - offset + 1, 1 << 16)))
                 offset += Int64(buffer.readableBytes)
                 metrics.sent(buffer.readableBytes)
                 try await writer.write(buffer)

@@ -146,7 +146,7 @@ import Testing
         // A deleted cue sheet, or an output of another size: that output again.
         try FileManager.default.removeItem(atPath: "\(out)/box-breath-1.2min-8000hz.vtt")
         let handle = try #require(FileHandle(forWritingAtPath: "\(out)/calming-1.2min.ogg"))
-        handle.truncateFile(atOffset: 1000)
+        try handle.truncate(atOffset: 1000)
         try handle.close()
         let again = try Self.build([presets, "-o", out] + Self.fast)
         #expect(again.rendered.sorted() == ["box-breath-1.2min.ogg", "calming-1.2min.ogg"])

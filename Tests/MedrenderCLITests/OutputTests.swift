@@ -73,7 +73,7 @@ func ffprobe(_ path: String, _ entries: String) throws -> String {
         final class Received: @unchecked Sendable { var data: Data? }
         let received = Received()
         let reader = Thread {
-            received.data = FileHandle(forReadingAtPath: pipe)?.readDataToEndOfFile()
+            received.data = try? FileHandle(forReadingAtPath: pipe)?.readToEnd() ?? Data()
         }
         reader.start()
         let streamed = try runMedrender(["--preset", "coherent", "--cycles", "1", "--rate", "16000", "--format", format, "-o", pipe],

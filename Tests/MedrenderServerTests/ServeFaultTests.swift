@@ -100,6 +100,26 @@ import Testing
         #expect(try Self.metricSum(server, "medrender_renders_total") == 0)
     }
 
+    @Test func aClientThatLeavesDuringPassThreeStopsItThere() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        // 45 minutes of MP3 at 8 kHz: reading the file back to measure it as it decodes (pass 3)
+        // is seconds of work, so a stop that waited for the pass's end would be counted as done.
+        let (fd, _) = try server.openRequest("/render?preset=box-breath&minutes=45&rate=8000&channels=1&format=mp3", read: 0)
+        var inPassThree = false
+        for _ in 0..<1200 where !inPassThree {
+            usleep(100_000)
+            inPassThree = String(decoding: try server.get("/metrics").body, as: UTF8.self).contains("medrender_render_threads{pass=\"3\"} 1")
+        }
+        #expect(inPassThree)
+        close(fd)
+        #expect(try Self.await(server, "medrender_render_threads", equals: 0) == 0)
+        let text = String(decoding: try server.get("/metrics").body, as: UTF8.self)
+        #expect(text.contains("medrender_renders_stopped_total{pass=\"3\"} 1"), "\(text)")
+        #expect(try Self.metricSum(server, "medrender_renders_total") == 0)
+        #expect(try Self.entries(server.dir.file("cache")).complete.isEmpty)
+    }
+
     // MARK: sharing renders
 
     @Test func aSecondClientJoinsTheRunningRender() throws {
@@ -212,32 +232,45 @@ import Testing
 
     // MARK: load
 
+    /// Holds `count` idle connections to `port` open until its standard input closes, printing
+    /// how many it opened. A process of its own: a thousand descriptors in the test process itself
+    /// would starve the other tests that run beside this one (their pipes and files).
+    static let idleHolder = """
+        import resource, socket, sys
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+        held = []
+        for _ in range(int(sys.argv[2])):
+            try:
+                held.append(socket.create_connection(("127.0.0.1", int(sys.argv[1]))))
+            except OSError as error:
+                print("stopped:", error, file=sys.stderr)
+                break
+        print(len(held), flush=True)
+        sys.stdin.read()
+        """
+
     @Test func aThousandIdleConnectionsLeaveItResponsive() throws {
-        // This process needs its own descriptors for them.
-        var limit = rlimit()
-        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        if limit.rlim_cur < 2048 {
-            limit.rlim_cur = min(limit.rlim_max, 4096)
-            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        }
         let server = try ServerProcess(["--max-connections", "1100"])
         defer { server.stop() }
-        var idle: [Int32] = []
-        defer { for fd in idle { close(fd) } }
-        for _ in 0..<1000 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { break }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(server.port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            if connected != 0 { close(fd); break }
-            idle.append(fd)
+        let dir = TemporaryDirectory("idle")
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: try #require(which("python3")))
+        holder.arguments = [dir.write("hold.py", Self.idleHolder), "\(server.port)", "1000"]
+        let input = Pipe(), output = Pipe()
+        holder.standardInput = input
+        holder.standardOutput = output
+        try holder.run()
+        defer {
+            try? input.fileHandleForWriting.close()
+            holder.waitUntilExit()
         }
-        #expect(idle.count == 1000)
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")), let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty {
+            line += byte
+        }
+        let opened = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        #expect(opened == 1000)
         let presets = try server.get("/presets")
         #expect(presets.status == 200 && presets.body.count > 100)
         #expect(try server.get("/render?preset=box-breath&minutes=1&rate=8000").status == 200)
@@ -290,9 +323,12 @@ import Testing
             thread.start()
             return thread
         }
-        _ = threads
         defer {
+            // The readers stop (shutdown wakes a recv), and only then are their descriptors
+            // closed: closed under a running recv, the number could be another test's file by then.
             stop.leave()
+            for fd in readers.compactMap({ $0 }) { shutdown(fd, Int32(SHUT_RDWR)) }
+            while threads.contains(where: { !$0.isFinished }) { usleep(10_000) }
             for fd in readers.compactMap({ $0 }) { close(fd) }
         }
         #expect(readers.allSatisfy { $0 != nil })
@@ -305,7 +341,21 @@ import Testing
         #expect(try Self.metricSum(server, "medrender_renders_total") == 3)
     }
 
-    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs as the cache folder needs root"))
+    /// True where this process may mount a tmpfs (root, and a machine or container that allows it).
+    static let canMountTmpfs: Bool = {
+        guard getuid() == 0 else { return false }
+        let dir = TemporaryDirectory("mount-probe")
+        let folder = dir.file("probe")
+        guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil,
+              (try? runProcess("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", folder]))?.status == 0 else { return false }
+        _ = try? runProcess("/bin/umount", [folder])
+        return true
+    }()
+
+    /// The cache folder is full before the render starts: it streams from a spool file instead.
+    /// (A disk that fills during the render is `aDiskThatFillsDuringARenderStillGivesTheWholeRender`,
+    /// which needs no mount.)
+    @Test(.enabled(if: canMountTmpfs, "mounting a small tmpfs as the cache folder needs root and a machine that allows mounts"))
     func aFullCacheFolderStillStreamsAndSaysSoOnce() throws {
         let dir = TemporaryDirectory("full-cache")
         let folder = dir.file("cache")
@@ -324,6 +374,39 @@ import Testing
             #expect(served.status == 200 && same, "\(query): \(served.status), \(served.body.count) bytes")
         }
         #expect(server.log.components(separatedBy: "cannot take a file").count == 2, "\(server.log)")
+    }
+
+    /// The disk fills up during a render: the file stops growing at 200 kB (`prlimit --fsize`, the
+    /// same refusal a full disk gives a write), and the render goes on in memory instead of failing.
+    @Test func aDiskThatFillsDuringARenderStillGivesTheWholeRender() throws {
+        let server = try ServerProcess(fileSizeLimit: 200_000)
+        defer { server.stop() }
+        let query = "/render?preset=box-breath&minutes=3&rate=16000&format=ogg"
+        // The same render from a server whose disk has room (a stream's bytes, which a file's
+        // may not be: a file is re-encoded when its decoded check asks for it, a stream cannot be).
+        let reference = try ServerProcess()
+        defer { reference.stop() }
+        let expected = try reference.get(query).body
+        try #require(expected.count > 400_000, "the render must be larger than the file can hold: \(expected.count) bytes")
+
+        let whole = try server.get(query)
+        #expect(whole.status == 200 && whole.body == expected, "\(whole.status), \(whole.body.count) of \(expected.count) bytes")
+        // Finished in memory: a HEAD knows its length, and a range past the file's 200 kB comes
+        // from memory, the same bytes.
+        let head = try server.get(query, curl: ["-I"])
+        #expect(MediaServeTests.header("content-length", head.headers) == "\(expected.count)", "\(head.headers)")
+        let range = try server.get(query, curl: ["-H", "Range: bytes=150000-350000"])
+        #expect(range.status == 206 && range.body == expected[150_000...350_000], "\(range.status), \(range.body.count) bytes")
+        // Nothing half-written is kept as a cache entry, and the file's start goes with the render.
+        var partials: [String] = []
+        for _ in 0..<100 {
+            partials = try Self.entries(server.dir.file("cache")).partial
+            if partials.isEmpty { break }
+            usleep(100_000)
+        }
+        let complete = try Self.entries(server.dir.file("cache")).complete
+        #expect(partials.isEmpty && complete.isEmpty, "\(partials) \(complete)")
+        #expect(server.log.components(separatedBy: "went on in memory").count == 2, "\(server.log)")
     }
 
     // MARK: limits without keys

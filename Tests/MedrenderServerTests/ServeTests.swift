@@ -11,14 +11,21 @@ final class ServerProcess: @unchecked Sendable {
     let dir: TemporaryDirectory
 
     /// `extra` arguments after the defaults (a cache folder of its own); `folder` is the working
-    /// folder (the checkout when nil, with the library found by MEDRENDER_HOME otherwise).
-    init(_ extra: [String] = [], folder: String? = nil, cache: Bool = true, environment: [String: String] = [:]) throws {
+    /// folder (the checkout when nil, with the library found by MEDRENDER_HOME otherwise);
+    /// `fileSizeLimit` (bytes) is the most any file the server writes can hold (`prlimit --fsize`),
+    /// as on a disk that fills up.
+    init(_ extra: [String] = [], folder: String? = nil, cache: Bool = true, environment: [String: String] = [:],
+         fileSizeLimit: Int? = nil) throws {
         dir = TemporaryDirectory("serve")
         errPath = dir.file("stderr")
         FileManager.default.createFile(atPath: errPath, contents: nil)
         let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
         process.executableURL = URL(fileURLWithPath: PackagePaths.executable)
         process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0"] + (cache ? ["--cache-dir", dir.file("cache")] : []) + extra
+        if let fileSizeLimit {
+            process.arguments = ["--fsize=\(fileSizeLimit)", PackagePaths.executable] + process.arguments!
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        }
         process.currentDirectoryURL = URL(fileURLWithPath: folder ?? PackagePaths.root)
         if folder != nil {
             process.environment = ProcessInfo.processInfo.environment.merging(["MEDRENDER_HOME": PackagePaths.root]) { $1 }

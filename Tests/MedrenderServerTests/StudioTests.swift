@@ -295,8 +295,7 @@ import Testing
         defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
+            guard let chunk = try out.fileHandleForReading.read(upToCount: 4096), !chunk.isEmpty else { break }
             line.append(chunk)
         }
         let url = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -125,7 +125,7 @@ public struct SpeechSynthesizer: Sendable {
             throw SpeechError("\(place): cannot run \(executable) (\(error.localizedDescription)); check that it is an executable program",
                               category: .missingInput)
         }
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: Self.readAll(errors.fileHandleForReading), as: UTF8.self)
         process.waitUntilExit()
         let lastLine = stderr.split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
         guard process.terminationStatus == 0 else {
@@ -203,12 +203,31 @@ public struct SpeechSynthesizer: Sendable {
         process.standardInput = input == nil ? FileHandle.nullDevice : inPipe
         guard (try? process.run()) != nil else { return "" }
         if let input {
-            inPipe.fileHandleForWriting.write(Data(input.utf8))
+            // A program that exits without reading its input is no reason to stop (Foundation's
+            // `write(_:)` would end the process on EPIPE).
+            try? inPipe.fileHandleForWriting.write(contentsOf: Data(input.utf8))
             try? inPipe.fileHandleForWriting.close()
         }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let data = Self.readAll(out.fileHandleForReading)
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Everything readable from a pipe until its end, retrying reads a signal interrupted; what
+    /// was read when a read fails. (Foundation's `readDataToEndOfFile()` ends the process there.)
+    static func readAll(_ handle: FileHandle) -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Foundation.read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+            if n > 0 {
+                data.append(contentsOf: buffer[0..<n])
+            } else if n < 0, errno == EINTR {
+                continue
+            } else {
+                return data
+            }
+        }
     }
 }
 
