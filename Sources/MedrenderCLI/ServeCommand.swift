@@ -174,6 +174,7 @@ struct JSONLogHandler: LogHandler {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard var data = try? encoder.encode(fields) else { return }
         data.append(UInt8(ascii: "\n"))
-        Self.lock.withLock { FileHandle.standardError.write(data) }
+        // A log that cannot be written (a closed pipe, a full disk) is no reason to stop serving.
+        Self.lock.withLock { _ = try? FileHandle.standardError.write(contentsOf: data) }
     }
 }

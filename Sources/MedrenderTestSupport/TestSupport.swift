@@ -9,7 +9,13 @@ public final class TemporaryDirectory: @unchecked Sendable {
     public init(_ label: String = "test") {
         let base = FileManager.default.temporaryDirectory.path
         path = "\(base)/medrender-\(label)-\(UUID().uuidString.prefix(8))"
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        // Not `try!`: a failure here (a full disk, no descriptors left) fails the tests that use
+        // the folder, each with its own message, instead of ending every test in the process.
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            try? FileHandle.standardError.write(contentsOf: Data("TemporaryDirectory: cannot create \(path): \(error)\n".utf8))
+        }
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
@@ -21,7 +27,11 @@ public final class TemporaryDirectory: @unchecked Sendable {
     @discardableResult
     public func write(_ name: String, _ text: String) -> String {
         let p = file(name)
-        try! text.write(toFile: p, atomically: false, encoding: .utf8)
+        do {
+            try text.write(toFile: p, atomically: false, encoding: .utf8)
+        } catch {
+            try? FileHandle.standardError.write(contentsOf: Data("TemporaryDirectory: cannot write \(p): \(error)\n".utf8))
+        }
         return p
     }
 
