@@ -149,7 +149,7 @@ struct RenderCommand: ParsableCommand {
             let prepared = try Renderer.prepare(request)
             // The video's settings and background are checked before any file is written.
             let videoSettings = try video.map { try picture.settings(output: $0, option: "--video") }
-            if let video, let videoSettings { try VideoRender.check(settings: videoSettings, output: video) }
+            if let video, let videoSettings { try VideoRender.check(settings: videoSettings, output: video, rate: prepared.plan.rate) }
             let page = try preview.map { try AtomicOutputFile(path: $0) }
             let report = try Renderer.render(prepared, to: request.destination) { bar.update($0) }
             bar.finish()

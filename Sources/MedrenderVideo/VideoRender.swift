@@ -39,10 +39,19 @@ public enum VideoRender {
         }
     }
 
+    /// The sample rates AAC carries (MPEG-4 audio's table). WebM's Opus is resampled to 48 kHz, so
+    /// it takes any rate.
+    public static let aacRates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000]
+
     /// Checks everything that can be checked before the render: the settings, the output's
-    /// extension and the background image. Throws the one-line error.
-    public static func check(settings: VideoSettings, output path: String) throws {
+    /// extension, the background image and, once the session's `rate` is known, that the
+    /// container's audio can carry it. Throws the one-line error.
+    public static func check(settings: VideoSettings, output path: String, rate: Int? = nil) throws {
         try settings.validate()
+        if let rate, settings.container == .mp4, !aacRates.contains(rate) {
+            throw ParameterError("rate", value: "\(rate)", "cannot be carried by AAC in an MP4; give one of "
+                                 + aacRates.map(String.init).joined(separator: ", ") + " Hz, or write a .webm (Opus takes any rate)")
+        }
         let container = try VideoSettings.container(for: path)
         guard container == settings.container else {
             throw VideoError("-o \(path) ends in .\(container.rawValue) but the video is \(settings.container.rawValue); make them agree",
@@ -54,8 +63,8 @@ public enum VideoRender {
     /// Renders `prepared` as a video to `path`. `progress` gets the video frames done and the total.
     public static func write(_ prepared: PreparedRender, settings: VideoSettings, to path: String,
                              progress: ((Int64, Int64) -> Void)? = nil) throws -> VideoReport {
-        try check(settings: settings, output: path)
         let plan = prepared.plan
+        try check(settings: settings, output: path, rate: plan.rate)
         let timeline = SessionTimeline(plan: plan, title: prepared.tags.title)
         let picture = BreathingPicture(timeline: timeline, fps: settings.fps, words: prepared.job.session.language.words)
         let drawer = try FrameDrawer(size: settings.size, background: settings.background)

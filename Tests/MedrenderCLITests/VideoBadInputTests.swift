@@ -36,6 +36,21 @@ import Testing
         #expect(untouched)
     }
 
+    /// A rate AAC cannot carry is a usage error before anything is written, from `video` and from
+    /// `render --video` (whose audio is not written either); WebM takes it.
+    @Test func aRateThatAACCannotCarryIsRefusedBeforeAnythingIsWritten() throws {
+        let session = ["--preset", "box-breath", "--minutes", "0.3", "--rate", "8800"]
+        let message = "--rate 8800 cannot be carried by AAC in an MP4; give one of 8000, 11025"
+        let (video, videoUntouched) = try Self.refused { ["video"] + session + ["-o", $0.file("keep.mp4")] }
+        #expect(video.status == 64 && video.stderr.contains(message), "\(video.status): \(video.stderr)")
+        #expect(videoUntouched)
+        let (render, renderUntouched) = try Self.refused { ["render"] + session + ["-o", $0.file("a.ogg"), "--video", $0.file("keep.mp4")] }
+        #expect(render.status == 64 && render.stderr.contains(message), "\(render.status): \(render.stderr)")
+        #expect(renderUntouched)
+        let (webm, _) = try Self.refused { ["video"] + session + ["--size", "320x240", "--fps", "5", "-o", $0.file("a.webm")] }
+        #expect(webm.status == 0, "\(webm.stderr)")
+    }
+
     @Test(arguments: ["session.ogg", "session.mkv", "session"])
     func anOutputThatIsNotAVideoContainerIsRefused(name: String) throws {
         let (result, untouched) = try Self.refused { ["video"] + Self.session + ["-o", $0.file(name)] }

@@ -295,7 +295,8 @@ import Testing
         defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
-            guard let chunk = try out.fileHandleForReading.read(upToCount: 4096), !chunk.isEmpty else { break }
+            // A byte at a time: `read(upToCount:)` waits for the whole count (or the end).
+            guard let chunk = try out.fileHandleForReading.read(upToCount: 1), !chunk.isEmpty else { break }
             line.append(chunk)
         }
         let url = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
