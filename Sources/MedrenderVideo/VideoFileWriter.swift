@@ -43,6 +43,10 @@ final class VideoFileWriter {
     private var holdsAudio = false
     /// The audio's samples at the encoder's rate: the session's length.
     private let audioSamplesTotal: Int64
+    /// What WebM's audio timestamps are moved by: Opus's pre-skip. Matroska plays a block at its
+    /// timestamp less the codec's delay, so the first kept sample lands on 0 with the video,
+    /// instead of the muxer shifting every stream (the video too) to keep the pre-skip at 0.
+    private var audioShift: Int64 = 0
 
     /// The encoders' names per container.
     static func encoderNames(_ container: VideoContainer) -> (video: String, audio: String) {
@@ -138,6 +142,7 @@ final class VideoFileWriter {
         audioSamplesTotal = av_rescale(totalAudioFrames, Int64(outputRate), Int64(rate))
         audioFrameSize = Int(ac.pointee.frame_size > 0 ? ac.pointee.frame_size : 1024)
         padsLastFrame = (audio.pointee.capabilities & Int32(AV_CODEC_CAP_SMALL_LAST_FRAME)) == 0
+        if settings.container == .webm { audioShift = Int64(ac.pointee.initial_padding) }
 
         // The mix's blocks to the encoder's format and rate.
         var inputLayout = AVChannelLayout()
@@ -260,11 +265,10 @@ final class VideoFileWriter {
         try Self.check(avcodec_send_frame(audioCodec, nil), "finishing the audio", path: path)
         try drain(video: false)
         if holdsAudio, let held = heldAudio, let ac = audioCodec {
-            // The last packet ends with the session (its timestamps count the encoder's delay out).
-            // WebM then shifts every stream by that delay (Opus's pre-skip, 6.5 ms) so none starts
-            // before 0: its length says a few milliseconds more, while the decoded audio has the
-            // session's length exactly. MP4 takes the delay out with an edit list.
-            held.pointee.duration = max(1, audioSamplesTotal - held.pointee.pts)
+            // The last packet ends with the session (its timestamps count the encoder's delay out;
+            // WebM's, moved by the pre-skip, count it in, and Matroska's length tag counts it too:
+            // 6.5 ms more than the audio decodes to). MP4 takes the delay out with an edit list.
+            held.pointee.duration = max(1, audioSamplesTotal + audioShift - held.pointee.pts)
             av_packet_rescale_ts(held, ac.pointee.time_base, audioStream.pointee.time_base)
             holdsAudio = false
             try Self.check(av_interleaved_write_frame(format, held), "writing", path: path)
@@ -297,6 +301,8 @@ final class VideoFileWriter {
             } else if let held = heldAudio {
                 // Held back one packet, in the encoder's time base, until the next shows it was not the last.
                 pkt.pointee.stream_index = stream.pointee.index
+                pkt.pointee.pts += audioShift
+                pkt.pointee.dts += audioShift
                 if holdsAudio {
                     av_packet_rescale_ts(held, codec.pointee.time_base, tb)
                     try Self.check(av_interleaved_write_frame(format, held), "writing", path: path)

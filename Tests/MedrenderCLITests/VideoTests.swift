@@ -164,8 +164,18 @@ import Testing
             #expect(abs((figures["video.duration"].flatMap(Double.init) ?? 0) - seconds) < 0.0005, "\(figures)")
             #expect(abs((figures["audio.duration"].flatMap(Double.init) ?? 0) - seconds) < 0.0005, "\(figures)")
         } else {
-            // WebM shifts every stream by Opus's pre-skip (6.5 ms) so none starts before 0.
-            #expect(duration >= seconds && duration - seconds < 1.0 / 6, "\(duration) s for \(seconds) s")
+            // The picture starts at 0 and the sound's first kept sample with it: the audio's
+            // first block starts its pre-skip (Opus's delay) before 0, so no stream is shifted.
+            // Its length counts Opus's pre-skip (as ffmpeg's own WebM does): 6.5 ms, rounded to Matroska's ms.
+            #expect(duration >= seconds && duration - seconds < 0.0075, "\(duration) s for \(seconds) s")
+            let starts = try runProcess(try #require(Self.ffprobe), ["-v", "error", "-show_entries", "stream=codec_type,start_time",
+                                                                    "-of", "csv=p=0", video])
+            let rows = starts.stdout.split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
+            let videoStart = rows.first { $0.first == "video" }.flatMap { Double($0[1]) }
+            let audioStart = rows.first { $0.first == "audio" }.flatMap { Double($0[1]) }
+            #expect(videoStart == 0, "\(starts.stdout)")
+            // Opus's pre-skip, 312 samples at 48 kHz (6.5 ms, in Matroska's milliseconds).
+            #expect(audioStart.map { (-0.0075)...(-0.0055) ~= $0 } == true, "\(starts.stdout)")
         }
         // The decoded video has a frame for every 1/6 s of the audio, and the decoded audio the
         // session's frames (the codec's delay and padding taken out).
