@@ -1,15 +1,17 @@
 import Foundation
 import Hummingbird
 import Medrender
+import MedrenderBuild
 import MedrenderCore
 import MedrenderVideo
 import NIOCore
 
 /// `GET /video?preset=…&minutes=…[&container=mp4|webm][&size=…][&fps=…][&background=#rrggbb[-#rrggbb]]`:
 /// the session's video, as `medrender video` writes it, with the render's parameters for the
-/// session. It is rendered whole into a file of its own (an MP4's index comes last), on a thread
-/// of its own, holding a render place, then served with its `Content-Length` and ranges (a
-/// `<video>` seeks by them). A client names colours only: no file of the server's is read for it.
+/// session. It is rendered whole into the render cache (an MP4's index comes last), on a thread
+/// of its own, holding a render place, then served with its `Content-Length`, ranges (a `<video>`
+/// seeks by them) and an ETag; a repeat comes from the cache. A client names colours only: no file
+/// of the server's is read for it.
 extension MedrenderService {
     /// The picture's parameters, beside the render's.
     static let videoParameters = ["container", "size", "fps", "background"]
@@ -46,24 +48,63 @@ extension MedrenderService {
         do {
             let all = Self.options(request)
             let settings = try Self.videoSettings(all.filter { Self.videoParameters.contains($0.0) })
-            let (job, _, _, _) = try self.job(for: all.filter { !Self.videoParameters.contains($0.0) })
-            let folder = NSTemporaryDirectory() + "/medrender-video-\(UUID().uuidString)"
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(atPath: folder) }
-            let path = "\(folder)/session.\(settings.container.rawValue)"
-            try await onRenderPlace(request) {
-                _ = try VideoRender.write(try job.prepare(), settings: settings, to: path)
+            let (job, _, identity, _) = try self.job(for: all.filter { !Self.videoParameters.contains($0.0) })
+            let key = Self.videoIdentity(identity, settings)
+            let ext = settings.container.rawValue
+            let headers: HTTPFields = [
+                .contentType: settings.container.mimeType, .acceptRanges: "bytes", .eTag: "\"\(key)\"",
+                // The same query to the same renderer gives the same video.
+                .cacheControl: "public, max-age=31536000, immutable",
+            ]
+            if let match = request.headers[.ifNoneMatch],
+                match.split(separator: ",").contains(where: { ["\"\(key)\"", "W/\"\(key)\"", "*"].contains($0.trimmingCharacters(in: .whitespaces)) })
+            {
+                return Response(status: .notModified, headers: headers, body: ResponseBody())
             }
-            // Open, then let the folder go: the open file stays readable until it is closed.
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            if let response = videoFile(cache.entry(key: key, ext: ext), request: request, head: head, headers: headers) {
+                metrics.hit()
+                return response
+            }
+            metrics.miss()
+            // One render of a video at a time, across every server sharing the cache folder: a
+            // second request for it waits for the first and is then served from the cache.
+            let keyLock = await cache.lock(key: key)
+            defer { keyLock?.release() }
+            if let response = videoFile(cache.entry(key: key, ext: ext), request: request, head: head, headers: headers) { return response }
+            let temporary = cache.temporaryPath(key: key, ext: ext)
+            var removeTemporary = true
+            defer { if removeTemporary { unlink(temporary) } }
+            try await onRenderPlace(request) {
+                _ = try VideoRender.write(try job.prepare(), settings: settings, to: temporary)
+            }
+            // Opened before it is put in place: the answer reads it even if the cache lets it go.
+            let fd = open(temporary, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { throw VideoError("the video could not be read back", category: .io) }
             var info = stat()
             fstat(fd, &info)
-            let headers: HTTPFields = [.contentType: settings.container.mimeType, .acceptRanges: "bytes", .cacheControl: "no-store"]
+            do {
+                _ = try cache.commit(temporary: temporary, key: key, ext: ext, length: Int64(info.st_size))
+                removeTemporary = false
+            } catch {
+                cache.reportUnwritable("\(error)")
+            }
             return fileResponse(fd: fd, length: Int64(info.st_size), request: request, head: head, headers: headers, done: {})
         } catch {
             return errorResponse(error)
         }
+    }
+
+    /// The video's identity: the session's render identity and the picture's settings.
+    static func videoIdentity(_ identity: String, _ settings: VideoSettings) -> String {
+        String(SHA256Hasher.hash("medrender video \(identity) \(String(reflecting: settings))").prefix(40))
+    }
+
+    /// A cache entry as the answer (its length, ranges), or nil when there is none or it cannot be opened.
+    private func videoFile(_ entry: RenderCache.Entry?, request: Request, head: Bool, headers: HTTPFields) -> Response? {
+        guard let entry else { return nil }
+        let fd = open(entry.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        return fileResponse(fd: fd, length: entry.length, request: request, head: head, headers: headers, done: {})
     }
 
     /// Runs `body` on a thread of its own while holding a render place and the client's share, so

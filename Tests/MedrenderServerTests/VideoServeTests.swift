@@ -24,6 +24,21 @@ import Testing
         let part = try server.get("/video?\(session)&container=webm&size=256x144&fps=5&background=%23203040", name: "range", curl: ["-r", "100-199"])
         #expect(part.status == 206 && part.body.count == 100)
         #expect(part.body == got.body[100..<200], "the same video, byte for byte")
+        // The range came from the render cache: one video in it, one render, one hit; the ETag
+        // answers a repeat with a 304.
+        let entries = try FileManager.default.contentsOfDirectory(atPath: server.dir.file("cache")).filter { $0.hasSuffix(".webm") && !$0.hasPrefix(".") }
+        #expect(entries.count == 1, "\(entries)")
+        let metrics = String(decoding: try server.get("/metrics").body, as: UTF8.self)
+        #expect(metrics.contains("medrender_cache_hits_total 1") && metrics.contains("medrender_cache_misses_total 1"), "\(metrics)")
+        let tag = try #require(got.headers.split(separator: "\r\n").first { $0.lowercased().hasPrefix("etag:") }?.dropFirst(5)
+                                .trimmingCharacters(in: .whitespaces))
+        let again = try server.get("/video?\(session)&container=webm&size=256x144&fps=5&background=%23203040", name: "again",
+                                   curl: ["-H", "If-None-Match: \(tag)"])
+        #expect(again.status == 304 && again.body.isEmpty)
+        // Another picture is another video.
+        let other = try server.get("/video?\(session)&container=webm&size=256x144&fps=6&background=%23203040", name: "other")
+        #expect(other.status == 200 && other.body != got.body)
+        #expect(!other.headers.contains(tag), "\(other.headers)")
     }
 
     @Test(arguments: [
