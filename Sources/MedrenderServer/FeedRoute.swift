@@ -11,8 +11,9 @@ import NIOCore
 /// the presets it serves (those of its `--library` folders, else all), each an episode at the
 /// preset's own length whose enclosure is the server's own `/render` of it (MP3). An enclosure's
 /// length is exact: the feed renders each episode into the render cache (or finds it there)
-/// before it answers, so a podcast client's download matches it byte for byte. The transcript
-/// (`podcast:transcript`) is the server's `/cues` WebVTT, with the words a guided script speaks.
+/// before it answers, so a podcast client's download matches it byte for byte. The chapters
+/// (`podcast:chapters`) are the server's `/cues` as JSON chapters, one per section, and the
+/// transcript (`podcast:transcript`) its WebVTT, with the words a guided script speaks.
 public struct ServedFeed: Sendable {
     public var settings: LibraryFeedSettings
     /// The server's public address, without a trailing `/`: the feed's links start with it.
@@ -62,6 +63,7 @@ extension MedrenderService {
                     title: title, description: description, enclosureURL: feed.baseURL + "/render?" + query, bytes: length,
                     mimeType: LibraryFeed.mimeType(format: ServedFeed.format), guid: "urn:medrender:render:" + identity,
                     pubDate: LibraryFeed.rfc822(modified), seconds: seconds,
+                    chaptersURL: feed.baseURL + "/cues?" + query + "&sheet=chapters",
                     transcriptURL: feed.baseURL + "/cues?" + query + "&sheet=vtt", sortKey: name))
             }
             let text = LibraryFeed.document(settings: feed.settings, baseURL: feed.baseURL, episodes: episodes)

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import Medrender
+import MedrenderBuild
 import MedrenderCore
 import MedrenderPresets
 import MedrenderPreview
@@ -340,14 +341,22 @@ public struct MedrenderService: Sendable {
             guard sheets.count <= 1 else { throw ParameterError("sheet", "is given twice; give it once") }
             let sheet = sheets.first ?? "json"
             pairs.removeAll { $0.0 == "sheet" }
-            guard sheet == "json" || sheet == "vtt" else {
-                throw RenderError("sheet=\(sheet): the cue sheet is json or vtt", category: .usage)
+            guard ["json", "vtt", "chapters"].contains(sheet) else {
+                throw RenderError("sheet=\(sheet): the cue sheet is json, vtt or chapters", category: .usage)
             }
             let (job, _, _, fit) = try self.job(for: pairs)
             // The plan a render would make, sounds and all: the same frames as the audio.
             let plan = try await gated(request) { try job.plan() }
-            let text = sheet == "json" ? CueSheetWriter.json(plan) : CueSheetWriter.vtt(plan)
-            var headers: HTTPFields = [.contentType: sheet == "json" ? "application/json" : "text/vtt; charset=utf-8"]
+            let text: String, type: String
+            switch sheet {
+            case "vtt": (text, type) = (CueSheetWriter.vtt(plan), "text/vtt; charset=utf-8")
+            case "chapters":
+                // Podcasting 2.0's JSON chapters, as a build writes them beside its files.
+                let chapters = LibraryFeed.chapters(fromCueSheet: Data(CueSheetWriter.json(plan).utf8)) ?? []
+                (text, type) = (String(decoding: chapters, as: UTF8.self), "application/json+chapters")
+            default: (text, type) = (CueSheetWriter.json(plan), "application/json")
+            }
+            var headers: HTTPFields = [.contentType: type]
             headers.append(contentsOf: Self.fitFields(fit))
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
         } catch {

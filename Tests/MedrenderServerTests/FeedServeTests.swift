@@ -104,6 +104,23 @@ import Testing
         let text = String(decoding: vtt.body, as: UTF8.self)
         #expect(vtt.status == 200 && text.hasPrefix("WEBVTT"), "\(text.prefix(200))")
         #expect(text.contains("Settle into bed, and let the day go.") && text.contains("Breathe in for four, hold for seven"), "\(text)")
+
+        // The chapters: Podcasting 2.0 JSON chapters, one per section of the JSON cue sheet, at its times.
+        let chaptersTag = try #require(xml.range(of: "<podcast:chapters url=\"[^\"]*\" type=\"application/json\\+chapters\"/>",
+                                                 options: .regularExpression), "\(xml)")
+        let chaptersURL = String(xml[chaptersTag].split(separator: "\"")[1]).replacingOccurrences(of: "&amp;", with: "&")
+        let chapters = try server.get(String(chaptersURL.dropFirst(base.count)), name: "chapters")
+        #expect(chapters.status == 200 && chapters.headers.lowercased().contains("content-type: application/json+chapters"))
+        let chapterJSON = try #require(try JSONSerialization.jsonObject(with: chapters.body) as? [String: Any])
+        #expect(chapterJSON["version"] as? String == "1.2.0")
+        let list = try #require(chapterJSON["chapters"] as? [[String: Any]])
+        let sheet = try server.get("/cues?preset=evening&format=mp3", name: "sheet")
+        let sections = try #require((try JSONSerialization.jsonObject(with: sheet.body) as? [String: Any])?["sections"] as? [[String: Any]])
+        #expect(list.count == sections.count && list.count >= 2, "\(list) \(sections)")
+        for (chapter, section) in zip(list, sections) {
+            #expect(chapter["title"] as? String == section["name"] as? String)
+            #expect((chapter["startTime"] as? NSNumber)?.doubleValue == (section["seconds"] as? NSNumber)?.doubleValue)
+        }
     }
 
     @Test func aFeedWithoutItsSettingsSaysWhichAreMissing() throws {
