@@ -2,7 +2,7 @@ import Foundation
 import MedrenderCore
 import MedrenderPresets
 
-/// The measured loudness of mixes already rendered (pass 1's result), so that rendering the same
+/// The measured loudness and peak of mixes already rendered (pass 1's result), so that rendering the same
 /// mix again (a repeat request to a server, the same session in another format) skips pass 1 and
 /// starts writing at once. The mix is known by everything it is made of: the session, the options
 /// that shape it (rate, channels, length, layers) and each sound's file, size and modification
@@ -33,7 +33,7 @@ public final class LoudnessCache: @unchecked Sendable {
     }
 
     private let lock = NSLock()
-    private var entries: [Key: Double] = [:]
+    private var entries: [Key: LoudnessPass.Measure] = [:]
     private var order: [Key] = []
     public let capacity: Int
 
@@ -42,11 +42,11 @@ public final class LoudnessCache: @unchecked Sendable {
     /// How many mixes it knows.
     public var count: Int { lock.withLock { entries.count } }
 
-    func measured(_ key: Key) -> Double? { lock.withLock { entries[key] } }
+    func measured(_ key: Key) -> LoudnessPass.Measure? { lock.withLock { entries[key] } }
 
-    func record(_ loudness: Double, for key: Key) {
+    func record(_ measure: LoudnessPass.Measure, for key: Key) {
         lock.withLock {
-            if entries.updateValue(loudness, forKey: key) == nil { order.append(key) }
+            if entries.updateValue(measure, forKey: key) == nil { order.append(key) }
             while order.count > capacity { entries[order.removeFirst()] = nil }
         }
     }

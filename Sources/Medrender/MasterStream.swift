@@ -28,9 +28,12 @@ public final class MasterStream {
     /// codec's headroom as the render of a lossy format has it).
     public init(_ prepared: PreparedRender, headroomDecibels: Double = 0) {
         let plan = prepared.plan
-        let measured = LoudnessPass.measuredOrCached(prepared)
-        measuredLoudness = measured
-        gainDecibels = measured.isFinite ? min(RenderJob.maximumGainDecibels, plan.master.loudnessLUFS - measured) : 0
+        let mix = LoudnessPass.measuredOrCached(prepared)
+        measuredLoudness = mix.loudness
+        // Written once, as a stream is: raised for what the limiter takes.
+        let passOne = mix.loudness.isFinite ? min(RenderJob.maximumGainDecibels, plan.master.loudnessLUFS - mix.loudness) : 0
+        gainDecibels = (try? LimitedLoudnessPass.gainDecibels(prepared, mix: mix, ceilingDecibels: plan.master.truePeakDBTP - headroomDecibels,
+                                                             limited: true, parallel: prepared.job.threads > 1, stopped: nil)) ?? passOne
         let limiter = TruePeakLimiter(channels: plan.channels, rate: plan.rate,
                                       ceilingDecibels: plan.master.truePeakDBTP - headroomDecibels)
         chain = MasterChain(plan: plan, assets: prepared.assets, gain: Float(decibelsToGain(gainDecibels)),

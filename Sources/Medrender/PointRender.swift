@@ -6,7 +6,7 @@ import MedrenderIO
 /// hearing minute 12 does not wait for minutes 0–12 to be written.
 ///
 /// The gain is the whole session's (pass 1 over every frame, which is cheap, or the loudness
-/// cache's measure of the same mix). The master chain then starts `warmUp` before the
+/// cache's measure of the same mix, raised as a whole render's is for what the limiter takes). The master chain then starts `warmUp` before the
 /// point, so the limiter's state (its lookahead and its release) has settled by the point; its
 /// frames up to the point are dropped. Everything else in the chain (mixer, beds, ducks,
 /// crossfades, fades) is computed from absolute frames, so the frames from the point are the
@@ -26,9 +26,12 @@ public struct PointRender {
     public init(_ prepared: PreparedRender, startFrame: Int64) {
         self.prepared = prepared
         self.startFrame = min(max(0, startFrame), prepared.plan.totalFrames)
-        let measured = LoudnessPass.measuredOrCached(prepared)
+        let mix = LoudnessPass.measuredOrCached(prepared)
         let plan = prepared.plan
-        gainDecibels = measured.isFinite ? min(RenderJob.maximumGainDecibels, plan.master.loudnessLUFS - measured) : 0
+        // As a whole render written once: its limiter is at the ceiling (below).
+        let passOne = mix.loudness.isFinite ? min(RenderJob.maximumGainDecibels, plan.master.loudnessLUFS - mix.loudness) : 0
+        gainDecibels = (try? LimitedLoudnessPass.gainDecibels(prepared, mix: mix, ceilingDecibels: plan.master.truePeakDBTP, limited: true,
+                                                             parallel: prepared.job.threads > 1, stopped: nil)) ?? passOne
     }
 
     /// A render from `startFrame` at a gain given, with no measure of the session: what the

@@ -117,18 +117,26 @@ public struct RenderJob: Sendable {
 
         // Pass 1.
         let mixKey = LoudnessCache.Key(job: self)
-        let measured: Double
+        let mix: LoudnessPass.Measure
         if let known = loudnessCache?.measured(mixKey) {
-            measured = known
+            mix = known
         } else {
-            measured = LoudnessPass.measure(prepared, parallel: parallel, progress: weighted, stopped: stopped)
+            mix = LoudnessPass.measure(prepared, parallel: parallel, progress: weighted, stopped: stopped)
             if let stopped, stopped() { throw RenderCancelled() }
-            loudnessCache?.record(measured, for: mixKey)
+            loudnessCache?.record(mix, for: mixKey)
         }
-        let gainDecibels = measured.isFinite ? min(Self.maximumGainDecibels, plan.master.loudnessLUFS - measured) : 0
+        let measured = mix.loudness
+        // A WAV, a FLAC and a stream are written once: what the limiter will take off their
+        // loudness is measured first. A lossy file is measured as it decodes and written again
+        // when it misses instead.
+        let rewritable = lossy && outputs.audio.temporaryPath != nil
+        let gainDecibels = try LimitedLoudnessPass.gainDecibels(prepared, mix: mix, ceilingDecibels: plan.master.truePeakDBTP - headroom,
+                                                                limited: !rewritable, parallel: parallel, stopped: stopped)
 
         // Pass 2: a lossy file is measured as it decodes (an OGG file as it is written, on its own
         // thread; other lossy files read back once written), so what goes into it need not be.
+        // An OGG stream is measured as it decodes too, so that its report says what a listener
+        // gets, though it cannot be written again.
         var policy = LossyRetryPolicy(ceilingDBTP: plan.master.truePeakDBTP, targetLUFS: plan.master.loudnessLUFS,
                                       gainDecibels: gainDecibels, headroomDecibels: headroom)
         var figures: WritePass.Figures
@@ -136,13 +144,16 @@ public struct RenderJob: Sendable {
         while true {
             let writer = outputs.audio
             let checked = lossy && writer.temporaryPath != nil
-            let live = checked ? try writer.vorbisEncoder.map { try LiveVorbisCheck(encoder: $0, totalFrames: plan.totalFrames) } : nil
+            let live = lossy ? try writer.vorbisEncoder.map { try LiveVorbisCheck(encoder: $0, totalFrames: plan.totalFrames) } : nil
             defer { live?.stop() }
             figures = try WritePass.run(prepared, into: writer, gain: Float(decibelsToGain(gainDecibels + policy.correctionDecibels)),
                                         ceilingDecibels: policy.limiterCeilingDecibels, measuresOutput: !checked, parallel: parallel,
                                         progress: weighted, stopped: stopped)
             spliceObserver?(writer.vorbisSplices)
-            guard checked, let file = writer.temporaryPath else { break }
+            guard checked, let file = writer.temporaryPath else {
+                if let live { decoded = try live.finish() }
+                break
+            }
             if let live {
                 decoded = try live.finish()
             } else {
@@ -168,9 +179,19 @@ public struct RenderJob: Sendable {
             loudnessLUFS: loudness.isFinite ? loudness : nil,
             loudnessRangeLU: range.isFinite ? range : nil,
             truePeakDBTP: truePeak.isFinite ? truePeak : nil, stems: outputs.stems.map(\.writer.path),
-            warnings: prepared.warnings + Self.loudnessNotes(loudness: loudness, plan: plan, gainDecibels: gainDecibels),
+            warnings: prepared.warnings + Self.loudnessNotes(loudness: loudness, plan: plan, gainDecibels: gainDecibels)
+                + Self.streamNotes(truePeak: rewritable || !lossy ? nil : decoded?.truePeak, plan: plan),
             samplePeakDBFS: peak > 0 ? gainToDecibels(Double(peak)) : nil,
             limiterReductionDecibels: -gainToDecibels(Double(figures.deepestGain)))
+    }
+
+    /// What the report says of a lossy stream that decodes over the ceiling: it cannot be written
+    /// again, as a file is.
+    static func streamNotes(truePeak: Double?, plan: RenderPlan) -> [String] {
+        guard let truePeak, truePeak > plan.master.truePeakDBTP + 0.05 else { return [] }
+        return [String(format: "the stream decodes to %.1f dBTP, over the ceiling %.1f dBTP, and a stream cannot be written again; "
+                       + "write a file (checked as it decodes, and written again when it goes over) or lower --true-peak",
+                       truePeak, plan.master.truePeakDBTP)]
     }
 
     /// What the report says when the output misses its target: the gain reaches it unless the

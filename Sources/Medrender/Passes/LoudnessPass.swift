@@ -10,6 +10,17 @@ import MedrenderCore
 /// side (`LoudnessGate.add(_:_:_:_:)`, twice the work per cycle), the pairs side by side when
 /// `parallel`, one after the other otherwise; the result is the same.
 enum LoudnessPass {
+    /// What pass 1 measures of the mix before the gain.
+    struct Measure: Sendable, Equatable {
+        /// Integrated loudness, LUFS (−∞ for silence).
+        var loudness: Double
+        /// The largest sample, as a gain (1 is full scale).
+        var peak: Float
+
+        /// The peak, in dBFS.
+        var peakDecibels: Double { peak > 0 ? gainToDecibels(Double(peak)) : -.infinity }
+    }
+
     /// Pass 1 is split into this many parts, always: the split, and so the measured loudness and
     /// the output's bytes, never depend on the machine's cores.
     static let parts = 4
@@ -27,10 +38,10 @@ enum LoudnessPass {
         return bounds
     }
 
-    /// The mix's integrated loudness in LUFS for a render that starts from it (listening from a
+    /// The mix's integrated loudness and peak for a render that starts from it (listening from a
     /// point, the video's audio): the job's loudness cache's figure when it has one, else pass 1
     /// over the whole session, recorded in the cache.
-    static func measuredOrCached(_ prepared: PreparedRender) -> Double {
+    static func measuredOrCached(_ prepared: PreparedRender) -> Measure {
         let job = prepared.job
         let key = LoudnessCache.Key(job: job)
         if let known = job.loudnessCache?.measured(key) { return known }
@@ -42,7 +53,7 @@ enum LoudnessPass {
     /// `stopped` is asked every block; once it says true the parts end where they are and the
     /// figure returned means nothing (the caller asks `stopped` again before using it).
     static func measure(_ prepared: PreparedRender, parallel: Bool, progress: ((RenderProgress) -> Void)?,
-                        stopped: (@Sendable () -> Bool)? = nil) -> Double {
+                        stopped: (@Sendable () -> Bool)? = nil) -> Measure {
         let plan = prepared.plan, assets = prepared.assets
         let total = plan.totalFrames
         let blockFrames = Renderer.blockFrames
@@ -52,6 +63,7 @@ enum LoudnessPass {
         // gate is made before the threads start and is used by one thread only.
         let gates = Handoff((0..<parts).map { _ in LoudnessGate(channels: plan.channels, rate: plan.rate) })
         let counter = ProgressCounter(parts: parts)
+        let peaks = PartPeaks(parts: parts)
         let report = Handoff(progress)
         let pairs = (parts + 1) / 2
         let measurePair: @Sendable (Int) -> Void = { pair in
@@ -66,7 +78,13 @@ enum LoudnessPass {
                 if let stopped, stopped() { return }
                 for k in members.indices { counts[k] = Int(min(Int64(blockFrames), ends[k] - at[k])) }
                 for k in members.indices where counts[k] > 0 {
-                    buffers[k].withUnsafeMutableBufferPointer { chains[k].render(into: $0.baseAddress!, frameCount: counts[k]) }
+                    let peak = buffers[k].withUnsafeMutableBufferPointer { samples -> Float in
+                        chains[k].render(into: samples.baseAddress!, frameCount: counts[k])
+                        var peak: Float = 0
+                        for i in 0..<(counts[k] * plan.channels) { peak = max(peak, abs(samples[i])) }
+                        return peak
+                    }
+                    if peak > 0 { peaks.record(part: members[k], peak: peak) }
                 }
                 if members.count == 2, plan.channels == 2, counts[0] == counts[1] {
                     buffers[0].withUnsafeBufferPointer { a in
@@ -92,8 +110,19 @@ enum LoudnessPass {
         } else {
             for pair in 0..<pairs { measurePair(pair) }
         }
-        return LoudnessGate.integratedLoudness(of: gates.value)
+        return Measure(loudness: LoudnessGate.integratedLoudness(of: gates.value), peak: peaks.largest)
     }
+}
+
+/// The largest sample of each part of pass 1; parts record from their own threads.
+final class PartPeaks: Sendable {
+    private let peaks: Mutex<[Float]>
+
+    init(parts: Int) { peaks = Mutex(Array(repeating: 0, count: parts)) }
+
+    func record(part: Int, peak: Float) { peaks.withLock { $0[part] = max($0[part], peak) } }
+
+    var largest: Float { peaks.withLock { $0.max() ?? 0 } }
 }
 
 /// Frames done by each part of a pass, summed for progress; parts report from their own threads.

@@ -1,0 +1,122 @@
+import Foundation
+import MedrenderCore
+
+/// Between pass 1 and pass 2, for an output that is not measured as it decodes and written again
+/// (a WAV or FLAC file, any stream): the master chain with the gain and the limiter, measured and
+/// not written, so that what the limiter takes off the loudness is known before anything is
+/// written, and the gain raised by it. Pass 1 measures the mix before the gain; when the gain
+/// brings its peaks well over the ceiling, the limiter lowers the loudness too (0.6 LU at
+/// −12 LUFS on the stock presets), which pass 1 cannot see.
+///
+/// The session is measured in pass 1's parts (`LoudnessPass.cuts`), side by side when `parallel`;
+/// each part's limiter starts at rest a second before its part and that second is not measured,
+/// so the figure is the whole chain's within a few hundredths of a LU, whatever the cores.
+enum LimitedLoudnessPass {
+    /// The limiter takes more than this off the mix's largest sample (pass 1's peak after the
+    /// gain, against the limiter's ceiling) before the pass is run: under it, the limiter touches
+    /// only the loudest moments and the loudness moves by hundredths of a LU.
+    static let thresholdDecibels = 1.0
+    /// What the loudness may stay under the target before the gain is raised at all: under it,
+    /// the output is left as pass 1 alone makes it (a file and a stream of the same render then
+    /// keep the same bytes).
+    static let startToleranceLU = 0.3
+    /// Once raised, how close to the target the gain is brought.
+    static let toleranceLU = 0.1
+    /// How many times the limited chain is measured at most (each raise makes the limiter work a
+    /// little more, so the gain is raised again by what the last measure shows).
+    static let maximumSteps = 3
+    /// The most the gain is raised, in dB. Past it the limiter would be crushing the peaks, not
+    /// catching them (cue tones alone at −6 LUFS would need +10 dB, all of it in the limiter), so
+    /// the output stays under its target and the report says that the ceiling holds it down.
+    static let maximumCorrectionDecibels = 3.0
+    /// The second each part's limiter runs before its part.
+    static let prerollSeconds: Int64 = 1
+
+    /// The loudness gain, in dB, of a render written once (`limited`): pass 1's, raised by what
+    /// the limiter at `ceilingDecibels` will take off the loudness, when it will work enough to
+    /// matter. Not `limited` (a lossy file, measured as it decodes and written again): pass 1's.
+    /// Every render of a session takes its gain here: the render itself, a render from a point,
+    /// a video's audio.
+    static func gainDecibels(_ prepared: PreparedRender, mix: LoudnessPass.Measure, ceilingDecibels: Double, limited: Bool,
+                             parallel: Bool, stopped: (@Sendable () -> Bool)?) throws -> Double {
+        let plan = prepared.plan
+        let passOne = mix.loudness.isFinite ? min(RenderJob.maximumGainDecibels, plan.master.loudnessLUFS - mix.loudness) : 0
+        guard limited, isNeeded(peakDecibels: mix.peakDecibels, gainDecibels: passOne, ceilingDecibels: ceilingDecibels) else {
+            return passOne
+        }
+        return passOne + (try correction(prepared, gainDecibels: passOne, ceilingDecibels: ceilingDecibels,
+                                         targetLUFS: plan.master.loudnessLUFS, maximumGainDecibels: RenderJob.maximumGainDecibels,
+                                         parallel: parallel, stopped: stopped))
+    }
+
+    /// Whether the limiter will work enough at this gain to be measured first.
+    static func isNeeded(peakDecibels: Double, gainDecibels: Double, ceilingDecibels: Double) -> Bool {
+        peakDecibels.isFinite && peakDecibels + gainDecibels - ceilingDecibels > thresholdDecibels
+    }
+
+    /// The correction, in dB, to add to `gainDecibels` so that the limited chain reaches
+    /// `targetLUFS` (0 when it does already); at most `maximumGainDecibels` in all.
+    static func correction(_ prepared: PreparedRender, gainDecibels: Double, ceilingDecibels: Double, targetLUFS: Double,
+                           maximumGainDecibels: Double, parallel: Bool, stopped: (@Sendable () -> Bool)?) throws -> Double {
+        var correction = 0.0
+        // The limiter gives back only part of each raise: after the first step, the next is
+        // scaled by how much of the last came through (a secant step).
+        var last: (correction: Double, loudness: Double)?
+        for _ in 0..<maximumSteps {
+            let gain = Float(decibelsToGain(gainDecibels + correction))
+            let loudness = measure(prepared, gain: gain, ceilingDecibels: ceilingDecibels, parallel: parallel, stopped: stopped)
+            if let stopped, stopped() { throw RenderCancelled() }
+            let short = targetLUFS - loudness
+            guard loudness.isFinite, short > (last == nil ? startToleranceLU : toleranceLU) else { break }
+            var through = 1.0
+            if let last, correction > last.correction {
+                through = min(1, max(0.25, (loudness - last.loudness) / (correction - last.correction)))
+            }
+            last = (correction, loudness)
+            let raised = min(correction + short / through, maximumCorrectionDecibels, maximumGainDecibels - gainDecibels)
+            guard raised > correction else { break }
+            correction = raised
+        }
+        return correction
+    }
+
+    /// The integrated loudness of the chain with `gain` and a limiter at `ceilingDecibels`, in LUFS.
+    static func measure(_ prepared: PreparedRender, gain: Float, ceilingDecibels: Double, parallel: Bool,
+                        stopped: (@Sendable () -> Bool)?) -> Double {
+        let plan = prepared.plan, assets = prepared.assets
+        let cuts = LoudnessPass.cuts(totalFrames: plan.totalFrames, rate: plan.rate)
+        let parts = cuts.count - 1
+        let channels = plan.channels
+        let gates = Handoff((0..<parts).map { _ in LoudnessGate(channels: channels, rate: plan.rate) })
+        let measurePart: @Sendable (Int) -> Void = { part in
+            let start = max(0, cuts[part] - prerollSeconds * Int64(plan.rate))
+            let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: ceilingDecibels)
+            let chain = MasterChain(plan: plan, assets: assets, startFrame: start, gain: gain, limiting: .limiter(limiter),
+                                    blockFrames: Renderer.blockFrames)
+            var buffer = [Float](repeating: 0, count: Renderer.blockFrames * channels)
+            let gate = gates.value[part]
+            var at = start
+            let first = cuts[part], end = cuts[part + 1]
+            while at < end {
+                if let stopped, stopped() { return }
+                let got = buffer.withUnsafeMutableBufferPointer { samples -> (offset: Int, frames: Int)? in
+                    guard let (offset, frames) = chain.next(into: samples.baseAddress!) else { return nil }
+                    // The frames [at, at + frames) of the session; only those of this part count.
+                    let from = max(at, first), to = min(at + Int64(frames), end)
+                    if to > from {
+                        gate.add(samples.baseAddress! + (offset + Int(from - at)) * channels, frameCount: Int(to - from))
+                    }
+                    return (offset, frames)
+                }
+                guard let got else { break }
+                at += Int64(got.frames)
+            }
+        }
+        if parallel {
+            DispatchQueue.concurrentPerform(iterations: parts, execute: measurePart)
+        } else {
+            for part in 0..<parts { measurePart(part) }
+        }
+        return LoudnessGate.integratedLoudness(of: gates.value)
+    }
+}
