@@ -133,5 +133,6 @@ bench: test-deps release
 	python3 scripts/bench-studio.py
 	python3 scripts/bench-video.py
 	python3 scripts/bench-palette.py
+	python3 scripts/bench-limiter.py
 	python3 scripts/bench-guided.py
 	./scripts/bench-build
