@@ -17,6 +17,8 @@ Writes its table into BENCHMARKS.md under its own heading.
 """
 import json, os, re, statistics, subprocess, sys, tempfile
 
+from benchmarks import write_section
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MEDRENDER = os.path.join(ROOT, ".build", "release", "medrender")
 HEADING = "## The limiter at -12 LUFS against loudnorm"
@@ -100,16 +102,7 @@ def main():
     ]
     text = "\n".join(table)
     print(text)
-    path = os.path.join(ROOT, "BENCHMARKS.md")
-    current = open(path).read()
-    if HEADING in current:
-        before, rest = current.split(HEADING, 1)
-        after = rest[rest.find("\n## "):] if "\n## " in rest else ""
-        current = before + text + after
-    else:
-        current = current.rstrip("\n") + "\n\n" + text
-    with open(path, "w") as f:
-        f.write(current)
+    write_section(HEADING, text)
 
 
 if __name__ == "__main__":

@@ -147,7 +147,7 @@ public struct RenderJob: Sendable {
             let live = lossy ? try writer.vorbisEncoder.map { try LiveVorbisCheck(encoder: $0, totalFrames: plan.totalFrames) } : nil
             defer { live?.stop() }
             figures = try WritePass.run(prepared, into: writer, gain: Float(decibelsToGain(gainDecibels + policy.correctionDecibels)),
-                                        ceilingDecibels: policy.limiterCeilingDecibels, measuresOutput: !checked, parallel: parallel,
+                                        ceilingDecibels: policy.limiterCeilingDecibels, measuresOutput: !checked && live == nil, parallel: parallel,
                                         progress: weighted, stopped: stopped)
             spliceObserver?(writer.vorbisSplices)
             guard checked, let file = writer.temporaryPath else {
