@@ -100,9 +100,7 @@ def main():
         f"{max(ours_err):.2f} and {max(norm_err):.2f}). Median mean reduction: ours {med(ours_gr):.2f} dB, loudnorm "
         f"{med(norm_gr):.2f} dB.", "",
     ]
-    text = "\n".join(table)
-    print(text)
-    write_section(HEADING, text)
+    write_section(HEADING, table)
 
 
 if __name__ == "__main__":

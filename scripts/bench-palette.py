@@ -86,9 +86,7 @@ def main():
         "| peak memory (MiB) | generated | looped |", "| --- | --- | --- |",
         f"| max of the runs | {max(memory['generated']):.1f} | {max(memory['looped']):.1f} |", "",
     ]
-    text = "\n".join(table)
-    print(text)
-    write_section(HEADING, text)
+    write_section(HEADING, table)
 
 
 if __name__ == "__main__":

@@ -31,9 +31,8 @@ public final class MasterStream {
         let mix = LoudnessPass.measuredOrCached(prepared)
         measuredLoudness = mix.loudness
         // Written once, as a stream is: raised for what the limiter takes.
-        let passOne = mix.loudness.isFinite ? min(RenderJob.maximumGainDecibels, plan.master.loudnessLUFS - mix.loudness) : 0
-        gainDecibels = (try? LimitedLoudnessPass.gainDecibels(prepared, mix: mix, ceilingDecibels: plan.master.truePeakDBTP - headroomDecibels,
-                                                             limited: true, parallel: prepared.job.threads > 1, stopped: nil)) ?? passOne
+        gainDecibels = LimitedLoudnessPass.gainDecibels(prepared, mix: mix, ceilingDecibels: plan.master.truePeakDBTP - headroomDecibels,
+                                                        parallel: prepared.job.threads > 1)
         let limiter = TruePeakLimiter(channels: plan.channels, rate: plan.rate,
                                       ceilingDecibels: plan.master.truePeakDBTP - headroomDecibels)
         chain = MasterChain(plan: plan, assets: prepared.assets, gain: Float(decibelsToGain(gainDecibels)),

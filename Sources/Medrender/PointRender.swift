@@ -29,9 +29,8 @@ public struct PointRender {
         let mix = LoudnessPass.measuredOrCached(prepared)
         let plan = prepared.plan
         // As a whole render written once: its limiter is at the ceiling (below).
-        let passOne = mix.loudness.isFinite ? min(RenderJob.maximumGainDecibels, plan.master.loudnessLUFS - mix.loudness) : 0
-        gainDecibels = (try? LimitedLoudnessPass.gainDecibels(prepared, mix: mix, ceilingDecibels: plan.master.truePeakDBTP, limited: true,
-                                                             parallel: prepared.job.threads > 1, stopped: nil)) ?? passOne
+        gainDecibels = LimitedLoudnessPass.gainDecibels(prepared, mix: mix, ceilingDecibels: plan.master.truePeakDBTP,
+                                                        parallel: prepared.job.threads > 1)
     }
 
     /// A render from `startFrame` at a gain given, with no measure of the session: what the

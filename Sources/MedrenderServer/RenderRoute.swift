@@ -19,6 +19,13 @@ extension MedrenderService {
         return await serveRender(request, head: head, job: job, format: format, identity: identity, fit: fit)
     }
 
+    /// Whether the request's `If-None-Match` names the answer whose ETag is `identity` (or any).
+    static func matches(_ request: Request, identity: String) -> Bool {
+        guard let match = request.headers[.ifNoneMatch] else { return false }
+        let names = ["\"\(identity)\"", "W/\"\(identity)\"", "*"]
+        return match.split(separator: ",").contains { names.contains($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
     /// A render known by its identity, from the cache or rendered into it (the studio's downloads
     /// come here too, as an `attachment`).
     func serveRender(_ request: Request, head: Bool, job: RenderJob, format: OutputFormat, identity: String,
@@ -32,11 +39,7 @@ extension MedrenderService {
             .acceptRanges: "bytes",
         ]
         headers.append(contentsOf: Self.fitFields(fit))
-        if let match = request.headers[.ifNoneMatch],
-            match.split(separator: ",").contains(where: { ["\"\(identity)\"", "W/\"\(identity)\"", "*"].contains($0.trimmingCharacters(in: .whitespaces)) })
-        {
-            return Response(status: .notModified, headers: headers, body: ResponseBody())
-        }
+        if Self.matches(request, identity: identity) { return Response(status: .notModified, headers: headers, body: ResponseBody()) }
         let ext = format.fileExtension
         if let entry = cache.entry(key: identity, ext: ext) {
             let fd = open(entry.path, O_RDONLY | O_CLOEXEC)

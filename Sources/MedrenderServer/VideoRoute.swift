@@ -56,11 +56,7 @@ extension MedrenderService {
                 // The same query to the same renderer gives the same video.
                 .cacheControl: "public, max-age=31536000, immutable",
             ]
-            if let match = request.headers[.ifNoneMatch],
-                match.split(separator: ",").contains(where: { ["\"\(key)\"", "W/\"\(key)\"", "*"].contains($0.trimmingCharacters(in: .whitespaces)) })
-            {
-                return Response(status: .notModified, headers: headers, body: ResponseBody())
-            }
+            if Self.matches(request, identity: key) { return Response(status: .notModified, headers: headers, body: ResponseBody()) }
             if let response = videoFile(cache.entry(key: key, ext: ext), request: request, head: head, headers: headers) {
                 metrics.hit()
                 return response

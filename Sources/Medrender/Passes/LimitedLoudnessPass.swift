@@ -36,17 +36,24 @@ enum LimitedLoudnessPass {
     /// the limiter at `ceilingDecibels` will take off the loudness, when it will work enough to
     /// matter. Not `limited` (a lossy file, measured as it decodes and written again): pass 1's.
     /// Every render of a session takes its gain here: the render itself, a render from a point,
-    /// a video's audio.
-    static func gainDecibels(_ prepared: PreparedRender, mix: LoudnessPass.Measure, ceilingDecibels: Double, limited: Bool,
+    /// a video's audio. Throws `RenderCancelled` once `stopped` says so.
+    static func gainDecibels(_ prepared: PreparedRender, mix: LoudnessPass.Measure, ceilingDecibels: Double, limited: Bool = true,
                              parallel: Bool, stopped: (@Sendable () -> Bool)?) throws -> Double {
-        let plan = prepared.plan
-        let passOne = mix.loudness.isFinite ? min(RenderJob.maximumGainDecibels, plan.master.loudnessLUFS - mix.loudness) : 0
+        let passOne = mix.gainDecibels(for: prepared.plan)
         guard limited, isNeeded(peakDecibels: mix.peakDecibels, gainDecibels: passOne, ceilingDecibels: ceilingDecibels) else {
             return passOne
         }
-        return passOne + (try correction(prepared, gainDecibels: passOne, ceilingDecibels: ceilingDecibels,
-                                         targetLUFS: plan.master.loudnessLUFS, maximumGainDecibels: RenderJob.maximumGainDecibels,
-                                         parallel: parallel, stopped: stopped))
+        guard let raise = correction(prepared, gainDecibels: passOne, ceilingDecibels: ceilingDecibels, parallel: parallel,
+                                     stopped: stopped) else { throw RenderCancelled() }
+        return passOne + raise
+    }
+
+    /// The same for a render nothing stops (a render from a point, a video's audio).
+    static func gainDecibels(_ prepared: PreparedRender, mix: LoudnessPass.Measure, ceilingDecibels: Double, parallel: Bool) -> Double {
+        let passOne = mix.gainDecibels(for: prepared.plan)
+        guard isNeeded(peakDecibels: mix.peakDecibels, gainDecibels: passOne, ceilingDecibels: ceilingDecibels) else { return passOne }
+        // Never nil: only `stopped` ends it early.
+        return passOne + (correction(prepared, gainDecibels: passOne, ceilingDecibels: ceilingDecibels, parallel: parallel, stopped: nil) ?? 0)
     }
 
     /// Whether the limiter will work enough at this gain to be measured first.
@@ -54,10 +61,12 @@ enum LimitedLoudnessPass {
         peakDecibels.isFinite && peakDecibels + gainDecibels - ceilingDecibels > thresholdDecibels
     }
 
-    /// The correction, in dB, to add to `gainDecibels` so that the limited chain reaches
-    /// `targetLUFS` (0 when it does already); at most `maximumGainDecibels` in all.
-    static func correction(_ prepared: PreparedRender, gainDecibels: Double, ceilingDecibels: Double, targetLUFS: Double,
-                           maximumGainDecibels: Double, parallel: Bool, stopped: (@Sendable () -> Bool)?) throws -> Double {
+    /// The correction, in dB, to add to `gainDecibels` so that the limited chain reaches the
+    /// plan's target (0 when it does already; at most `maximumCorrectionDecibels`, and the gain at
+    /// most `RenderJob.maximumGainDecibels`); nil once `stopped` says so.
+    static func correction(_ prepared: PreparedRender, gainDecibels: Double, ceilingDecibels: Double, parallel: Bool,
+                           stopped: (@Sendable () -> Bool)?) -> Double? {
+        let targetLUFS = prepared.plan.master.loudnessLUFS, maximumGainDecibels = RenderJob.maximumGainDecibels
         var correction = 0.0
         // The limiter gives back only part of each raise: after the first step, the next is
         // scaled by how much of the last came through (a secant step).
@@ -65,7 +74,7 @@ enum LimitedLoudnessPass {
         for _ in 0..<maximumSteps {
             let gain = Float(decibelsToGain(gainDecibels + correction))
             let loudness = measure(prepared, gain: gain, ceilingDecibels: ceilingDecibels, parallel: parallel, stopped: stopped)
-            if let stopped, stopped() { throw RenderCancelled() }
+            if let stopped, stopped() { return nil }
             let short = targetLUFS - loudness
             guard loudness.isFinite, short > (last == nil ? startToleranceLU : toleranceLU) else { break }
             var through = 1.0

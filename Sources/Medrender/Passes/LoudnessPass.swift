@@ -19,6 +19,12 @@ enum LoudnessPass {
 
         /// The peak, in dBFS.
         var peakDecibels: Double { peak > 0 ? gainToDecibels(Double(peak)) : -.infinity }
+
+        /// The gain that brings the mix to `plan`'s target, in dB: at most
+        /// `RenderJob.maximumGainDecibels`, and none for a mix too quiet to measure.
+        func gainDecibels(for plan: RenderPlan) -> Double {
+            loudness.isFinite ? min(RenderJob.maximumGainDecibels, plan.master.loudnessLUFS - loudness) : 0
+        }
     }
 
     /// Pass 1 is split into this many parts, always: the split, and so the measured loudness and
