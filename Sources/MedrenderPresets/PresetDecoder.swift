@@ -139,6 +139,8 @@ public enum PresetDecoder {
             session.guide = try decodeGuide(node)
             // Spoken words over a bed: it dips deeper than under a clip, unless the preset says how deep.
             if !session.voice.duckGiven { session.voice.duckDecibels = VoiceSettings.guidedDuckDecibels }
+            // Cues and bells under a sentence dip deeper than under a one-word prompt.
+            if !session.voice.cueUnderPromptGiven { session.voice.cueUnderPromptDecibels = VoiceSettings.guidedCueUnderPromptDecibels }
         }
         if let node = fields["language"] { session.language = try decodeLanguage(node) }
         if let node = fields["beats"] { session.beats = try decodeBeats(node) }
@@ -480,7 +482,10 @@ public enum PresetDecoder {
         if let n = fields["duck-release"] { voice.duckRelease = try n.seconds(in: 0...10) }
         if let n = fields["duck-curve"] { voice.duckCurve = try n.choice(FadeCurve.self, what: "duck curve") }
         if let n = fields["duck-hold"] { voice.duckHold = try n.seconds(in: 0...30) }
-        if let n = fields["cue-under-prompt"] { voice.cueUnderPromptDecibels = try n.number(in: -40...0, unit: "dB") }
+        if let n = fields["cue-under-prompt"] {
+            voice.cueUnderPromptDecibels = try n.number(in: -40...0, unit: "dB")
+            voice.cueUnderPromptGiven = true
+        }
         return voice
     }
 

@@ -11,7 +11,7 @@ import Testing
 /// word does not lead the language model astray for the rest of the file.
 @Suite struct IntelligibilityTests {
     static let recognizer = """
-        import collections, json, re, sys, wave
+        import array, collections, json, math, re, sys, wave
         from pocketsphinx import Decoder
         decoder = Decoder(samprate=16000, logfn="/dev/null")
         def words(data):
@@ -23,19 +23,29 @@ import Testing
                 return w.readframes(w.getnframes())
         lines = [e for e in json.load(open(sys.argv[1]))["events"] if e["type"] == "voice" and e.get("text")]
         stem, mix = read(sys.argv[2]), read(sys.argv[3])
-        result = {"stem": 0, "found": 0, "lines": []}
+        def level(data):
+            samples = array.array("h", data)
+            return 10 * math.log10(sum(x * x for x in samples) / max(1, len(samples)) / 32768 ** 2 + 1e-20)
+        result = {"stem": 0, "found": 0, "margins": [], "lines": []}
         for e in lines:
             a, b = 2 * e["frame"], 2 * (e["endFrame"] + 4800)
             heard, over = words(stem[a:b]), words(mix[a:b])
             result["stem"] += len(heard)
             result["found"] += sum((collections.Counter(heard) & collections.Counter(over)).values())
             result["lines"].append([e["text"], " ".join(heard), " ".join(over)])
+            # Everything but the voice under the line (the stems sum to the mix): its loudest
+            # 100 ms against the words' level over the line.
+            v, m = array.array("h", stem[a:2 * e["endFrame"]]), array.array("h", mix[a:2 * e["endFrame"]])
+            others = array.array("h", (max(-32768, min(32767, y - x)) for x, y in zip(v, m)))
+            loudest = max(level(others[k:k + 1600].tobytes()) for k in range(0, max(1, len(others) - 1600), 800))
+            result["margins"].append(round(level(v.tobytes()) - loudest, 1))
         print(json.dumps(result))
         """
 
     struct Result: Decodable {
         var stem: Int
         var found: Int
+        var margins: [Double]
         var lines: [[String]]
     }
 
@@ -61,11 +71,18 @@ import Testing
         // A floor that holds: far below it, the bed or the cues have come to cover the words.
         #expect(Double(result.found) >= 0.75 * Double(result.stem),
                 "\(preset): \(result.found) of \(result.stem) words heard over the bed; \(result.lines)")
-        // The goal, 90 %, is not reliably met yet: with the bed at -30 dB and the cues 10 dB down
-        // under a line, runs measured body-scan 105 of 117 words (89.7 %) and guided-sleep-478 45 of
-        // 52 (86.5 %); with the bed at -24 dB, body-scan 102 of 117 and guided-sleep-478 at least 47
-        // of 52. Recorded as a known issue until it is met; a run that reaches it passes too.
-        withKnownIssue("the mix keeps 86-90 % of the voice's words, short of the 90 % goal", isIntermittent: true) {
+        // Nothing covers a line: the bed ducked, the bells and the cues dipped under it, what
+        // else sounds is at least 18 dB below the words at its loudest 100 ms (speech 15 dB over
+        // a masker is understood whole). Before the bells dipped, guided-sleep-478's start bell
+        // came within 9 dB of its first line and a bowl cue within 8 dB of its third.
+        #expect(result.margins.count == result.lines.count && result.margins.allSatisfy { $0 >= 18 },
+                "\(preset): dB between each line's words and the loudest of the rest under it: \(result.margins)")
+        // The goal, 90 %, is not reliably met: this recognizer loses words to any floor at all
+        // against the stem's digital silence (white noise at -70 dBFS, 50 dB under the words,
+        // costs body-scan 7 of 117), so the figure moves by a few words with any change to the
+        // mix. Measured: body-scan 105 of 117 (89.7 %), guided-sleep-478 46 to 48 of 52.
+        // Recorded as a known issue until it is met; a run that reaches it passes too.
+        withKnownIssue("the mix keeps 88-92 % of the voice's words, at the edge of the 90 % goal", isIntermittent: true) {
             #expect(Double(result.found) >= 0.9 * Double(result.stem),
                     "\(preset): \(result.found) of \(result.stem) words heard over the bed; \(result.lines)")
         }

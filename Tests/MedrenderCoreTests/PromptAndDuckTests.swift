@@ -110,4 +110,33 @@ import Testing
         #expect(later[9 * rate] == 0.5)
         #expect(later[10 * rate] == depth)
     }
+
+    @Test func aBellDipsUnderTheVoiceByCueUnderPromptAndComesBack() throws {
+        // A bell that rings for 6 s from the start, and a 0.6-s intro at 2 s.
+        var session = simpleSession()
+        session.settle = .seconds(10)
+        session.voice.intro = SoundRef("in")
+        session.voice.introAt = .seconds(2)
+        session.voice.cueUnderPromptDecibels = -10
+        session.bells.start = SoundRef("bell")
+        var sounds = self.sounds
+        sounds[SoundRef("bell")] = AudioAsset(channels: 1, samples: [Float](repeating: 0.5, count: rate * 6))
+        let facts = sounds.mapValues { SoundFacts(frameCount: Int64($0.frameCount)) }
+        // The bells alone, the voice left out of the mix: the bell dips all the same.
+        let options = RenderOptions(rate: rate, channels: 1, length: .duration(.seconds(60)), layers: [.bells])
+        let plan = try RenderPlan(session: session, options: options, sounds: facts)
+        let mix = renderMix(plan, sounds: sounds)
+        let full = 0.5 * Float(decibelsToGain(session.bells.gainDecibels))
+        let attack = Int(session.voice.duckAttack.frame(atRate: rate)), release = Int(session.voice.duckRelease.frame(atRate: rate))
+        let start = 2 * rate, end = start + rate * 6 / 10
+        #expect(mix[start - attack - 1] == full, "the strike is whole before the words")
+        #expect(mix[start..<end].allSatisfy { abs($0 - full * Float(decibelsToGain(-10))) < 1e-6 }, "10 dB down under the words")
+        #expect(abs(mix[end + release + 1] - full) < 1e-6, "back after the release")
+        for f in (start - attack)..<start { #expect(mix[f] <= mix[f - 1]) }
+        for f in end..<(end + release) { #expect(mix[f] >= mix[f - 1]) }
+        // 0 dB leaves the bell as it is.
+        session.voice.cueUnderPromptDecibels = 0
+        let kept = renderMix(try RenderPlan(session: session, options: options, sounds: facts), sounds: sounds)
+        #expect(kept[0..<(6 * rate)].allSatisfy { $0 == full })
+    }
 }

@@ -178,7 +178,7 @@ public enum GuideSpeech {
         // A voice track: the session runs until it ends, then its closing.
         if let track = session.voice.track, let path = sounds.sounds[track]?.path {
             let reader = try SoundFileReader(path: path)
-            let trackEnd = session.voice.trackAt + SessionTime(milliseconds: (reader.frameCount * 1000 + Int64(reader.rate) - 1) / Int64(reader.rate))
+            let trackEnd = session.voice.trackAt + SessionTime(covering: reader.frameCount, atRate: reader.rate)
             total = max(total, SessionTime(milliseconds: ((trackEnd + session.closing).milliseconds + 999) / 1000 * 1000))
         }
         // The track's end and the closing after it are the least length; a script's is found below.

@@ -105,6 +105,8 @@ public final class Mixer {
         /// 0 for the plan's fixed clips, 1 for cues and ticks: with the start, the order voices are
         /// summed in, the same however the blocks fall (float sums depend on their order).
         var source = 0
+        /// A bell, which dips under the voice (`RenderPlan.bellDucking`).
+        var ducked = false
 
         var order: (Int64, Int, Int) { (startFrame, source, asset) }
     }
@@ -179,7 +181,9 @@ public final class Mixer {
             case .metronome: i = metronomeAsset
             case .cue: continue
             }
-            fixed.append(voice(clip, asset: i, length: list[i].frameCount))
+            var v = voice(clip, asset: i, length: list[i].frameCount)
+            if clip.layer == .bells, case .file = clip.sound { v.ducked = true }
+            fixed.append(v)
         }
         var looped: [MixAssets.LoopKey: Int] = [:]
         for bed in plan.beds {
@@ -336,11 +340,19 @@ public final class Mixer {
         let asset = assets[voice.asset]
         let ac = asset.channels, oc = channels
         let releaseStart = voice.frameCount - voice.releaseFrames
+        let duck = plan.bellDucking
+        var stretch = voice.ducked ? duck.firstStretch(endingAfter: from) : duck.stretches.count
         asset.samples.withUnsafeBufferPointer { src in
             for frame in from..<to {
                 let k = frame - voice.startFrame
                 var g: Float = 1
                 if k >= releaseStart { g = Ramp.release(Int(k - releaseStart), length: Int(voice.releaseFrames)) }
+                if stretch < duck.stretches.count {
+                    while stretch < duck.stretches.count, duck.stretches[stretch].end + duck.releaseFrames <= frame { stretch += 1 }
+                    if stretch < duck.stretches.count, frame >= duck.stretches[stretch].start - duck.attackFrames {
+                        g *= duck.gain(at: frame, in: duck.stretches[stretch])
+                    }
+                }
                 let o = Int(frame - blockStart) * oc
                 let s = Int(k) * ac
                 if oc == 2 {

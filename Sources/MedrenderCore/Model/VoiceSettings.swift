@@ -59,9 +59,16 @@ public struct VoiceSettings: Hashable, Sendable {
     /// default 2 s: dips closer than attack + release + this merge into one, so prompts a few
     /// seconds apart do not pump the bed.
     public var duckHold: SessionTime = .seconds(2)
-    /// How far a phase's cue drops while that phase's prompt speaks, in dB, −40…0, default −10:
-    /// the prompt is heard over the cue, and the cue still marks the phase.
+    /// How far a phase's cue drops while that phase's prompt speaks, in dB, −40…0, default −10
+    /// (−20 in a session with a guided script, see `guidedCueUnderPromptDecibels`): the prompt is
+    /// heard over the cue, and the cue still marks the phase. Bells dip as far under any voice.
     public var cueUnderPromptDecibels: Double = -10
+    /// Whether the preset gave `cue-under-prompt:` itself (else a guided script's default applies).
+    public var cueUnderPromptGiven = false
+    /// How far cues and bells dip under the voice of a session with a guided script when the
+    /// preset does not say: −20 dB, so whatever sounds under a sentence stays at least 15 dB below
+    /// its words (at −10 dB a bowl cue under a line came within 8 dB of them).
+    public static let guidedCueUnderPromptDecibels = -20.0
 
     public init(
         intro: SoundRef? = nil, introAt: SessionTime = .seconds(2), outro: SoundRef? = nil,

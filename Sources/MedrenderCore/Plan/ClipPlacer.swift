@@ -40,8 +40,7 @@ struct ClipPlacer {
 
     /// A sound's length, rounded up to the millisecond.
     private func duration(of ref: SoundRef) -> SessionTime {
-        let rate = Int64(options.rate)
-        return SessionTime(milliseconds: (length(of: ref) * 1000 + rate - 1) / rate)
+        SessionTime(covering: length(of: ref), atRate: options.rate)
     }
 
     private var known: Bool { sounds != nil }
@@ -161,6 +160,12 @@ struct ClipPlacer {
                 closingCursor += duration(of: outro) + .seconds(1)
             }
         }
+        // The script's lines, placed around the voice above; the end bell rings after the last
+        // word of the closing, as after the outro, so no line speaks over its ring.
+        try placeScript()
+        if let last = guideLines.map(\.endFrame).max(), last > frames(closingCursor) {
+            closingCursor = SessionTime(covering: last, atRate: options.rate) + .seconds(1)
+        }
         if let endRing, let bell = bells.end, closingCursor < total {
             endBellRingEnd = closingCursor + endRing
             if known, closingCursor + endRing > total {
@@ -215,7 +220,6 @@ struct ClipPlacer {
             }
         }
 
-        try placeScript()
         clips.sort { $0.startFrame < $1.startFrame }
     }
 
@@ -272,11 +276,7 @@ struct ClipPlacer {
     /// `fadeIn` is the first bed's fade-in, which a dip never cuts into.
     func ducking(fadeIn: Range<Int64>? = nil) -> DuckPlan {
         let voice = session.voice
-        var voiced: [(Int64, Int64)] = []
-        for c in voiceClips {
-            guard case .file(let ref) = c.sound else { continue }
-            voiced.append((c.startFrame, c.startFrame + min(length(of: ref), c.maximumFrames)))
-        }
+        let voiced = voicedStretches
         // Dips closer than a breath cycle (the longest of the session's) are one dip, whatever the
         // phase lengths: a prompt at every phase keeps the bed down through the prompted cycles.
         let cycle = session.segments.map(\.shortestCycle).max() ?? .zero
@@ -284,5 +284,23 @@ struct ClipPlacer {
             gain: Float(decibelsToGain(voice.duckDecibels)), attackFrames: frames(voice.duckAttack),
             releaseFrames: frames(voice.duckRelease), holdFrames: frames(voice.duckHold), mergeFrames: frames(cycle),
             curve: voice.duckCurve, voiced: voiced, fadeIn: fadeIn)
+    }
+
+    /// How a bell dips under the voice: a bell that rings into a spoken line or a voice clip
+    /// drops by `cue-under-prompt` while the words sound and comes back after, on the ambience's
+    /// ramps, so its strike is heard whole and its ring does not cover the words.
+    func bellDucking() -> DuckPlan {
+        let voice = session.voice
+        return DuckPlan(
+            gain: Float(decibelsToGain(voice.cueUnderPromptDecibels)), attackFrames: frames(voice.duckAttack),
+            releaseFrames: frames(voice.duckRelease), curve: voice.duckCurve, voiced: voicedStretches)
+    }
+
+    /// The frames each voice clip and spoken line sounds, `[start, end)`.
+    private var voicedStretches: [(Int64, Int64)] {
+        voiceClips.compactMap { c in
+            guard case .file(let ref) = c.sound else { return nil }
+            return (c.startFrame, c.startFrame + min(length(of: ref), c.maximumFrames))
+        }
     }
 }

@@ -70,6 +70,16 @@ public struct DuckPlan: Hashable, Sendable {
         return Float(1 - depth * Double(1 - gain))
     }
 
+    /// The first stretch whose release has not ended by `frame` (binary search).
+    public func firstStretch(endingAfter frame: Int64) -> Int {
+        var low = 0, high = stretches.count
+        while low < high {
+            let mid = (low + high) / 2
+            if stretches[mid].end + releaseFrames <= frame { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
     /// The gain at `frame`, searching the stretches (for tests and one-off use; the mixer walks
     /// them with a cursor).
     public func gain(at frame: Int64) -> Float {

@@ -22,6 +22,8 @@ public struct RenderPlan: Sendable {
     public let seed: UInt64
     /// How the ambience dips under the voice.
     public let ducking: DuckPlan
+    /// How a bell dips under the voice (`ClipPlacer.bellDucking`).
+    public let bellDucking: DuckPlan
     /// The phase kinds that have a voice prompt, and for how many cycles: their cues play
     /// `cueUnderPromptGain` lower, so the prompt is heard over them.
     public let promptedKinds: Set<PhaseKind>
@@ -144,17 +146,20 @@ public struct RenderPlan: Sendable {
         self.beds = beds
         self.cues = cues
         self.ducking = ducking
+        self.bellDucking = placer.bellDucking()
         // The cue drops under a prompt whether or not the voice is mixed, so the cues sound the
         // same alone as in the full mix.
         self.promptedKinds = voice.promptCycles > 0 ? Set(voice.prompts.keys) : []
         self.promptedCycles = voice.promptCycles
         self.cueUnderPromptGain = Float(decibelsToGain(voice.cueUnderPromptDecibels))
-        // Voice left out of the mix still shapes it: the ambience ducks under it, and the end bell
-        // waits for the outro. Those sounds are loaded (for their lengths) though not mixed, so a
+        // Voice left out of the mix still shapes it: the ambience and the bells duck under it, and
+        // the end bell waits for the outro. Those sounds are loaded (for their lengths) though not mixed, so a
         // layer sounds the same alone as in the full mix.
         var unmixed: [SoundRef] = []
         if !layers.contains(.voice) {
-            if layers.contains(.ambience) { unmixed += voiceClips.compactMap { if case .file(let r) = $0.sound { r } else { nil } } }
+            if layers.contains(.ambience) || layers.contains(.bells) {
+                unmixed += voiceClips.compactMap { if case .file(let r) = $0.sound { r } else { nil } }
+            }
             if layers.contains(.bells), bells.end != nil, let outro = voice.outro { unmixed.append(outro) }
         }
         self.unmixedSoundsNeeded = unmixed

@@ -20,14 +20,12 @@ struct ScriptPlacer {
 
     /// A span of frames as whole milliseconds that hold it: the start rounded down, the end up.
     private func milliseconds(_ frames: Range<Int64>) -> Range<Int64> {
-        let r = Int64(rate)
-        let lower = frames.lowerBound * 1000 / r
-        return lower..<max(lower, (frames.upperBound * 1000 + r - 1) / r)
+        let lower = frames.lowerBound * 1000 / Int64(rate)
+        return lower..<max(lower, SessionTime(covering: frames.upperBound, atRate: rate).milliseconds)
     }
 
     private func lengthMilliseconds(_ index: Int) -> Int64 {
-        let r = Int64(rate)
-        return (lengthFrames[index] * 1000 + r - 1) / r
+        SessionTime(covering: lengthFrames[index], atRate: rate).milliseconds
     }
 
     private func partRange(_ part: SessionPart) -> (start: SessionTime, end: SessionTime) {

@@ -41,6 +41,12 @@ public struct SessionTime: Hashable, Comparable, Sendable, CustomStringConvertib
         return scaled >= 0 ? (scaled + 1000) / 2000 : -((-scaled + 1000) / 2000)
     }
 
+    /// The first millisecond at or after `frames` at `rate`: a span of that many frames (a sound's
+    /// length, a line's end) as a time that covers it whole. The only conversion back from frames.
+    public init(covering frames: Int64, atRate rate: Int) {
+        self.init(milliseconds: (frames * 1000 + Int64(rate) - 1) / Int64(rate))
+    }
+
     /// A span's length in frames at `rate`, for spans that start at zero (clip lengths, fades).
     public func frameCount(atRate rate: Int) -> Int64 { frame(atRate: rate) }
 
