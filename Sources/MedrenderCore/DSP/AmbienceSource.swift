@@ -250,17 +250,16 @@ public final class AmbienceSource: GeneratedSource {
         2 * uniform(stream &* 16 &+ UInt64(channel), frame) - 1
     }
 
-    /// One frame of `channel`, filters stepped.
+    /// One frame of `channel`, its filters `s` stepped. The caller holds the channel's state in a
+    /// local for a run of frames, so the frame loop touches no stored property it writes.
     @inline(__always)
-    private func step(_ frame: Int64, _ ch: Int) -> Double {
+    private func step(_ frame: Int64, _ ch: Int, _ s: inout State) -> Double {
         let q = Self.floorDiv(frame, Self.controlFrames)
-        if states[ch].controlIndex != q {
-            states[ch].here = states[ch].controlIndex == q - 1 ? states[ch].next : control(q, channel: ch)
-            states[ch].next = control(q + 1, channel: ch)
-            states[ch].controlIndex = q
+        if s.controlIndex != q {
+            s.here = s.controlIndex == q - 1 ? s.next : control(q, channel: ch)
+            s.next = control(q + 1, channel: ch)
+            s.controlIndex = q
         }
-        var s = states[ch]
-        defer { states[ch] = s }
         let c = s.here
         let envelope = c.envelope + (s.next.envelope - c.envelope) * Double(frame - q * Self.controlFrames) / Double(Self.controlFrames)
         let x = white(frame, ch, 0)
@@ -328,22 +327,34 @@ public final class AmbienceSource: GeneratedSource {
 
     /// Starts the filters from rest at the warm-up before `frame`'s chunk and runs them up to it.
     private func restart(at frame: Int64) {
-        for c in 0..<channels { states[c] = State() }
         let chunkStart = frame / chunkFrames * chunkFrames
-        var f = max(0, chunkStart - warmUpFrames)
-        while f < frame {
-            for c in 0..<channels { _ = step(f, c) }
-            f += 1
+        for c in 0..<channels {
+            var s = State()
+            var f = max(0, chunkStart - warmUpFrames)
+            while f < frame {
+                _ = step(f, c, &s)
+                f += 1
+            }
+            states[c] = s
         }
     }
 
-    /// Writes frames `start ..< start + frameCount` of the ambience into `out`, interleaved.
+    /// Writes frames `start ..< start + frameCount` of the ambience into `out`, interleaved: a
+    /// chunk's run at a time, each channel's filters in a local through the run.
     public func render(into out: UnsafeMutablePointer<Float>, from start: Int64, frameCount: Int) {
-        for i in 0..<frameCount {
+        var i = 0
+        while i < frameCount {
             let frame = start + Int64(i)
             if frame != next || frame % chunkFrames == 0 { restart(at: frame) }
-            for c in 0..<channels { out[i * channels + c] = Float(step(frame, c)) }
-            next = frame + 1
+            let chunkEnd = (Self.floorDiv(frame, chunkFrames) + 1) * chunkFrames
+            let n = Int(min(Int64(frameCount - i), chunkEnd - frame))
+            for c in 0..<channels {
+                var s = states[c]
+                for j in 0..<n { out[(i + j) * channels + c] = Float(step(frame + Int64(j), c, &s)) }
+                states[c] = s
+            }
+            i += n
+            next = frame + Int64(n)
         }
     }
 }

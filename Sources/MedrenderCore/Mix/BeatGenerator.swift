@@ -10,6 +10,9 @@ final class BeatGenerator {
     private var beatSegment = 0
     private var gainSegment = 0
     private var next: Int64 = -1
+    /// The last gain worked out, and the decibels it came from: a level gain is computed once.
+    private var lastDecibels = Double.nan
+    private var lastGain = 0.0
 
     init(_ plan: BeatPlan, channels: Int) {
         self.plan = plan
@@ -40,7 +43,12 @@ final class BeatGenerator {
             Self.seek(&gainSegment, plan.gainDecibels, frame)
             let carrierPhase = plan.carrier.phase(at: frame, segment: carrierSegment)
             let halfBeatPhase = plan.halfBeat.phase(at: frame, segment: beatSegment)
-            var gain = pow(10, plan.gainDecibels.value(at: frame, segment: gainSegment) / 20)
+            let decibels = plan.gainDecibels.value(at: frame, segment: gainSegment)
+            if decibels != lastDecibels {
+                lastDecibels = decibels
+                lastGain = pow(10, decibels / 20)
+            }
+            var gain = lastGain
             if frame < plan.fadeInFrames {
                 gain *= FadeCurve.halfCosine.value(at: (Double(frame) + 0.5) / Double(plan.fadeInFrames))
             }

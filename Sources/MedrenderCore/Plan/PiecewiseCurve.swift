@@ -52,6 +52,8 @@ public struct PiecewiseCurve: Hashable, Sendable {
     /// The value at `frame`; `segment` is `segment(containing: frame)`.
     public func value(at frame: Int64, segment i: Int) -> Double {
         guard i + 1 < frames.count, frame >= frames[i] else { return frame < frames[0] ? values[0] : values[i] }
+        // A level stretch is its value, with no curve to evaluate (the same sum, with 0 added).
+        if values[i + 1] == values[i] { return values[i] }
         let length = frames[i + 1] - frames[i]
         let x = Double(frame - frames[i]) / Double(length)
         return values[i] + (values[i + 1] - values[i]) * curves[i + 1].value(at: x)
@@ -68,11 +70,16 @@ public struct PiecewiseCurve: Hashable, Sendable {
         if i + 1 < frames.count {
             let length = Double(frames[i + 1] - frames[i]) / Double(rate)
             let x = elapsed / length
-            area = length * (values[i] * x + (values[i + 1] - values[i]) * curves[i + 1].integral(at: x))
+            area = values[i + 1] == values[i] ? length * (values[i] * x)
+                : length * (values[i] * x + (values[i + 1] - values[i]) * curves[i + 1].integral(at: x))
         } else {
             area = elapsed * values[i]
         }
-        area = (phaseAtKnot[i] + area).truncatingRemainder(dividingBy: 1)
+        area = phaseAtKnot[i] + area
+        // The fraction: for a phase at or past 0 (always, from the first knot on) exactly what
+        // `truncatingRemainder(dividingBy: 1)` gives, without the division's cost.
+        if area >= 0 { return area - area.rounded(.down) }
+        area = area.truncatingRemainder(dividingBy: 1)
         return area < 0 ? area + 1 : area
     }
 
