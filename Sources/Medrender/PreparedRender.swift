@@ -40,16 +40,39 @@ extension RenderJob {
     /// plans the session with their lengths.
     public func prepare() throws -> PreparedRender {
         let draft = try schedulePlan()
+        var assets: [SoundRef: AudioAsset] = [:]
+        var facts: [SoundRef: SoundFacts] = [:]
+        try load(draft.soundsUsed, into: &assets, facts: &facts)
+        do {
+            var plan = try RenderPlan(session: session, options: options, sounds: facts)
+            // The draft, planned without lengths, names what to load. Should the plan with the
+            // lengths play a sound it did not name, that sound is loaded and the session planned
+            // again with its length, rather than mixed without it.
+            for _ in 0..<2 {
+                let missing = plan.soundsUsed.filter { assets[$0] == nil }
+                if missing.isEmpty { break }
+                try load(missing, into: &assets, facts: &facts)
+                plan = try RenderPlan(session: session, options: options, sounds: facts)
+            }
+            var mix = MixAssets(sounds: assets, facts: facts)
+            assets = [:]
+            mix.bake(for: plan)
+            return PreparedRender(job: self, plan: plan, assets: mix, tags: try outputTags(plan: plan))
+        } catch let error as PlanError {
+            throw RenderError.plan(error, preset: origin)
+        }
+    }
+
+    /// Decodes `refs` (from the cache when it holds them) into `assets`, with their facts.
+    private func load(_ refs: [SoundRef], into assets: inout [SoundRef: AudioAsset], facts: inout [SoundRef: SoundFacts]) throws {
         var wanted: [ResolvedSound] = []
-        for ref in draft.soundsUsed {
+        for ref in refs {
             guard let sound = sounds.sounds[ref] else {
                 throw RenderError("\(origin): the sound '\(ref)' was not resolved before the render; resolve the session's sounds first",
                                   category: .internal)
             }
             wanted.append(sound)
         }
-        var assets: [SoundRef: AudioAsset] = [:]
-        var facts: [SoundRef: SoundFacts] = [:]
         do {
             // The loaded list (and a cache of this render's own) let go once read, so that baking
             // a bed that plays only as a bed can do it in place, without a second copy.
@@ -60,15 +83,6 @@ extension RenderJob {
                                               loudnessLUFS: loudness.forOutput(channels: options.channels),
                                               loopsNaturally: sound.loopsNaturally)
             }
-        }
-        do {
-            let plan = try RenderPlan(session: session, options: options, sounds: facts)
-            var mix = MixAssets(sounds: assets, facts: facts)
-            assets = [:]
-            mix.bake(for: plan)
-            return PreparedRender(job: self, plan: plan, assets: mix, tags: try outputTags(plan: plan))
-        } catch let error as PlanError {
-            throw RenderError.plan(error, preset: origin)
         }
     }
 
