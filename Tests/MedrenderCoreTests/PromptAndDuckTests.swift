@@ -139,4 +139,20 @@ import Testing
         let kept = renderMix(try RenderPlan(session: session, options: options, sounds: facts), sounds: sounds)
         #expect(kept[0..<(6 * rate)].allSatisfy { $0 == full })
     }
+
+    @Test func anEndBellWithNoRoomAfterTheVoiceIsLeftOutWithANote() throws {
+        // A 2-s closing: the outro starts 1 s into it and lasts 0.6 s, and the bell would follow
+        // a second after, past the end.
+        var session = simpleSession()
+        session.closing = .seconds(2)
+        session.voice.outro = SoundRef("in")
+        session.voice.outroAfter = .seconds(1)
+        session.bells.end = SoundRef("bell")
+        var facts = sounds.mapValues { SoundFacts(frameCount: Int64($0.frameCount)) }
+        facts[SoundRef("bell")] = SoundFacts(frameCount: Int64(rate * 6))
+        let options = RenderOptions(rate: rate, channels: 1, length: .cycles(3), layers: [.bells, .voice])
+        let plan = try RenderPlan(session: session, options: options, sounds: facts)
+        #expect(!plan.clips.contains { $0.sound == .file(SoundRef("bell")) })
+        #expect(plan.notes.contains { $0.contains("end bell ('bell') has no room after the voice") }, "\(plan.notes)")
+    }
 }

@@ -166,6 +166,11 @@ struct ClipPlacer {
         if let last = guideLines.map(\.endFrame).max(), last > frames(closingCursor) {
             closingCursor = SessionTime(covering: last, atRate: options.rate) + .seconds(1)
         }
+        if known, let bell = bells.end, closingCursor >= total {
+            // The outro or the closing's last line runs to the end: no room for the bell at all.
+            notes.append("the end bell ('\(bell)') has no room after the voice, which runs to \(closingCursor.secondsText) s of "
+                + "\(total.secondsText): left out; give a closing (or a session) longer")
+        }
         if let endRing, let bell = bells.end, closingCursor < total {
             endBellRingEnd = closingCursor + endRing
             if known, closingCursor + endRing > total {
