@@ -6,9 +6,9 @@ import MedrenderIO
 /// hearing minute 12 does not wait for minutes 0–12 to be written.
 ///
 /// The gain is the whole session's (pass 1 over every frame, which is cheap, or the loudness
-/// cache's measure of the same mix, raised as a whole render's is for what the limiter takes). The master chain then starts `warmUp` before the
-/// point, so the limiter's state (its lookahead and its release) has settled by the point; its
-/// frames up to the point are dropped. Everything else in the chain (mixer, beds, ducks,
+/// cache's measure of the same mix, raised as a whole render's is for what the limiter takes).
+/// The master chain then starts `warmUp` before the point, so the limiter's state (its
+/// lookahead and its release) has settled by the point; its frames up to the point are dropped. Everything else in the chain (mixer, beds, ducks,
 /// crossfades, fades) is computed from absolute frames, so the frames from the point are the
 /// frames of a whole render: equal where the limiter does nothing, within -90 dBFS where it does.
 public struct PointRender {

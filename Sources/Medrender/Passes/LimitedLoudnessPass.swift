@@ -29,8 +29,8 @@ enum LimitedLoudnessPass {
     /// catching them (cue tones alone at −6 LUFS would need +10 dB, all of it in the limiter), so
     /// the output stays under its target and the report says that the ceiling holds it down.
     static let maximumCorrectionDecibels = 3.0
-    /// The second each part's limiter runs before its part.
-    static let prerollSeconds: Int64 = 1
+    /// How long each part's limiter runs before its part.
+    static let preroll = SessionTime.seconds(1)
 
     /// The loudness gain, in dB, of a render written once (`limited`): pass 1's, raised by what
     /// the limiter at `ceilingDecibels` will take off the loudness, when it will work enough to
@@ -98,7 +98,7 @@ enum LimitedLoudnessPass {
         let channels = plan.channels
         let gates = Handoff((0..<parts).map { _ in LoudnessGate(channels: channels, rate: plan.rate) })
         let measurePart: @Sendable (Int) -> Void = { part in
-            let start = max(0, cuts[part] - prerollSeconds * Int64(plan.rate))
+            let start = max(0, cuts[part] - preroll.frame(atRate: plan.rate))
             let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: ceilingDecibels)
             let chain = MasterChain(plan: plan, assets: assets, startFrame: start, gain: gain, limiting: .limiter(limiter),
                                     blockFrames: Renderer.blockFrames)
