@@ -21,6 +21,21 @@ enum DecodedCheck {
         }
     }
 
+    /// Whether a stream of `format` at `rate` is sent as it is encoded. An OGG under 44.1 kHz is
+    /// not: there the codec's own peaks went 0.2–2 dB over the ceiling as decoded on the stock
+    /// presets at −12 LUFS (up to 3.3 dB over the limiter's ceiling at 16 kHz, past any headroom
+    /// that keeps the loudness), so the stream is written ahead into a temporary file, measured as
+    /// it decodes and written again when it goes over, as a file is, and sent once done: the bytes
+    /// of a file of the same render, later. (WAV streams as it goes; FLAC, Opus and MP3 always follow
+    /// when done, as they seek while they are written.)
+    static func streamsAsEncoded(_ format: OutputFormat, rate: Int) -> Bool {
+        switch format {
+        case .ogg: rate >= 44100
+        case .wav: true
+        case .flac, .opus, .mp3: false
+        }
+    }
+
     /// Loudness off its target by more than this, as decoded, is corrected by a second pass 2.
     static let loudnessTolerance = 0.45
     /// How many times pass 2 may run again.

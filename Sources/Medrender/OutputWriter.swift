@@ -98,8 +98,9 @@ final class OutputWriter {
     let path: String
     private let file: AtomicOutputFile?
     private let encoder: FrameEncoder
-    /// Standard output, the pipe or device named as the output, or a caller's sink: OGG and WAV
-    /// stream to it, the other formats are written to a temporary file and copied to it when done.
+    /// Standard output, the pipe or device named as the output, or a caller's sink: OGG (at 44.1
+    /// kHz and up) and WAV stream to it, the other formats are written to a temporary file and copied
+    /// to it when done (`DecodedCheck.streamsAsEncoded`).
     private let stream: (any ByteSink)?
     private let markers: [WaveMarker]
     /// Chapters as Vorbis comments, added to a FLAC or Opus file once it is written.
@@ -139,7 +140,7 @@ final class OutputWriter {
                                 title: chapter.name)
         }
         switch (format, stream) {
-        case (.ogg(let quality), let stream?):
+        case (.ogg(let quality), let stream?) where DecodedCheck.streamsAsEncoded(format, rate: rate):
             file = nil
             encoder = try Self.vorbisEncoder(sink: stream, plan: plan, quality: quality, tags: tags, threads: vorbisThreads)
         case (.wav(let bits), let stream?):

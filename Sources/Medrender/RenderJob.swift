@@ -180,7 +180,8 @@ public struct RenderJob: Sendable {
             loudnessRangeLU: range.isFinite ? range : nil,
             truePeakDBTP: truePeak.isFinite ? truePeak : nil, stems: outputs.stems.map(\.writer.path),
             warnings: prepared.warnings + Self.loudnessNotes(loudness: loudness, plan: plan, gainDecibels: gainDecibels)
-                + Self.streamNotes(truePeak: rewritable || !lossy ? nil : decoded?.truePeak, plan: plan),
+                + Self.streamNotes(truePeak: rewritable || !lossy ? nil : decoded?.truePeak, plan: plan)
+                + Self.overNotes(truePeak: rewritable ? decoded?.truePeak : nil, plan: plan, retries: policy.retries),
             samplePeakDBFS: peak > 0 ? gainToDecibels(Double(peak)) : nil,
             limiterReductionDecibels: -gainToDecibels(Double(figures.deepestGain)))
     }
@@ -192,6 +193,15 @@ public struct RenderJob: Sendable {
         return [String(format: "the stream decodes to %.1f dBTP, over the ceiling %.1f dBTP, and a stream cannot be written again; "
                        + "write a file (checked as it decodes, and written again when it goes over) or lower --true-peak",
                        truePeak, plan.master.truePeakDBTP)]
+    }
+
+    /// What the report says of a lossy file still over the ceiling as it decodes once it has been
+    /// written again as often as it may be.
+    static func overNotes(truePeak: Double?, plan: RenderPlan, retries: Int) -> [String] {
+        guard let truePeak, truePeak > plan.master.truePeakDBTP + 0.05 else { return [] }
+        return [String(format: "the file decodes to %.1f dBTP, over the ceiling %.1f dBTP, after it was written %d times; "
+                       + "lower --loudness, raise --rate or --quality, or write a WAV or FLAC",
+                       truePeak, plan.master.truePeakDBTP, retries + 1)]
     }
 
     /// What the report says when the output misses its target: the gain reaches it unless the

@@ -13,7 +13,8 @@ struct RenderCommand: ParsableCommand {
         abstract: "Render a session to an audio file (the default command).",
         discussion: """
             The format comes from the output's extension (.ogg, .wav, .flac, .opus, .mp3) or --format. \
-            '-o -' writes to standard output (OGG and WAV stream as they render; the others follow when done).
+            '-o -' writes to standard output\
+            (OGG at 44.1 kHz and up and WAV stream as they render; the others follow when done).
 
             """ + exitCodesHelp)
 

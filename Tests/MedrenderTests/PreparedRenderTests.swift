@@ -87,6 +87,46 @@ import Testing
         #expect(abs(capped.correctionDecibels - 0.5) < 1e-12, "the gain stops at +60 dB")
     }
 
+    @Test func theCeilingComesBeforeTheLoudness() {
+        // Over and short at once: the headroom is raised, the gain is not.
+        var policy = Self.policy()
+        let retried1 = policy.retry(after: Self.figures(loudness: -17, truePeak: -0.5))
+        #expect(retried1)
+        #expect(policy.correctionDecibels == 0)
+        #expect(abs(policy.headroomDecibels - 1.8) < 1e-12)
+        // Under and short: raised, with writes left to check the raise.
+        let retried2 = policy.retry(after: Self.figures(loudness: -17, truePeak: -2))
+        #expect(retried2)
+        #expect(abs(policy.correctionDecibels - 1) < 1e-12)
+        // Over again: the headroom and the gain come down by what it went over and a margin.
+        let retried3 = policy.retry(after: Self.figures(loudness: -16, truePeak: -0.8))
+        #expect(retried3)
+        #expect(abs(policy.correctionDecibels - 0.5) < 1e-12)
+        #expect(abs(policy.headroomDecibels - 2.3) < 1e-12)
+        // Three writes again, and no more.
+        let retried4 = policy.retry(after: Self.figures(loudness: -17, truePeak: -2))
+        #expect(!retried4)
+        #expect(policy.retries == 3)
+        #expect(abs(policy.correctionDecibels - 0.5) < 1e-12)
+    }
+
+    @Test func aRaiseIsNotMadeOnTheLastWriteButTooLoudIsLowered() {
+        var policy = Self.policy()
+        for _ in 0..<2 {
+            let retried = policy.retry(after: Self.figures(loudness: -17, truePeak: -2))
+            #expect(retried)
+        }
+        #expect(policy.retries == 2)
+        // Short again: the last write's raise could not be checked, so it is kept as it is.
+        var short = policy
+        let retried5 = short.retry(after: Self.figures(loudness: -17, truePeak: -2))
+        #expect(!retried5)
+        let before = policy.correctionDecibels
+        let retried6 = policy.retry(after: Self.figures(loudness: -15, truePeak: -2))
+        #expect(retried6)
+        #expect(abs(policy.correctionDecibels - (before - 1)) < 1e-12)
+    }
+
     @Test func anUnmeasurablyQuietFileIsNotCorrectedAndRetriesStopAtThree() {
         var quiet = Self.policy()
         let retriedQuiet = quiet.retry(after: Self.figures(loudness: -.infinity, truePeak: -.infinity))

@@ -23,7 +23,9 @@ import Testing
     func everyDestinationGetsTheSameBytes(ext: String) async throws {
         let dir = TemporaryDirectory("job")
         let format = try #require(OutputFormat.named(ext, quality: 4, bits: nil))
-        let job = try request(Self.yaml, minutes: 0.4, rate: 16000, format: format, output: dir.file("a.\(ext)"), dir: dir).job()
+        // An OGG under 44.1 kHz is written ahead and sent when done (`DecodedCheck.streamsAsEncoded`).
+        let rate = ext == "ogg" ? 44100 : 16000
+        let job = try request(Self.yaml, minutes: 0.4, rate: rate, format: format, output: dir.file("a.\(ext)"), dir: dir).job()
         let report = try job.run(to: .file(dir.file("a.\(ext)")))
         let file = try #require(FileManager.default.contents(atPath: dir.file("a.\(ext)")))
         let sink = Collector()
@@ -47,7 +49,7 @@ import Testing
             #expect(sameAsFile, "the sink's bytes differ from the file's")
         }
         #expect(chunks > 1 || ext != "ogg", "OGG streams page by page")
-        #expect(report.frames == Int64(0.4 * 60 * 16000))
+        #expect(report.frames == Int64(0.4 * 60 * Double(rate)))
     }
 
     @Test func aReaderThatStopsEarlyStopsTheRender() async throws {
