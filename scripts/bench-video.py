@@ -92,7 +92,7 @@ Measured by `make bench` (`python3 scripts/bench-video.py`, {PAIRS} alternated p
 `medrender video --preset box-breath --minutes {MINUTES}` (1280×720, 30 fps, H.264 + AAC in MP4). The floor is the `ffmpeg` program \
 encoding one breath cycle of the same video's frames, read as raw video from a file over and over for the session's length, with the same \
 settings (libx264 veryfast, CRF 23, one thread; AAC 160 kb/s; faststart) and the session's audio from a WAV render. \
-Load average (1 min) over the runs: {min(loads):.1f} to {max(loads):.1f} (other work shared the machine).
+Load average (1 min) before the first run: {loads[0]:.1f}; over the runs (its own load included): {min(loads):.1f} to {max(loads):.1f}.
 
 | comparison | ratio min / median / max | medrender s (median) | other s (median) | target |
 | --- | --- | --- | --- | --- |
