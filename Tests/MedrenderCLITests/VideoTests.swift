@@ -55,14 +55,16 @@ import Testing
     /// light circle meets the dark background on each side, to a fraction of a pixel.
     static func radii(of video: String, width: Int, height: Int, dir: TemporaryDirectory) throws -> [Double] {
         let raw = dir.file("frames.gray")
-        let decoded = try runProcess(try #require(ffmpeg), ["-v", "error", "-i", video, "-f", "rawvideo", "-pix_fmt", "gray", raw])
+        let row = Int(Double(height) * 0.46)
+        // Only that row of each frame is decoded into the file (a 720p session's whole frames
+        // would be gigabytes).
+        let decoded = try runProcess(try #require(ffmpeg), ["-v", "error", "-i", video, "-vf", "format=gray,crop=\(width):1:0:\(row)",
+                                                            "-f", "rawvideo", "-pix_fmt", "gray", raw])
         #expect(decoded.status == 0, "\(decoded.stderr)")
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
-        let size = width * height
-        let row = Int(Double(height) * 0.46)
         let threshold = 145.0
-        return stride(from: 0, to: bytes.count - size + 1, by: size).map { start in
-            let line = bytes[(start + row * width)..<(start + (row + 1) * width)].map(Double.init)
+        return stride(from: 0, to: bytes.count - width + 1, by: width).map { start in
+            let line = bytes[start..<(start + width)].map(Double.init)
             func edge(_ step: Int) -> Double {
                 var x = width / 2
                 while x + step >= 0, x + step < width, line[x + step] >= threshold { x += step }
@@ -141,6 +143,56 @@ import Testing
         for k in 0..<levels.count {
             let expected = Self.level(at: Int64(k) * sheet.rate / fps, sheet: sheet)
             #expect(abs(levels[k] - expected) < 0.03, "frame \(k): level \(levels[k]), the cue sheet says \(expected)")
+        }
+    }
+
+    /// The stock preset's 4-s phases at the default size (1280×720, 30 fps): five cycles, ten
+    /// breath boundaries. A 4-s inhale eases in, so its first frames grow by less than a pixel:
+    /// here the boundaries are placed by the fit of the whole curve (best with no shift, one
+    /// frame early or late fits worse) and the smallest and largest frames, not by the first
+    /// frame that grows.
+    @Test(.enabled(if: ffmpeg != nil && ffprobe != nil, "ffmpeg is not installed: `make test-deps` installs it"))
+    func theStockCircleAt720pMeetsTheCueSheet() throws {
+        let dir = TemporaryDirectory("video-circle-720p")
+        let video = dir.file("session.mp4")
+        let session = ["--preset", "box-breath", "--no-voice", "--cycles", "5", "--settle", "2", "--closing", "2", "--rate", "8000"]
+        let made = try runMedrender(["video"] + session + ["--background", "#101820", "-o", video])
+        #expect(made.status == 0, "\(made.stderr)")
+        let figures = try Self.probe(video)
+        #expect(figures["video.width"] == "1280" && figures["video.height"] == "720", "\(figures)")
+        let fps: Int64 = 30
+        let sheet = try Self.sheet(session, dir: dir)
+        let r = try Self.radii(of: video, width: 1280, height: 720, dir: dir)
+        #expect(Int64(r.count) == (sheet.frames * fps + sheet.rate - 1) / sheet.rate)
+        let smallest = try #require(r.min()), largest = try #require(r.max())
+        #expect(largest > smallest * 2.5, "the circle grows: \(smallest) to \(largest) px")
+        func frame(_ audio: Int64) -> Int { Int(audio * fps / sheet.rate) }
+        let inhales = sheet.marks.indices.filter { sheet.marks[$0].kind == "inhale" }
+        #expect(inhales.count == 5)
+        var boundaries = 0
+        for i in inhales {
+            let start = frame(sheet.marks[i].frame), end = frame(sheet.marks[i + 1].frame)
+            // The smallest at the inhale's start and the frame before it; the largest at its end
+            // and the frame after it (the hold); in between, growing.
+            #expect(r[start] - smallest < 0.3 && r[start - 1] - smallest < 0.3, "inhale at frame \(start): \(r[start - 1]), \(r[start])")
+            #expect(largest - r[end] < 0.3 && largest - r[end + 1] < 0.3, "inhale's end at frame \(end): \(r[end]), \(r[end + 1])")
+            // A third of a second inside the inhale at either end, the circle is off the
+            // smallest (or the largest) by a pixel or more: the boundary is not later than that.
+            #expect(r[start + 10] - smallest >= 1 && largest - r[end - 10] >= 1, "inhale \(start)–\(end): \(r[start + 10]), \(r[end - 10])")
+            boundaries += 2
+        }
+        #expect(boundaries == 10)
+        let levels = r.map { ($0 - smallest) / (largest - smallest) }
+        func error(shift: Int) -> Double {
+            (0..<levels.count).reduce(0) { sum, k in
+                sum + pow(levels[k] - Self.level(at: Int64(max(0, k + shift)) * sheet.rate / fps, sheet: sheet), 2)
+            }
+        }
+        let errors = (-3...3).map { (shift: $0, error: error(shift: $0)) }
+        #expect(errors.min { $0.error < $1.error }?.shift == 0, "\(errors)")
+        for k in 0..<levels.count {
+            let expected = Self.level(at: Int64(k) * sheet.rate / fps, sheet: sheet)
+            #expect(abs(levels[k] - expected) < 0.02, "frame \(k): level \(levels[k]), the cue sheet says \(expected)")
         }
     }
 

@@ -125,7 +125,9 @@ import Testing
     @Test func aSecondClientJoinsTheRunningRender() throws {
         let server = try ServerProcess()
         defer { server.stop() }
-        let query = "/render?preset=box-breath&minutes=15&rate=16000&format=ogg"
+        // 48 kHz: an OGG under 44.1 kHz is written whole before it is sent, so it would be done
+        // before the second client asked.
+        let query = "/render?preset=box-breath&minutes=5&rate=48000&format=ogg"
         // The first client is under way (its first bytes are in) when the second asks.
         let (fd, head) = try server.openRequest(query, read: 200)
         #expect(String(decoding: head.prefix(12), as: UTF8.self) == "HTTP/1.1 200")
@@ -385,7 +387,9 @@ import Testing
     @Test func aDiskThatFillsDuringARenderStillGivesTheWholeRender() throws {
         let server = try ServerProcess(fileSizeLimit: 200_000)
         defer { server.stop() }
-        let query = "/render?preset=box-breath&minutes=3&rate=16000&format=ogg"
+        // 48 kHz: an OGG streamed as it is encoded (under 44.1 kHz it is written whole into the
+        // temporary folder first, which this limit would stop, as it stops FLAC, Opus and MP3).
+        let query = "/render?preset=box-breath&minutes=1&rate=48000&format=ogg"
         // The same render from a server whose disk has room (a stream's bytes, which a file's
         // may not be: a file is re-encoded when its decoded check asks for it, a stream cannot be).
         let reference = try ServerProcess()
