@@ -23,6 +23,18 @@ public enum AmbienceKind: String, CaseIterable, Hashable, Sendable {
         }
     }
 
+    /// The warm-up before a chunk: 46 time constants of the ambience's slowest filter (rain: its
+    /// drops' 4-ms resonator; ocean: its 110-Hz rumble, two poles; a stream: its bubbles' 12-ms
+    /// resonator; wind: its whistle's band-pass, 2 ms), rounded up.
+    public var warmUpSeconds: Double {
+        switch self {
+        case .rain: 0.2
+        case .ocean: 0.1
+        case .stream: 0.6
+        case .wind: 0.12
+        }
+    }
+
     /// The band the ambience's envelope keeps to, in decibels against its long-term RMS: how far
     /// its own variation (swells, gusts, a shower) takes it above and below its level.
     public var levelBandDecibels: ClosedRange<Double> {
@@ -41,8 +53,10 @@ public enum AmbienceKind: String, CaseIterable, Hashable, Sendable {
 ///
 /// Two things make the sound. Its texture is white noise (a counter-based generator keyed by the
 /// seed, the channel and the frame) and random events (drops, bubbles) through filters that start
-/// from rest at the start of each 4-s chunk, run over a 1-s warm-up before it, as `NoiseSource`
-/// does. Its slow variation is a closed-form function of time: value noise (seeded knots, smoothly
+/// from rest at the start of each 4-s chunk, run over a warm-up before it, as `NoiseSource`
+/// does: 46 of the slowest filter's time constants (`warmUpSeconds`), so what the filters
+/// remember from before the warm-up is under 10⁻²⁰ and a chunk starts where its neighbour
+/// left off. Its slow variation is a closed-form function of time: value noise (seeded knots, smoothly
 /// joined) at several unrelated periods, and for the ocean a table of waves whose times are a
 /// running sum of seeded 8–12-s intervals, so no period ever comes back. The variation is worked
 /// out every `controlFrames` frames and its amplitude, the envelope, joined linearly between them.
@@ -96,7 +110,7 @@ public final class AmbienceSource: GeneratedSource {
         self.channels = channels
         self.seed = seed
         chunkFrames = Int64(rate) * 4
-        warmUpFrames = Int64(rate)
+        warmUpFrames = Int64((kind.warmUpSeconds * Double(rate)).rounded(.up))
         states = Array(repeating: State(), count: channels)
         tilt = exp(-2 * .pi * min(1800, 0.45 * Double(rate)) / Double(rate))
         func pole(_ hertz: Double) -> Double { exp(-2 * .pi * min(hertz, 0.45 * Double(rate)) / Double(rate)) }

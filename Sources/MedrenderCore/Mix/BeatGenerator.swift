@@ -2,12 +2,12 @@ import Foundation
 
 /// Renders a `BeatPlan`: each frame's tones from the phases of the plan's curves at that frame,
 /// worked out in closed form, so a generator started at any frame renders what one started at 0
-/// renders from there (its cursors only speed up the search for the current slide).
+/// renders from there (its cursors only hold the figures of the current slide).
 final class BeatGenerator {
     let plan: BeatPlan
     let channels: Int
-    private var carrierSegment = 0
-    private var beatSegment = 0
+    private var carrier: PhaseCursor
+    private var halfBeat: PhaseCursor
     private var gainSegment = 0
     private var next: Int64 = -1
     /// The last gain worked out, and the decibels it came from: a level gain is computed once.
@@ -17,6 +17,8 @@ final class BeatGenerator {
     init(_ plan: BeatPlan, channels: Int) {
         self.plan = plan
         self.channels = channels
+        carrier = PhaseCursor(plan.carrier)
+        halfBeat = PhaseCursor(plan.halfBeat)
     }
 
     /// Moves `segment` on to the slide of `curve` that holds `frame`.
@@ -28,21 +30,25 @@ final class BeatGenerator {
     /// Adds frames `blockStart ..< blockStart + frameCount` of the beats to `out` (interleaved).
     func render(into out: UnsafeMutablePointer<Float>, blockStart: Int64, frameCount: Int) {
         if blockStart != next {
-            carrierSegment = plan.carrier.segment(containing: blockStart)
-            beatSegment = plan.halfBeat.segment(containing: blockStart)
             gainSegment = plan.gainDecibels.segment(containing: blockStart)
         }
         next = blockStart + Int64(frameCount)
+        // The cursors and the last gain in locals through the loop: stored properties of a class,
+        // written every frame, would each be checked for exclusive access every frame.
+        var carrier = self.carrier, halfBeat = self.halfBeat
+        var lastDecibels = self.lastDecibels, lastGain = self.lastGain, gainSegment = self.gainSegment
+        defer {
+            self.carrier = carrier; self.halfBeat = halfBeat; self.gainSegment = gainSegment
+            self.lastDecibels = lastDecibels; self.lastGain = lastGain
+        }
         let total = plan.totalFrames
         let fadeOutStart = total - plan.fadeOutFrames
         for f in 0..<frameCount {
             let frame = blockStart + Int64(f)
             guard frame < total else { break }
-            Self.seek(&carrierSegment, plan.carrier, frame)
-            Self.seek(&beatSegment, plan.halfBeat, frame)
             Self.seek(&gainSegment, plan.gainDecibels, frame)
-            let carrierPhase = plan.carrier.phase(at: frame, segment: carrierSegment)
-            let halfBeatPhase = plan.halfBeat.phase(at: frame, segment: beatSegment)
+            let carrierPhase = carrier.phase(at: frame)
+            let halfBeatPhase = halfBeat.phase(at: frame)
             let decibels = plan.gainDecibels.value(at: frame, segment: gainSegment)
             if decibels != lastDecibels {
                 lastDecibels = decibels
@@ -58,16 +64,16 @@ final class BeatGenerator {
             let o = f * channels
             switch plan.kind {
             case .binaural:
-                let left = sin(2 * .pi * (carrierPhase - halfBeatPhase))
-                let right = sin(2 * .pi * (carrierPhase + halfBeatPhase))
+                let left = Sine.cycles(carrierPhase - halfBeatPhase)
+                let right = Sine.cycles(carrierPhase + halfBeatPhase)
                 out[o] += Float(left * gain)
                 if channels > 1 { out[o + 1] += Float(right * gain) }
             case .monaural:
-                let v = Float(0.5 * (sin(2 * .pi * (carrierPhase - halfBeatPhase)) + sin(2 * .pi * (carrierPhase + halfBeatPhase))) * gain)
+                let v = Float(0.5 * (Sine.cycles(carrierPhase - halfBeatPhase) + Sine.cycles(carrierPhase + halfBeatPhase)) * gain)
                 for c in 0..<channels { out[o + c] += v }
             case .isochronic:
                 let beatPhase = (2 * halfBeatPhase).truncatingRemainder(dividingBy: 1)
-                let v = Float(sin(2 * .pi * carrierPhase) * Beats.isochronicPulse(beatPhase) * gain)
+                let v = Float(Sine.cycles(carrierPhase) * Beats.isochronicPulse(beatPhase) * gain)
                 for c in 0..<channels { out[o + c] += v }
             }
         }

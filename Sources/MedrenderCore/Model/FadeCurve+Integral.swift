@@ -9,7 +9,7 @@ extension FadeCurve {
         switch self {
         case .linear: return t * t / 2
         case .quarterSine: return 2 / .pi * (1 - cos(t * .pi / 2))
-        case .halfCosine: return t / 2 - sin(t * .pi) / (2 * .pi)
+        case .halfCosine: return t / 2 - Sine.cycles(t / 2) / (2 * .pi)
         case .logarithmic: return ((1 + 9 * t) * log1p(9 * t) - 9 * t) / (9 * log(10))
         case .exponential: return (pow(10, t) - 1) / (9 * log(10)) - t / 9
         case .easeIn: return t * t * t / 3

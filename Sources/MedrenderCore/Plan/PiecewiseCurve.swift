@@ -85,3 +85,65 @@ public struct PiecewiseCurve: Hashable, Sendable {
 
     public func phase(at frame: Int64) -> Double { phase(at: frame, segment: segment(containing: frame)) }
 }
+
+/// The phase of a `PiecewiseCurve` for frames in order, as `phase(at:)` gives it in closed form,
+/// with the figures of the slide a frame is in worked out once for all its frames: a generator
+/// asks for a phase every frame, and most frames are in the slide the last one was in.
+struct PhaseCursor {
+    let curve: PiecewiseCurve
+    /// The frames the held slide covers, `start ..< end`.
+    private var start: Int64 = 0
+    private var end: Int64 = .min
+    private var base = 0.0
+    /// Level (or past the last knot): cycles per frame.
+    private var perFrame = 0.0
+    /// A slide: its length in frames, in seconds, its first value and its rise, and its curve.
+    private var slide: FadeCurve?
+    private var lengthFrames = 1.0
+    private var lengthSeconds = 0.0
+    private var first = 0.0
+    private var rise = 0.0
+
+    init(_ curve: PiecewiseCurve) { self.curve = curve }
+
+    /// The phase at `frame` in cycles, 0 ≤ phase < 1.
+    @inline(__always)
+    mutating func phase(at frame: Int64) -> Double {
+        if frame < start || frame >= end { hold(frame) }
+        let area: Double
+        if let slide {
+            let x = Double(frame - start) / lengthFrames
+            area = base + lengthSeconds * (first * x + rise * slide.integral(at: x))
+        } else {
+            area = base + Double(frame - start) * perFrame
+        }
+        // The whole cycles off by truncation, exact for a phase at or past 0 (always here).
+        return area - Double(Int64(area))
+    }
+
+    private mutating func hold(_ frame: Int64) {
+        let c = curve
+        let rate = Double(c.rate)
+        if frame < c.frames[0] {
+            start = 0; end = c.frames[0]; base = 0; slide = nil; perFrame = c.values[0] / rate
+            return
+        }
+        let i = c.segment(containing: frame)
+        start = c.frames[i]
+        base = c.phaseAtKnot[i]
+        if i + 1 < c.frames.count {
+            end = c.frames[i + 1]
+            if c.values[i + 1] == c.values[i] {
+                slide = nil; perFrame = c.values[i] / rate
+            } else {
+                slide = c.curves[i + 1]
+                lengthFrames = Double(end - start)
+                lengthSeconds = lengthFrames / rate
+                first = c.values[i]
+                rise = c.values[i + 1] - c.values[i]
+            }
+        } else {
+            end = .max; slide = nil; perFrame = c.values[i] / rate
+        }
+    }
+}
