@@ -11,7 +11,8 @@ import NIOCore
 /// the presets it serves (those of its `--library` folders, else all), each an episode at the
 /// preset's own length whose enclosure is the server's own `/render` of it (MP3). An enclosure's
 /// length is exact: the feed renders each episode into the render cache (or finds it there)
-/// before it answers, so a podcast client's download matches it byte for byte. The chapters
+/// before it answers, so a podcast client's download matches it byte for byte; the server
+/// renders them there when it starts (`warmFeed`), so the feed's first request need not wait. The chapters
 /// (`podcast:chapters`) are the server's `/cues` as JSON chapters, one per section, and the
 /// transcript (`podcast:transcript`) its WebVTT, with the words a guided script speaks.
 public struct ServedFeed: Sendable {
@@ -48,12 +49,27 @@ extension MedrenderService {
             return Self.text(.notFound, "this server gives no feed; start it with --feed URL (the address it is reached at)")
         }
         do {
+            // Every episode's length at once: the renders not yet in the cache (the warm-up at
+            // start renders them) go side by side, as many as the render places allow.
+            let names = feedPresetNames()
+            let client = client(of: request)
+            let lengths = try await withThrowingTaskGroup(of: (String, Int64).self) { group in
+                for name in names {
+                    group.addTask {
+                        let (job, format, identity, _) = try self.job(for: [("preset", name), ("format", ServedFeed.format)])
+                        return (name, try await self.renderedLength(job: job, identity: identity, ext: format.fileExtension, client: client))
+                    }
+                }
+                var lengths: [String: Int64] = [:]
+                for try await (name, length) in group { lengths[name] = length }
+                return lengths
+            }
             var episodes: [LibraryFeed.Episode] = []
-            for name in feedPresetNames() {
+            for name in names {
                 let query = "preset=\(Self.queryEscaped(name))&format=\(ServedFeed.format)"
-                let (job, format, identity, _) = try self.job(for: [("preset", name), ("format", ServedFeed.format)])
+                let (job, _, identity, _) = try self.job(for: [("preset", name), ("format", ServedFeed.format)])
                 let plan = try job.schedulePlan()
-                let length = try await renderedLength(job: job, identity: identity, ext: format.fileExtension, request: request)
+                guard let length = lengths[name] else { throw RenderError("the episode \(name) has no length", category: .internal) }
                 let file = try ServedLibrary(settings.library).presetFile(name)
                 let modified = (try? FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date) ?? Date(timeIntervalSince1970: 0)
                 let title = job.session.metadata.title ?? Self.feedTitle(name)
@@ -75,12 +91,25 @@ extension MedrenderService {
         }
     }
 
+    /// Renders the feed's episodes into the render cache when the server starts (those not there
+    /// already, one after another), so that a podcast client's first request for the feed finds
+    /// their lengths instead of waiting for every render. Failures are left for the feed's own
+    /// request to answer.
+    func warmFeed() async {
+        guard settings.feed != nil else { return }
+        for name in feedPresetNames() {
+            if Task.isCancelled { return }
+            guard let (job, format, identity, _) = try? self.job(for: [("preset", name), ("format", ServedFeed.format)]) else { continue }
+            _ = try? await renderedLength(job: job, identity: identity, ext: format.fileExtension, client: "feed")
+        }
+    }
+
     /// The length of a render in the cache, rendering it there first when it is not (or joining
     /// the render of it under way).
-    func renderedLength(job: RenderJob, identity: String, ext: String, request: Request) async throws -> Int64 {
+    func renderedLength(job: RenderJob, identity: String, ext: String, client: String) async throws -> Int64 {
         if let entry = cache.entry(key: identity, ext: ext) { return entry.length }
         let (flight, isNew) = await flights.join(identity) { makeFlight(key: identity, ext: ext, largestBytes: Self.largestBytes(job)) }
-        if isNew { start(flight, job: job, ext: ext, client: client(of: request)) }
+        if isNew { start(flight, job: job, ext: ext, client: client) }
         defer { flight.removeReader() }
         var (written, state) = flight.snapshot
         while case .running = state {

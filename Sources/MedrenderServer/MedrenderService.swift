@@ -168,6 +168,8 @@ public struct MedrenderService: Sendable {
             logger: logger)
         var configuration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(settings.shutdownGraceSeconds)
+        let warming = Task { await self.warmFeed() }
+        defer { warming.cancel() }
         try await ServiceGroup(configuration: configuration).run()
         // Renders still running when the grace ended leave no partial file behind.
         cache.removeTemporaries(ofProcess: getpid())

@@ -55,6 +55,21 @@ import Testing
         return folder
     }
 
+    /// The server renders its feed's episodes when it starts: the feed's first request finds
+    /// them in the render cache and renders nothing more, nor does the episode's download.
+    @Test func theFeedsEpisodesAreRenderedWhenTheServerStarts() throws {
+        let dir = TemporaryDirectory("serve-feed-warm")
+        let server = try ServerProcess(["--library", try Self.library(dir), "--feed", "https://example.org"])
+        defer { server.stop() }
+        // No request for the feed yet: its one episode is rendered all the same.
+        #expect(try ServeFaultTests.await(server, "medrender_renders_total", equals: 1) == 1)
+        let got = try server.get("/feed.xml", name: "feed")
+        #expect(got.status == 200)
+        let episode = try server.get("/render?preset=evening&format=mp3", name: "episode")
+        #expect(episode.status == 200 && String(decoding: got.body, as: UTF8.self).contains("length=\"\(episode.body.count)\""))
+        #expect(try ServeFaultTests.metricSum(server, "medrender_renders_total") == 1)
+    }
+
     @Test(.enabled(if: python != nil, "python3-feedparser is not installed: `make test-deps` installs it"))
     func theServedFeedsEnclosureAndTranscriptAreTheServersOwn() throws {
         let dir = TemporaryDirectory("serve-feed")
