@@ -103,28 +103,35 @@ import Testing
         #expect(retried3)
         #expect(abs(policy.correctionDecibels - 0.5) < 1e-12)
         #expect(abs(policy.headroomDecibels - 2.3) < 1e-12)
-        // Three writes again, and no more.
+        // Three writes again, and under the ceiling: no more.
         let retried4 = policy.retry(after: Self.figures(loudness: -17, truePeak: -2))
         #expect(!retried4)
         #expect(policy.retries == 3)
         #expect(abs(policy.correctionDecibels - 0.5) < 1e-12)
     }
 
-    @Test func aRaiseIsNotMadeOnTheLastWriteButTooLoudIsLowered() {
+    @Test func aFileStillOverAfterThreeRewritesIsWrittenAsTheBestThatHeldTheCeiling() {
         var policy = Self.policy()
-        for _ in 0..<2 {
-            let retried = policy.retry(after: Self.figures(loudness: -17, truePeak: -2))
+        let steps: [(loudness: Double, truePeak: Double)] = [(-17, -2), (-16.6, -1.5), (-16.5, -1.2)]
+        var corrections: [Double] = []
+        for step in steps {
+            corrections.append(policy.correctionDecibels)
+            let retried = policy.retry(after: Self.figures(loudness: step.loudness, truePeak: step.truePeak))
             #expect(retried)
         }
-        #expect(policy.retries == 2)
-        // Short again: the last write's raise could not be checked, so it is kept as it is.
-        var short = policy
-        let retried5 = short.retry(after: Self.figures(loudness: -17, truePeak: -2))
-        #expect(!retried5)
-        let before = policy.correctionDecibels
-        let retried6 = policy.retry(after: Self.figures(loudness: -15, truePeak: -2))
-        #expect(retried6)
-        #expect(abs(policy.correctionDecibels - (before - 1)) < 1e-12)
+        #expect(policy.retries == 3)
+        // The third raise went over, with no write left: back to the second raise's write (held
+        // the ceiling, 0.5 LU short, the closest), once more, and no more after it.
+        let restoredOnce = policy.retry(after: Self.figures(loudness: -16, truePeak: -0.7))
+        #expect(restoredOnce && policy.restored)
+        #expect(abs(policy.correctionDecibels - corrections[2]) < 1e-12 && policy.headroomDecibels == 1)
+        let again = policy.retry(after: Self.figures(loudness: -16.5, truePeak: -1.2))
+        #expect(!again)
+        // Under the ceiling on the last write: kept, whatever it missed.
+        var short = Self.policy()
+        for step in steps { _ = short.retry(after: Self.figures(loudness: step.loudness, truePeak: step.truePeak)) }
+        let kept = short.retry(after: Self.figures(loudness: -17, truePeak: -2))
+        #expect(!kept && !short.restored)
     }
 
     @Test func anUnmeasurablyQuietFileIsNotCorrectedAndRetriesStopAtThree() {

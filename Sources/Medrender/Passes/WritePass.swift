@@ -82,7 +82,8 @@ enum WritePass {
 /// little, so a lossy file is measured as it decodes, and when it breaks the ceiling or misses the
 /// target it is written again, with the headroom under the ceiling raised by what it went over
 /// (and 0.3 dB more) and the gain corrected by what it missed (raised only when it held the
-/// ceiling and a write is left to check the raise), at most `maximumRetries` times.
+/// ceiling), at most `maximumRetries` times; a file still over the ceiling then is written once
+/// more as the write that held it closest to the target was.
 struct LossyRetryPolicy {
     /// The ceiling and the target, as the listener gets them.
     let ceilingDBTP: Double
@@ -100,6 +101,11 @@ struct LossyRetryPolicy {
     private(set) var retries = 0
     /// The writes that went over the ceiling so far.
     private var overs = 0
+    /// The write that held the ceiling closest to the target: its headroom, its correction and
+    /// what it missed the target by.
+    private var best: (headroom: Double, correction: Double, off: Double)?
+    /// True once the settings of `best` were taken back for a last write.
+    private(set) var restored = false
 
     init(ceilingDBTP: Double, targetLUFS: Double, gainDecibels: Double, headroomDecibels: Double,
          maximumGainDecibels: Double = RenderJob.maximumGainDecibels,
@@ -119,16 +125,31 @@ struct LossyRetryPolicy {
     /// Takes what the written file decoded to; true when it is to be written again, with the
     /// headroom and the correction already adjusted.
     mutating func retry(after decoded: DecodedFigures) -> Bool {
+        // The write that restored an earlier one is the last.
+        if restored { return false }
         let over = decoded.truePeak - ceilingDBTP
         let off = targetLUFS - decoded.loudness
         let loudnessMissed = decoded.loudness.isFinite && abs(off) > loudnessTolerance
-        // The ceiling comes first. A raise of the gain is made only on a write that held the
-        // ceiling and with a write left after it: the codec's peaks move by more than the raise
-        // (a 16-kHz OGG went from 2 dB under the ceiling to 0.3 dB over on a 0.8-dB raise), so
-        // a raise must be checked again and, when it went over, taken back.
-        let raises = loudnessMissed && off > 0 && over <= 0 && retries + 1 < maximumRetries
+        if over <= 0, best.map({ abs(off) < abs($0.off) }) ?? true {
+            best = (headroomDecibels, correctionDecibels, off)
+        }
+        guard retries < maximumRetries else {
+            // Out of writes and over: the write that held the ceiling closest to the target is
+            // made again (the same gain and ceiling give the same bytes).
+            guard over > 0, let best else { return false }
+            headroomDecibels = best.headroom
+            correctionDecibels = best.correction
+            restored = true
+            retries += 1
+            return true
+        }
+        // The ceiling comes first: the gain is raised only after a write that held it (the
+        // codec's peaks move by more than a raise: a 16-kHz OGG went from 2 dB under the ceiling
+        // to 0.3 dB over on a 0.8-dB raise; a raise that goes over on the last write is taken
+        // back as above).
+        let raises = loudnessMissed && off > 0 && over <= 0
         let lowers = loudnessMissed && off < 0
-        guard retries < maximumRetries, over > 0 || raises || lowers else { return false }
+        guard over > 0 || raises || lowers else { return false }
         retries += 1
         if over > 0 {
             headroomDecibels += over + 0.3
