@@ -121,6 +121,14 @@ struct PhaseCursor {
         return area - Double(Int64(area))
     }
 
+    /// The value at `frame` (a frequency, in hertz), as `PiecewiseCurve.value(at:)` gives it.
+    @inline(__always)
+    mutating func value(at frame: Int64) -> Double {
+        if frame < start || frame >= end { hold(frame) }
+        guard let slide else { return perFrame * Double(curve.rate) }
+        return first + rise * slide.value(at: Double(frame - start) / lengthFrames)
+    }
+
     private mutating func hold(_ frame: Int64) {
         let c = curve
         let rate = Double(c.rate)
