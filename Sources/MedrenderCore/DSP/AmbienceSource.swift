@@ -362,10 +362,22 @@ public final class AmbienceSource: GeneratedSource {
             if frame != next || frame % chunkFrames == 0 { restart(at: frame) }
             let chunkEnd = (Self.floorDiv(frame, chunkFrames) + 1) * chunkFrames
             let n = Int(min(Int64(frameCount - i), chunkEnd - frame))
-            for c in 0..<channels {
-                var s = states[c]
-                for j in 0..<n { out[(i + j) * channels + c] = Float(step(frame + Int64(j), c, &s)) }
-                states[c] = s
+            if channels == 2 {
+                // Both ears in one loop: their filters are two chains the processor runs side by side.
+                var left = states[0], right = states[1]
+                for j in 0..<n {
+                    let f = frame + Int64(j)
+                    out[(i + j) * 2] = Float(step(f, 0, &left))
+                    out[(i + j) * 2 + 1] = Float(step(f, 1, &right))
+                }
+                states[0] = left
+                states[1] = right
+            } else {
+                for c in 0..<channels {
+                    var s = states[c]
+                    for j in 0..<n { out[(i + j) * channels + c] = Float(step(frame + Int64(j), c, &s)) }
+                    states[c] = s
+                }
             }
             i += n
             next = frame + Int64(n)
