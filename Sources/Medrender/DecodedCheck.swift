@@ -26,8 +26,8 @@ enum DecodedCheck {
     /// presets at −12 LUFS (up to 3.3 dB over the limiter's ceiling at 16 kHz, past any headroom
     /// that keeps the loudness), so the stream is written ahead into a temporary file, measured as
     /// it decodes and written again when it goes over, as a file is, and sent once done: the bytes
-    /// of a file of the same render, later. (WAV streams as it goes; FLAC, Opus and MP3 always follow
-    /// when done, as they seek while they are written.)
+    /// of a file of the same render, later. (WAV streams as it goes; FLAC, Opus and MP3 always
+    /// follow when done, as they seek while they are written.)
     static func streamsAsEncoded(_ format: OutputFormat, rate: Int) -> Bool {
         switch format {
         case .ogg: rate >= 44100

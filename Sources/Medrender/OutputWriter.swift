@@ -99,8 +99,8 @@ final class OutputWriter {
     private let file: AtomicOutputFile?
     private let encoder: FrameEncoder
     /// Standard output, the pipe or device named as the output, or a caller's sink: OGG (at 44.1
-    /// kHz and up) and WAV stream to it, the other formats are written to a temporary file and copied
-    /// to it when done (`DecodedCheck.streamsAsEncoded`).
+    /// kHz and up) and WAV stream to it, the other formats are written to a temporary file and
+    /// copied to it when done (`DecodedCheck.streamsAsEncoded`).
     private let stream: (any ByteSink)?
     private let markers: [WaveMarker]
     /// Chapters as Vorbis comments, added to a FLAC or Opus file once it is written.

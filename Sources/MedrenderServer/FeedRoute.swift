@@ -10,9 +10,9 @@ import NIOCore
 /// The podcast feed the server gives with `serve --feed URL`: what a build's `feed.xml` says, for
 /// the presets it serves (those of its `--library` folders, else all), each an episode at the
 /// preset's own length whose enclosure is the server's own `/render` of it (MP3). An enclosure's
-/// length is exact: the feed renders each episode into the render cache (or finds it there)
-/// before it answers, so a podcast client's download matches it byte for byte; the server
-/// renders them there when it starts (`warmFeed`), so the feed's first request need not wait. The chapters
+/// length is exact: the feed renders each episode into the render cache (or finds it there) before
+/// it answers, so a podcast client's download matches it byte for byte; the server renders them
+/// there when it starts (`warmFeed`), so the feed's first request need not wait. The chapters
 /// (`podcast:chapters`) are the server's `/cues` as JSON chapters, one per section, and the
 /// transcript (`podcast:transcript`) its WebVTT, with the words a guided script speaks.
 public struct ServedFeed: Sendable {

@@ -1,8 +1,9 @@
 /// The sine of a phase given in cycles, sin(2π·x), to within a few units in the last place of a
-/// `Double`: what the beat generator and the slides' phase integrals call for every frame, at
-/// a fraction of the library `sin`'s cost, for any phase under 2⁶³ cycles. The phase is reduced in cycles, where it is exact
-/// (no multiple of π to subtract), to a quarter cycle around 0, and the sine's Taylor series to
-/// x¹⁹ is summed there: its first term left out is under 3·10⁻¹⁶ at a quarter cycle.
+/// `Double`: what the beat generator and the slides' phase integrals call for every frame, at a
+/// fraction of the library `sin`'s cost, for any phase under 2⁶³ cycles. The phase is reduced in
+/// cycles, where it is exact (no multiple of π to subtract), to a quarter cycle around 0, and the
+/// sine's Taylor series to x¹⁹ is summed there: its first term left out is under 3·10⁻¹⁶ at a
+/// quarter cycle.
 public enum Sine {
     @inline(__always)
     public static func cycles(_ x: Double) -> Double {
