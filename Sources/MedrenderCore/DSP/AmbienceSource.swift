@@ -26,12 +26,12 @@ public enum AmbienceKind: String, CaseIterable, Hashable, Sendable {
     /// The warm-up before a chunk: 46 time constants of the ambience's slowest filter (rain: its
     /// drops' 4-ms resonator; ocean: its 110-Hz rumble, two poles; a stream: its bubbles' 12-ms
     /// resonator; wind: its whistle's band-pass, 2 ms), rounded up.
-    public var warmUpSeconds: Double {
+    public var warmUp: SessionTime {
         switch self {
-        case .rain: 0.2
-        case .ocean: 0.1
-        case .stream: 0.6
-        case .wind: 0.12
+        case .rain: SessionTime(milliseconds: 200)
+        case .ocean: SessionTime(milliseconds: 100)
+        case .stream: SessionTime(milliseconds: 600)
+        case .wind: SessionTime(milliseconds: 120)
         }
     }
 
@@ -54,7 +54,7 @@ public enum AmbienceKind: String, CaseIterable, Hashable, Sendable {
 /// Two things make the sound. Its texture is white noise (a counter-based generator keyed by the
 /// seed, the channel and the frame) and random events (drops, bubbles) through filters that start
 /// from rest at the start of each 4-s chunk, run over a warm-up before it, as `NoiseSource` does:
-/// 46 of the slowest filter's time constants (`warmUpSeconds`), so what the filters remember from
+/// 46 of the slowest filter's time constants (`warmUp`), so what the filters remember from
 /// before the warm-up is under 10⁻²⁰ and a chunk starts where its neighbour left off. Its slow
 /// variation is a closed-form function of time: value noise (seeded knots, smoothly joined) at
 /// several unrelated periods, and for the ocean a table of waves whose times are a running sum of
@@ -110,7 +110,7 @@ public final class AmbienceSource: GeneratedSource {
         self.channels = channels
         self.seed = seed
         chunkFrames = Int64(rate) * 4
-        warmUpFrames = Int64((kind.warmUpSeconds * Double(rate)).rounded(.up))
+        warmUpFrames = kind.warmUp.frame(atRate: rate)
         states = Array(repeating: State(), count: channels)
         tilt = exp(-2 * .pi * min(1800, 0.45 * Double(rate)) / Double(rate))
         func pole(_ hertz: Double) -> Double { exp(-2 * .pi * min(hertz, 0.45 * Double(rate)) / Double(rate)) }
