@@ -93,6 +93,40 @@ import Testing
         }
     }
 
+    /// The smallest and largest radius of `r` (the circle grows by more than 2.5 times), and the
+    /// video frames each of the session's five inhales starts and ends in: the frame a cue sheet's
+    /// time falls in is the one whose first instant is at or before it.
+    static func inhales(_ r: [Double], sheet: Sheet, fps: Int64) throws -> (Double, Double, [(start: Int, end: Int)]) {
+        let smallest = try #require(r.min()), largest = try #require(r.max())
+        #expect(largest > smallest * 2.5, "the circle grows: \(smallest) to \(largest) px")
+        func frame(_ audio: Int64) -> Int { Int(audio * fps / sheet.rate) }
+        let inhales = sheet.marks.indices.filter { sheet.marks[$0].kind == "inhale" }
+        #expect(inhales.count == 5)
+        return (smallest, largest, inhales.map { (frame(sheet.marks[$0].frame), frame(sheet.marks[$0 + 1].frame)) })
+    }
+
+    /// Every frame's radius `r`, as a level between the smallest and the largest, against the cue
+    /// sheet's level at that frame: the best fit of the whole curve is with no shift (one to three
+    /// frames early or late fits worse), and every frame is within `tolerance` of the sheet.
+    static func expectTheCurveFollowsTheSheet(_ r: [Double], sheet: Sheet, fps: Int64, within tolerance: Double) {
+        guard let smallest = r.min(), let largest = r.max(), largest > smallest else {
+            Issue.record("the circle does not change: \(r.prefix(10))")
+            return
+        }
+        let levels = r.map { ($0 - smallest) / (largest - smallest) }
+        func error(shift: Int) -> Double {
+            (0..<levels.count).reduce(0) { sum, k in
+                sum + pow(levels[k] - level(at: Int64(max(0, k + shift)) * sheet.rate / fps, sheet: sheet), 2)
+            }
+        }
+        let errors = (-3...3).map { (shift: $0, error: error(shift: $0)) }
+        #expect(errors.min { $0.error < $1.error }?.shift == 0, "\(errors)")
+        for k in 0..<levels.count {
+            let expected = level(at: Int64(k) * sheet.rate / fps, sheet: sheet)
+            #expect(abs(levels[k] - expected) < tolerance, "frame \(k): level \(levels[k]), the cue sheet says \(expected)")
+        }
+    }
+
     @Test(.enabled(if: ffmpeg != nil && ffprobe != nil, "ffmpeg is not installed: `make test-deps` installs it"))
     func theCircleMeetsTheCueSheetAtEveryBreathBoundary() throws {
         let dir = TemporaryDirectory("video-circle")
@@ -104,17 +138,10 @@ import Testing
         let r = try Self.radii(of: video, width: side, height: side, dir: dir)
         // As many frames as cover the audio, the last one cut short.
         #expect(Int64(r.count) == (sheet.frames * fps + sheet.rate - 1) / sheet.rate)
-        let smallest = try #require(r.min()), largest = try #require(r.max())
-        #expect(largest > smallest * 2.5, "the circle grows: \(smallest) to \(largest) px")
+        let (smallest, largest, inhales) = try Self.inhales(r, sheet: sheet, fps: fps)
         let near = 0.3  // px: what a frame one step into an inhale adds at this size is more
-
-        // The frame a cue sheet's time falls in: the one whose first instant is at or before it.
-        func frame(_ audio: Int64) -> Int { Int(audio * fps / sheet.rate) }
-        let inhales = sheet.marks.indices.filter { sheet.marks[$0].kind == "inhale" }
-        #expect(inhales.count == 5)
         var boundaries = 0
-        for i in inhales {
-            let start = frame(sheet.marks[i].frame), end = frame(sheet.marks[i + 1].frame)
+        for (start, end) in inhales {
             // Smallest at the inhale's start (and the frame before), growing within two frames.
             #expect(r[start] - smallest < near && r[start - 1] - smallest < near, "inhale at frame \(start): \(r[start - 1]), \(r[start])")
             let grown = try #require((start...end).first { r[$0] - smallest >= near })
@@ -129,21 +156,7 @@ import Testing
 
         // Every frame against the cue sheet's level, eased as the preview page eases it; the best
         // fit of the whole curve is with no shift at all (one frame early or late fits worse).
-        let levels = r.map { ($0 - smallest) / (largest - smallest) }
-        func error(shift: Int) -> Double {
-            var sum = 0.0
-            for k in 0..<levels.count {
-                let shifted = Int64(max(0, k + shift))
-                sum += pow(levels[k] - Self.level(at: shifted * sheet.rate / fps, sheet: sheet), 2)
-            }
-            return sum
-        }
-        let errors = (-3...3).map { (shift: $0, error: error(shift: $0)) }
-        #expect(errors.min { $0.error < $1.error }?.shift == 0, "\(errors)")
-        for k in 0..<levels.count {
-            let expected = Self.level(at: Int64(k) * sheet.rate / fps, sheet: sheet)
-            #expect(abs(levels[k] - expected) < 0.03, "frame \(k): level \(levels[k]), the cue sheet says \(expected)")
-        }
+        Self.expectTheCurveFollowsTheSheet(r, sheet: sheet, fps: fps, within: 0.03)
     }
 
     /// The stock preset's 4-s phases at the default size (1280×720, 30 fps): five cycles, ten
@@ -164,14 +177,9 @@ import Testing
         let sheet = try Self.sheet(session, dir: dir)
         let r = try Self.radii(of: video, width: 1280, height: 720, dir: dir)
         #expect(Int64(r.count) == (sheet.frames * fps + sheet.rate - 1) / sheet.rate)
-        let smallest = try #require(r.min()), largest = try #require(r.max())
-        #expect(largest > smallest * 2.5, "the circle grows: \(smallest) to \(largest) px")
-        func frame(_ audio: Int64) -> Int { Int(audio * fps / sheet.rate) }
-        let inhales = sheet.marks.indices.filter { sheet.marks[$0].kind == "inhale" }
-        #expect(inhales.count == 5)
+        let (smallest, largest, inhales) = try Self.inhales(r, sheet: sheet, fps: fps)
         var boundaries = 0
-        for i in inhales {
-            let start = frame(sheet.marks[i].frame), end = frame(sheet.marks[i + 1].frame)
+        for (start, end) in inhales {
             // The smallest at the inhale's start and the frame before it; the largest at its end
             // and the frame after it (the hold); in between, growing.
             #expect(r[start] - smallest < 0.3 && r[start - 1] - smallest < 0.3, "inhale at frame \(start): \(r[start - 1]), \(r[start])")
@@ -182,18 +190,7 @@ import Testing
             boundaries += 2
         }
         #expect(boundaries == 10)
-        let levels = r.map { ($0 - smallest) / (largest - smallest) }
-        func error(shift: Int) -> Double {
-            (0..<levels.count).reduce(0) { sum, k in
-                sum + pow(levels[k] - Self.level(at: Int64(max(0, k + shift)) * sheet.rate / fps, sheet: sheet), 2)
-            }
-        }
-        let errors = (-3...3).map { (shift: $0, error: error(shift: $0)) }
-        #expect(errors.min { $0.error < $1.error }?.shift == 0, "\(errors)")
-        for k in 0..<levels.count {
-            let expected = Self.level(at: Int64(k) * sheet.rate / fps, sheet: sheet)
-            #expect(abs(levels[k] - expected) < 0.02, "frame \(k): level \(levels[k]), the cue sheet says \(expected)")
-        }
+        Self.expectTheCurveFollowsTheSheet(r, sheet: sheet, fps: fps, within: 0.02)
     }
 
     @Test(.enabled(if: ffmpeg != nil && ffprobe != nil, "ffmpeg is not installed: `make test-deps` installs it"),
