@@ -60,35 +60,11 @@ public struct PiecewiseCurve: Hashable, Sendable {
     }
 
     public func value(at frame: Int64) -> Double { value(at: frame, segment: segment(containing: frame)) }
-
-    /// The integral from frame 0 to `frame`, in value × seconds, modulo 1: the phase, in cycles, of
-    /// a frequency following the curve. `segment` is `segment(containing: frame)`.
-    public func phase(at frame: Int64, segment i: Int) -> Double {
-        if frame < frames[0] { return (Double(frame) / Double(rate) * values[0]).truncatingRemainder(dividingBy: 1) }
-        let elapsed = Double(frame - frames[i]) / Double(rate)
-        var area: Double
-        if i + 1 < frames.count {
-            let length = Double(frames[i + 1] - frames[i]) / Double(rate)
-            let x = elapsed / length
-            area = values[i + 1] == values[i] ? length * (values[i] * x)
-                : length * (values[i] * x + (values[i + 1] - values[i]) * curves[i + 1].integral(at: x))
-        } else {
-            area = elapsed * values[i]
-        }
-        area = phaseAtKnot[i] + area
-        // The fraction: for a phase at or past 0 (always, from the first knot on) exactly what
-        // `truncatingRemainder(dividingBy: 1)` gives, without the division's cost.
-        if area >= 0 { return area - area.rounded(.down) }
-        area = area.truncatingRemainder(dividingBy: 1)
-        return area < 0 ? area + 1 : area
-    }
-
-    public func phase(at frame: Int64) -> Double { phase(at: frame, segment: segment(containing: frame)) }
 }
 
-/// The phase of a `PiecewiseCurve` for frames in order, as `phase(at:)` gives it in closed form,
-/// with the figures of the slide a frame is in worked out once for all its frames: a generator
-/// asks for a phase every frame, and most frames are in the slide the last one was in.
+/// The phase of a `PiecewiseCurve` for frames in order, in closed form: the integral from frame 0
+/// to a frame, in value × seconds, modulo 1 (the phase in cycles of a frequency following the
+/// curve), with the figures of the slide a frame is in worked out once for all its frames.
 struct PhaseCursor {
     let curve: PiecewiseCurve
     /// The frames the held slide covers, `start ..< end`.
