@@ -205,10 +205,11 @@ def bell():
     t = np.arange(n) / SR
     f0 = 262.0
     # ratio, amplitude, decay time (s), beat frequency (Hz)
+    # The slowest mode falls 60 dB in 6.7 s: the bell rings out within its 7 s.
     partials = [
-        (1.00, 1.00, 1.70, 0.7),
-        (2.76, 0.55, 1.15, 1.3),
-        (5.40, 0.30, 0.65, 2.1),
+        (1.00, 1.00, 1.00, 0.7),
+        (2.76, 0.55, 0.80, 1.3),
+        (5.40, 0.30, 0.55, 2.1),
         (8.93, 0.15, 0.38, 2.9),
         (13.34, 0.07, 0.22, 3.7),
     ]
@@ -228,7 +229,7 @@ def bell():
 
     a = int(0.004 * SR)  # 4 ms attack, no click
     x[:a] *= raised_cosine(a)
-    r = int(0.3 * SR)  # last 0.3 s faded to exact zero
+    r = int(0.3 * SR)  # last 0.3 s (from under -60 dB) faded to exact zero
     x[-r:] *= raised_cosine(r)[::-1]
     x[-1] = 0.0
     return normalize_peak(x)
