@@ -23,11 +23,13 @@ public final class TruePeakLimiter {
     private let taps: Int
     /// The oversampling factor, from the rate (`InterSampleFilter.phases(rate:)`).
     private let phases: Int
-    /// `phases − 1` interpolation filters of `taps` each, for the positions k/phases.
-    private let interpolators: [Float]
+    /// The interpolation filters for the positions k/phases, laid out for the detector's loop.
+    private let kernel: InterSampleKernel
     private let detectThreshold: Float
 
-    // History of input frames, long enough for the detector and the whole delay.
+    // History of input frames, long enough for the detector and the whole delay, held twice in a
+    // row (every frame is written to its slot in both halves), so that the interpolator's taps are
+    // always one contiguous run, wherever the ring wraps.
     private var history: [Float]
     private let historyFrames: Int
     private var written: Int = 0  // frames that have gone in
@@ -65,13 +67,13 @@ public final class TruePeakLimiter {
         // material; below half the ceiling they cannot reach it.
         self.detectThreshold = ceiling * 0.5
         self.historyFrames = taps + lookahead * 2 + 4
-        self.history = [Float](repeating: 0, count: historyFrames * channels)
+        self.history = [Float](repeating: 0, count: 2 * historyFrames * channels)
         self.minimumIndices = [Int](repeating: 0, count: lookahead + 1)
         self.minimumValues = [Float](repeating: 1, count: lookahead + 1)
         self.held = [Float](repeating: 1, count: lookahead)
         self.heldSum = Double(lookahead)
         self.phases = InterSampleFilter.phases(rate: rate)
-        self.interpolators = InterSampleFilter.coefficients(phases: phases, taps: taps)
+        self.kernel = InterSampleKernel(phases: phases, taps: taps)
     }
 
     /// How many of the latest input frames were all under the detection threshold.
@@ -117,7 +119,11 @@ public final class TruePeakLimiter {
             var readSlot = ((readIndex % historyFrames) + historyFrames) % historyFrames
             for f in 0..<frameCount {
                 let base = f * channels
-                for c in 0..<channels { hist[writeSlot * channels + c] = input[base + c] }
+                let mirror = (writeSlot + historyFrames) * channels
+                for c in 0..<channels {
+                    hist[writeSlot * channels + c] = input[base + c]
+                    hist[mirror + c] = input[base + c]
+                }
                 if readIndex >= 0 {
                     for c in 0..<channels {
                         var y = hist[readSlot * channels + c]
@@ -163,44 +169,59 @@ public final class TruePeakLimiter {
         minimumValues.withUnsafeMutableBufferPointer { minimumValues in
         held.withUnsafeMutableBufferPointer { held in
             let capacity = minimumValues.count
+            // The ring positions of frame n (going in), of m = n − detectorDelay (detected) and of
+            // n − latency (going out), and of n in the held window: counted on, not divided out
+            // at every frame.
+            func ring(_ index: Int, _ size: Int) -> Int { ((index % size) + size) % size }
+            var slot = ring(written, historyFrames)
+            var detectSlot = ring(written - detectorDelay, historyFrames)
+            var outSlot = ring(written - latency, historyFrames)
+            var heldSlot = ring(written, lookahead)
+            let backTaps = taps / 2 - 1
             for f in 0..<frameCount {
                 // 1. Take the frame in, made finite.
                 let n = written
-                let slot = (n % historyFrames) * channels
+                let mirror = slot + historyFrames
                 for c in 0..<channels {
                     let x = input[f * channels + c]
-                    hist[slot + c] = x.isFinite ? x : 0
+                    hist[slot * channels + c] = x.isFinite ? x : 0
+                    hist[mirror * channels + c] = x.isFinite ? x : 0
                 }
                 written += 1
 
                 // 2. Detect the peak of frame m = n − detectorDelay and of the interval after it.
-                let m = n - detectorDelay
                 var peak: Float = 0
-                if m >= 0 {
-                    peak = framePeak(m, UnsafeBufferPointer(hist))
+                if n >= detectorDelay {
+                    var first = detectSlot - backTaps
+                    if first < 0 { first += historyFrames }
+                    peak = framePeak(at: detectSlot, first: first, UnsafeBufferPointer(hist))
                 }
                 let need = min(1, ceiling / max(max(peak, previousPeak), 1e-30))
                 previousPeak = peak
 
                 // 3. Hold the minimum need over the lookahead window (monotonic deque).
                 while dequeCount > 0 {
-                    let last = (dequeHead + dequeCount - 1) % capacity
+                    var last = dequeHead + dequeCount - 1
+                    if last >= capacity { last -= capacity }
                     if minimumValues[last] >= need { dequeCount -= 1 } else { break }
                 }
-                let tail = (dequeHead + dequeCount) % capacity
+                var tail = dequeHead + dequeCount
+                if tail >= capacity { tail -= capacity }
                 minimumIndices[tail] = n
                 minimumValues[tail] = need
                 dequeCount += 1
                 while minimumIndices[dequeHead] <= n - lookahead {
-                    dequeHead = (dequeHead + 1) % capacity
+                    dequeHead += 1
+                    if dequeHead == capacity { dequeHead = 0 }
                     dequeCount -= 1
                 }
                 let heldMinimum = minimumValues[dequeHead]
 
                 // 4. Average the held minimums over the window: a smooth attack under the need.
-                let heldSlot = n % lookahead
                 heldSum += Double(heldMinimum) - Double(held[heldSlot])
                 held[heldSlot] = heldMinimum
+                heldSlot += 1
+                if heldSlot == lookahead { heldSlot = 0 }
                 let smoothed = Float(heldSum / Double(lookahead))
 
                 // 5. Release slowly, never above what the attack allows.
@@ -212,12 +233,18 @@ public final class TruePeakLimiter {
                 for c in 0..<channels {
                     var y: Float = 0
                     if outIndex >= 0 {
-                        y = hist[(outIndex % historyFrames) * channels + c] * gain
+                        y = hist[outSlot * channels + c] * gain
                         if !(y <= ceiling) { y = ceiling } else if !(y >= -ceiling) { y = -ceiling }
                     }
                     output[f * channels + c] = y
                 }
                 gains?[f] = gain
+                slot += 1
+                if slot == historyFrames { slot = 0 }
+                detectSlot += 1
+                if detectSlot == historyFrames { detectSlot = 0 }
+                outSlot += 1
+                if outSlot == historyFrames { outSlot = 0 }
             }
         }
         }
@@ -236,32 +263,63 @@ public final class TruePeakLimiter {
         self.deepestGain = deepestGain
     }
 
-    /// The largest absolute value of frame `m` and of the interpolated points up to frame m + 1.
+    /// The largest absolute value of the frame in slot `at` and of the interpolated points up to
+    /// the next frame, whose interpolator's taps start at slot `first`. (Frame m + 1 and the taps
+    /// follow in the doubled ring; frames before the first are its zeros, not written yet.)
     @inline(__always)
-    private func framePeak(_ m: Int, _ hist: UnsafeBufferPointer<Float>) -> Float {
+    private func framePeak(at slot: Int, first: Int, _ hist: UnsafeBufferPointer<Float>) -> Float {
         var peak: Float = 0
         var near = false
+        let at = slot * channels
         for c in 0..<channels {
-            let a = abs(hist[(m % historyFrames) * channels + c])
-            let b = abs(hist[((m + 1) % historyFrames) * channels + c])
+            let a = abs(hist[at + c])
+            let b = abs(hist[at + channels + c])
             peak = max(peak, a)
             if max(a, b) > detectThreshold { near = true }
         }
         guard near else { return peak }
-        let taps = self.taps
-        let first = m - (taps / 2 - 1)
-        for c in 0..<channels {
-            for phase in 0..<(phases - 1) {
-                var acc: Float = 0
-                for tap in 0..<taps {
-                    let index = first + tap
-                    if index < 0 { continue }
-                    acc += hist[(index % historyFrames) * channels + c] * interpolators[phase * taps + tap]
+        return max(peak, kernel.peak(hist.baseAddress! + first * channels, channels: channels))
+    }
+}
+
+/// The interpolation filters of `InterSampleFilter` laid out for the detectors' inner loop: for
+/// each tap, the coefficients of four positions side by side, one vector lane each (a lane past
+/// the last position is 0). Each lane sums its taps in the order a plain loop would, so the
+/// figures are the same to the bit; four positions go at once.
+struct InterSampleKernel {
+    let taps: Int
+    private let groups: Int
+    /// `groups × taps` vectors: group g, tap t at g × taps + t.
+    private let lanes: [SIMD4<Float>]
+
+    init(phases: Int, taps: Int) {
+        let filters = InterSampleFilter.coefficients(phases: phases, taps: taps)
+        let positions = phases - 1
+        self.taps = taps
+        groups = (positions + 3) / 4
+        var lanes = [SIMD4<Float>](repeating: .zero, count: groups * taps)
+        for position in 0..<positions {
+            for tap in 0..<taps { lanes[(position / 4) * taps + tap][position % 4] = filters[position * taps + tap] }
+        }
+        self.lanes = lanes
+    }
+
+    /// The largest absolute value, over every channel, of the points interpolated between the
+    /// middle two of the `taps` interleaved frames that start at `frames`.
+    @inline(__always)
+    func peak(_ frames: UnsafePointer<Float>, channels: Int) -> Float {
+        var largest = SIMD4<Float>.zero
+        lanes.withUnsafeBufferPointer { k in
+            for c in 0..<channels {
+                for g in 0..<groups {
+                    let row = k.baseAddress! + g * taps
+                    var acc = SIMD4<Float>.zero
+                    for tap in 0..<taps { acc += SIMD4(repeating: frames[tap * channels + c]) * row[tap] }
+                    largest = pointwiseMax(largest, pointwiseMax(acc, -acc))
                 }
-                peak = max(peak, abs(acc))
             }
         }
-        return peak
+        return largest.max()
     }
 }
 
@@ -305,8 +363,9 @@ enum InterSampleFilter {
 public final class TruePeakMeter {
     public let channels: Int
     private let phases: Int
-    private let coefficients: [Float]
+    private let kernel: InterSampleKernel
     private let taps: Int
+    /// The last frames, held twice in a row (as the limiter holds them).
     private var history: [Float]
     private let historyFrames: Int
     private var written = 0
@@ -317,9 +376,9 @@ public final class TruePeakMeter {
         self.channels = channels
         phases = InterSampleFilter.phases(rate: rate)
         taps = InterSampleFilter.taps(rate: rate)
-        coefficients = InterSampleFilter.coefficients(phases: phases, taps: taps)
+        kernel = InterSampleKernel(phases: phases, taps: taps)
         historyFrames = taps * 2
-        history = [Float](repeating: 0, count: historyFrames * channels)
+        history = [Float](repeating: 0, count: 2 * historyFrames * channels)
     }
 
     /// The true peak in dBTP (−∞ for silence).
@@ -336,43 +395,48 @@ public final class TruePeakMeter {
         for i in 0..<(frameCount * channels) where !(abs(frames[i]) < threshold) { lastLoud = i / channels }
         if lastLoud < 0, quietRun > historyFrames {
             for f in max(0, frameCount - historyFrames)..<frameCount {
-                let slot = ((written + f) % historyFrames) * channels
-                for c in 0..<channels { history[slot + c] = frames[f * channels + c] }
+                let slot = ((written + f) % historyFrames) * channels, mirror = slot + historyFrames * channels
+                for c in 0..<channels {
+                    history[slot + c] = frames[f * channels + c]
+                    history[mirror + c] = frames[f * channels + c]
+                }
             }
             written += frameCount
             quietRun += frameCount
             return
         }
         quietRun = lastLoud < 0 ? quietRun + frameCount : frameCount - 1 - lastLoud
-        for f in 0..<frameCount {
-            let slot = (written % historyFrames) * channels
-            var loudest: Float = 0
-            for c in 0..<channels {
-                let x = abs(frames[f * channels + c])
-                history[slot + c] = frames[f * channels + c]
-                loudest = max(loudest, x)
-            }
-            written += 1
-            if loudest > peak { peak = loudest }
-            // The interval between frames m and m + 1, with m = written − 1 − taps/2.
-            let m = written - 1 - taps / 2
-            guard m >= 0 else { continue }
-            var near = false
-            for c in 0..<channels {
-                let a = abs(history[(m % historyFrames) * channels + c]), b = abs(history[((m + 1) % historyFrames) * channels + c])
-                if max(a, b) > peak * 0.5 { near = true }
-            }
-            guard near else { continue }
-            let first = m - (taps / 2 - 1)
-            for c in 0..<channels {
-                for phase in 0..<(phases - 1) {
-                    var acc: Float = 0
-                    for tap in 0..<taps where first + tap >= 0 {
-                        acc += history[((first + tap) % historyFrames) * channels + c] * coefficients[phase * taps + tap]
-                    }
-                    peak = max(peak, abs(acc))
+        let channels = self.channels, historyFrames = self.historyFrames, taps = self.taps, kernel = self.kernel
+        var written = self.written, peak = self.peak
+        history.withUnsafeMutableBufferPointer { history in
+            for f in 0..<frameCount {
+                let slot = (written % historyFrames) * channels, mirror = slot + historyFrames * channels
+                var loudest: Float = 0
+                for c in 0..<channels {
+                    let x = abs(frames[f * channels + c])
+                    history[slot + c] = frames[f * channels + c]
+                    history[mirror + c] = frames[f * channels + c]
+                    loudest = max(loudest, x)
                 }
+                written += 1
+                if loudest > peak { peak = loudest }
+                // The interval between frames m and m + 1, with m = written − 1 − taps/2; frames
+                // before the first are the history's zeros (its slots are not written yet).
+                let m = written - 1 - taps / 2
+                guard m >= 0 else { continue }
+                var near = false
+                let at = (m % historyFrames) * channels  // frame m + 1 follows it in the doubled ring
+                for c in 0..<channels {
+                    let a = abs(history[at + c]), b = abs(history[at + channels + c])
+                    if max(a, b) > peak * 0.5 { near = true }
+                }
+                guard near else { continue }
+                let first = m - (taps / 2 - 1)
+                let start = ((first % historyFrames) + historyFrames) % historyFrames
+                peak = max(peak, kernel.peak(history.baseAddress! + start * channels, channels: channels))
             }
         }
+        self.written = written
+        self.peak = peak
     }
 }
