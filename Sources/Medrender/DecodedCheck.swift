@@ -86,25 +86,25 @@ struct DecodedFigures: Sendable {
 
 /// Measures decoded audio a block at a time.
 final class DecodedMeasure {
-    private let meter: LoudnessMeter
+    private let meter: LoudnessGate
     private let peak: TruePeakMeter
     private let channels: Int
     private var sample: Float = 0
 
     init(channels: Int, rate: Int) throws {
         self.channels = channels
-        meter = try LoudnessMeter(channels: channels, rate: rate, withRange: true)
+        meter = LoudnessGate(channels: channels, rate: rate, withRange: true)
         peak = TruePeakMeter(channels: channels, rate: rate)
     }
 
     func add(_ frames: UnsafePointer<Float>, frameCount: Int) throws {
-        try meter.add(frames, frameCount: frameCount)
+        meter.add(frames, frameCount: frameCount)
         peak.add(frames, frameCount: frameCount)
         for i in 0..<(frameCount * channels) { sample = max(sample, abs(frames[i])) }
     }
 
     func figures() throws -> DecodedFigures {
-        DecodedFigures(loudness: try meter.integratedLoudness(), range: try meter.loudnessRange(), truePeak: peak.peakDecibels,
+        DecodedFigures(loudness: meter.integratedLoudness, range: meter.loudnessRange, truePeak: peak.peakDecibels,
                        samplePeak: sample)
     }
 }

@@ -168,8 +168,8 @@ public struct RenderJob: Sendable {
         try StemPass.write(outputs.stems, prepared: prepared, gain: finalGain, ceilingDecibels: policy.limiterCeilingDecibels)
         try outputs.commit()
 
-        let loudness = try decoded?.loudness ?? figures.meter?.integratedLoudness() ?? -.infinity
-        let range = try decoded?.range ?? figures.meter?.loudnessRange() ?? -.infinity
+        let loudness = decoded?.loudness ?? figures.meter?.integratedLoudness ?? -.infinity
+        let range = decoded?.range ?? figures.meter?.loudnessRange ?? -.infinity
         let truePeak = decoded?.truePeak ?? (figures.truePeak.peak > 0 ? figures.truePeak.peakDecibels : -.infinity)
         let peak = decoded?.samplePeak ?? figures.samplePeak
         return RenderReport(

@@ -141,3 +141,40 @@ struct LoudnessMeterTests {
         #expect(error?.kind == .library)
     }
 }
+
+/// The Swift gate that measures what a render wrote reads what libebur128 reads: the loudness
+/// and the loudness range of noise whose level steps and slides over a minute, at three rates,
+/// mono and stereo, fed in blocks that split the 100-ms hops.
+@Suite struct LoudnessGateAgainstLibebur128Tests {
+    @Test(arguments: [(8000, 1), (44100, 2), (48000, 2)])
+    func theGateReadsWhatLibebur128Reads(rate: Int, channels: Int) throws {
+        var g = SeededGenerator(seed: 11)
+        let frames = 70 * rate
+        // 10-s stretches at 0, −12, −4, −20, −8 dB, then a slide from −2 to −18 dB, then silence.
+        let steps: [Double] = [0, -12, -4, -20, -8]
+        var samples = [Float](repeating: 0, count: frames * channels)
+        for f in 0..<(65 * rate) {
+            let t = Double(f) / Double(rate)
+            let db = t < 50 ? steps[Int(t / 10)] : -2 - 16 * (t - 50) / 15
+            let amplitude = Float(0.3 * pow(10, db / 20))
+            for c in 0..<channels { samples[f * channels + c] = (g.nextUnit() - 0.5) * amplitude }
+        }
+        let reference = try LoudnessMeter(channels: channels, rate: rate, withRange: true)
+        let gate = LoudnessGate(channels: channels, rate: rate, withRange: true)
+        try samples.withUnsafeBufferPointer { p in
+            var f = 0
+            while f < frames {
+                let n = min(1237, frames - f)
+                try reference.add(p.baseAddress! + f * channels, frameCount: n)
+                gate.add(p.baseAddress! + f * channels, frameCount: n)
+                f += n
+            }
+        }
+        let range = try reference.loudnessRange()
+        #expect(range > 10, "the material has a range to measure: \(range) LU")
+        // libebur128 keeps its blocks in 0.1-LU bins; the gate keeps them exact.
+        #expect(abs(gate.loudnessRange - range) <= 0.15, "range \(gate.loudnessRange) against \(range) LU")
+        let loudness = try reference.integratedLoudness()
+        #expect(abs(gate.integratedLoudness - loudness) <= 0.05, "loudness \(gate.integratedLoudness) against \(loudness) LUFS")
+    }
+}

@@ -10,7 +10,7 @@ enum WritePass {
     /// What one write pass measured of its output, before encoding or dither.
     struct Figures {
         /// Nil when the output is not measured here (a lossy file measured as it decodes).
-        var meter: LoudnessMeter?
+        var meter: LoudnessGate?
         var truePeak: TruePeakMeter
         var samplePeak: Float
         /// The limiter's deepest gain (1 when it never acted).
@@ -35,24 +35,21 @@ enum WritePass {
         }
         try writer.finish()
         let p = producer.value
-        if let error = p.failure { throw error }
         return Figures(meter: p.meter, truePeak: p.truePeak, samplePeak: p.samplePeak, deepestGain: limiter.deepestGain)
     }
 
     /// The producing half: the chain's next block into the ring, measured when asked.
     final class Producer {
-        /// Made only when the output is measured here: a meter with loudness range holds 3 s of
-        /// audio as doubles (2.2 MiB at 48 kHz stereo).
-        let meter: LoudnessMeter?
+        /// Made only when the output is measured here (a lossy file is measured as it decodes).
+        let meter: LoudnessGate?
         let truePeak: TruePeakMeter
         private(set) var samplePeak: Float = 0
-        private(set) var failure: IOError?
         let chain: MasterChain
         let measuresOutput: Bool
 
         init(_ prepared: PreparedRender, gain: Float, limiter: TruePeakLimiter, measuresOutput: Bool) throws(IOError) {
             let plan = prepared.plan
-            meter = measuresOutput ? try LoudnessMeter(channels: plan.channels, rate: plan.rate, withRange: true) : nil
+            meter = measuresOutput ? LoudnessGate(channels: plan.channels, rate: plan.rate, withRange: true) : nil
             truePeak = TruePeakMeter(channels: plan.channels, rate: plan.rate)
             chain = MasterChain(plan: plan, assets: prepared.assets, gain: gain, limiting: .limiter(limiter),
                                 blockFrames: Renderer.blockFrames)
@@ -68,11 +65,7 @@ enum WritePass {
             let start = block.samples + offset * chain.channels
             for i in 0..<(frames * chain.channels) { samplePeak = max(samplePeak, abs(start[i])) }
             truePeak.add(start, frameCount: frames)
-            do {
-                try meter.add(start, frameCount: frames)
-            } catch {
-                failure = error
-            }
+            meter.add(start, frameCount: frames)
             return true
         }
     }

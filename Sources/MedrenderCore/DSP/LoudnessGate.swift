@@ -4,9 +4,14 @@ import Foundation
 /// shelf and a high-pass, as libebur128 derives them for any rate), mean square over 400-ms blocks
 /// every 100 ms, an absolute gate at −70 LUFS and a relative gate 10 LU under the gated mean.
 ///
+/// With `withRange`, also the loudness range (EBU Tech 3342, as libebur128 measures it): the
+/// energy of 3-s windows every second, gated at −70 LUFS and 20 LU under their mean, from the
+/// 10th to the 95th percentile.
+///
 /// Pass 1 measures with it because it runs several times faster than libebur128 over a whole
-/// session; the report's figures still come from libebur128. Parts of one stream measured apart
-/// combine by their blocks (`integratedLoudness(of:)`), as libebur128's states do.
+/// session, and so does the check of what a render wrote (the decoded OGG, the WAV or FLAC as
+/// written). Parts of one stream measured apart combine by their blocks
+/// (`integratedLoudness(of:)`), as libebur128's states do.
 public final class LoudnessGate {
     public let channels: Int
     /// 100 ms in frames, rounded as libebur128 rounds it.
@@ -22,9 +27,16 @@ public final class LoudnessGate {
     private var inHop = 0
     /// The energy of every 400-ms block so far (a block every 100 ms).
     public private(set) var blocks: [Double] = []
+    /// With a range: the last thirty 100-ms hops' energies (3 s), and the energy of every 3-s
+    /// window, one a second, over the absolute gate.
+    private let withRange: Bool
+    private var recentHops: [Double]
+    private var shortTerm: [Double] = []
 
-    public init(channels: Int, rate: Int) {
+    public init(channels: Int, rate: Int, withRange: Bool = false) {
         self.channels = channels
+        self.withRange = withRange
+        recentHops = withRange ? [Double](repeating: 0, count: 30) : []
         self.hop = (rate + 5) / 10
         // Mono plays on both speakers: weigh it as dual mono, as the report's meter does.
         self.channelWeight = channels == 1 ? 2 : 1
@@ -119,9 +131,29 @@ public final class LoudnessGate {
             s[c * 5 + 4] = 0
         }
         hops[hopsSeen % 4] = energy / Double(hop)
+        if withRange { recentHops[hopsSeen % 30] = energy }
         hopsSeen += 1
         inHop = 0
         if hopsSeen >= 4 { blocks.append((hops[0] + hops[1] + hops[2] + hops[3]) / 4) }
+        // A 3-s window after 3 s, then every second, as libebur128 takes them.
+        if withRange, hopsSeen >= 30, hopsSeen % 10 == 0 {
+            let window = recentHops.reduce(0, +) / Double(30 * hop)
+            if window >= Self.absoluteGate { shortTerm.append(window) }
+        }
+    }
+
+    /// −70 LUFS as an energy.
+    private static let absoluteGate = pow(10, (-70 + 0.691) / 10)
+
+    /// The loudness range in LU (0 when nothing passes the gates); needs `withRange`.
+    public var loudnessRange: Double {
+        precondition(withRange, "a gate made without a range")
+        guard !shortTerm.isEmpty else { return 0 }
+        let relative = shortTerm.reduce(0, +) / Double(shortTerm.count) * 0.01
+        let gated = shortTerm.filter { $0 >= relative }.sorted()
+        guard !gated.isEmpty else { return 0 }
+        let low = gated[Int(Double(gated.count - 1) * 0.1 + 0.5)], high = gated[Int(Double(gated.count - 1) * 0.95 + 0.5)]
+        return 10 * log10(high) - 10 * log10(low)
     }
 
     /// Adds `frameCount` stereo frames to each of two gates at once: their four filter chains
