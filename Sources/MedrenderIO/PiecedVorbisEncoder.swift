@@ -272,7 +272,10 @@ public final class PiecedVorbisEncoder {
         // First the base; then the shift that puts the base's grid on the splice; then the rest.
         var order: [Int] = [0]
         let half = Int64(longBlock / 2)
-        if let grid = try blocks(of: piece, from: base, through: splice).last(where: \.long)?.center {
+        // The base's blocks, once: through the splice for its grid, and on to the block after for its try.
+        let baseShapes = try blocks(of: piece, from: base, through: splice + half)
+        let toSplice = baseShapes.firstIndex(where: { $0.center >= splice }).map { baseShapes[...$0] } ?? baseShapes[...]
+        if let grid = toSplice.last(where: \.long)?.center {
             let shift = Int(((grid - splice) % half + half) % half)
             for d in [shift, shift + Int(half), shift + 2 * Int(half), shift + 3 * Int(half)] where d > 0 && d < count * step {
                 order.append(d)
@@ -281,7 +284,7 @@ public final class PiecedVorbisEncoder {
         for j in 1..<count where !order.contains(j * step) { order.append(j * step) }
         for d in order {
             let start = base - d
-            let shapes = try blocks(of: piece, from: start, through: splice + half)
+            let shapes = d == 0 ? baseShapes : try blocks(of: piece, from: start, through: splice + half)
             if let i = shapes.firstIndex(where: { $0.center == splice }), i + 1 < shapes.count, shapes[i].long,
                 shapes[i + 1].long, shapes[i + 1].center == splice + half
             {
