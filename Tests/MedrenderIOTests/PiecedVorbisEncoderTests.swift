@@ -190,6 +190,38 @@ struct PiecedVorbisEncoderTests {
         #expect(text.contains("Vorbis stream 1"))
     }
 
+    /// Where no two long blocks follow each other for half a piece (a run of clicks), there is no
+    /// splice: the piece runs on, in one encoder, to the next boundary that has one, and the stream
+    /// is as whole, as long and as independent of the threads as anywhere else.
+    @Test("a stretch with no splice is encoded whole by one piece", .enabled(if: hasFFmpeg, "needs ffmpeg"))
+    func aStretchWithNoSpliceIsEncodedWhole() throws {
+        let dir = TemporaryDirectory("io-pieced")
+        let rate = 22050, channels = 1, frames = 20 * rate
+        var input = sessionSignal(frames: frames, rate: rate, channels: channels, seed: 5)
+        // From 4 to 12 s, a sharp click every 12 ms: the encoder takes short blocks throughout.
+        let clicks = (4 * rate)..<(12 * rate)
+        for start in stride(from: clicks.lowerBound, to: clicks.upperBound, by: rate * 12 / 1000) {
+            for i in 0..<8 { input[start + i] += i % 2 == 0 ? 0.6 : -0.6 }
+        }
+        let one = try encodePieced(input, channels: channels, rate: rate, threads: 1, pieceSeconds: 2)
+        let two = try encodePieced(input, channels: channels, rate: rate, threads: 2, pieceSeconds: 2, feed: 777)
+        #expect(one.bytes == two.bytes)
+        #expect(one.splices == two.splices)
+        // Splices before the clicks and after them, none among them.
+        let inside = one.splices.filter { clicks.contains(Int($0)) }
+        #expect(inside.isEmpty, "splices among the clicks: \(inside)")
+        #expect(one.splices.contains { $0 < Int64(clicks.lowerBound) }, "\(one.splices)")
+        #expect(one.splices.contains { $0 > Int64(clicks.upperBound) }, "\(one.splices)")
+        let decoded = try decodeWithFFmpeg(one.bytes, channels: channels, in: dir, name: "clicks")
+        #expect(decoded.count == frames * channels)
+        // Within the codec's own noise of one encoder (two neighbouring qualities), clicks and all.
+        let single = try decodeWithFFmpeg(try encodeSingle(input, channels: channels, rate: rate), channels: channels, in: dir, name: "single")
+        let neighbour = try decodeWithFFmpeg(try encodeSingle(input, channels: channels, rate: rate, quality: 4.1), channels: channels,
+                                             in: dir, name: "neighbour")
+        let difference = rmsDifference(decoded[...], single[...]), noise = rmsDifference(single[...], neighbour[...])
+        #expect(noise > 0 && difference <= noise, "pieced vs one encoder \(difference), codec noise \(noise)")
+    }
+
     @Test("a stream shorter than two pieces is one piece: no splice", arguments: [0, 1, 4096, 44100])
     func shortStreams(frames: Int) throws {
         let input = sessionSignal(frames: frames, rate: 44100, channels: 2)
