@@ -8,6 +8,8 @@ import MedrenderIO
 ///
 /// At most `queueLimit` packets wait; the encoder waits when the decoder falls that far behind,
 /// so memory does not grow with the session's length.
+// `@unchecked`: the queue, the flags, the failure and the figures are read and written under
+// `condition` only; the decoder and the meter belong to the decoding thread alone.
 final class LiveVorbisCheck: @unchecked Sendable {
     static let queueLimit = 4096
     /// The decoder is woken for this many packets at a time (or the end), not for each one.
@@ -33,6 +35,8 @@ final class LiveVorbisCheck: @unchecked Sendable {
         encoder.packetObserver = { [self] packet in try self.submit(packet) }
     }
 
+    /// The decoder and its meter, made here and handed to the decoding thread, which alone uses
+    /// them from then on (hence `@unchecked`).
     private struct Unchecked<T>: @unchecked Sendable { let value: T; init(_ value: T) { self.value = value } }
 
     /// Hands a packet to the decoder, waiting while the queue is full.

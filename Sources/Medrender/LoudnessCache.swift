@@ -7,6 +7,7 @@ import MedrenderPresets
 /// starts writing at once. The mix is known by everything it is made of: the session, the options
 /// that shape it (rate, channels, length, layers) and each sound's file, size and modification
 /// time. Safe to share between threads; it keeps at most `capacity` entries.
+// `@unchecked`: the entries and their order are read and written under `lock` only.
 public final class LoudnessCache: @unchecked Sendable {
     struct Key: Hashable {
         var session: Session

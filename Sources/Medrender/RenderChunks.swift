@@ -57,6 +57,8 @@ public struct RenderCancelled: DiagnosedError, Hashable {
 }
 
 /// Chunks handed from the render's thread to an asynchronous reader, at most `capacity` waiting.
+// `@unchecked`: the buffer, the waiting continuation, the flags and the failure are read and
+// written under `condition` only; `capacity` is a constant.
 final class ChunkChannel: RenderSink, @unchecked Sendable {
     private let condition = NSCondition()
     private var buffer: [[UInt8]] = []

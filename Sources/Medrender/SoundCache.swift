@@ -8,6 +8,8 @@ import MedrenderCore
 /// decoded samples: past that, the sounds used least recently go first (a render that holds one
 /// keeps its copy until it ends). The bound is unlimited by default (a build's renders share every
 /// sound); a server sets one.
+// `@unchecked`: the entries, their last uses, the clock and the bytes held are read and written
+// under `lock` only; a sound is decoded outside it, by one caller while others wait on it.
 public final class SoundCache: @unchecked Sendable {
     struct Key: Hashable {
         enum Identity: Hashable {

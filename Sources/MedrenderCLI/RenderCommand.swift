@@ -236,7 +236,9 @@ enum ReportText {
 }
 
 /// A progress bar on stderr, only when stderr is a terminal.
-final class ProgressBar: @unchecked Sendable {  // drawn from one thread at a time, as the renderer reports
+// `@unchecked`: drawn from one thread at a time, as the renderer reports (pass 1's parts side by
+// side report from the first pair only; pass 2 from the writing thread).
+final class ProgressBar: @unchecked Sendable {
     let enabled: Bool
     let started = Date()
     var lastDraw = Date.distantPast

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import MedrenderPresets
 import MedrenderServer
+import Synchronization
 
 /// `medrender serve`: the preset library and renders over HTTP.
 struct ServeCommand: ParsableCommand {
@@ -146,8 +147,12 @@ struct ServeCommand: ParsableCommand {
 }
 
 /// The server's error, handed from its task to the command.
-final class ServeFailure: @unchecked Sendable {
-    var error: (any Error)?
+final class ServeFailure: Sendable {
+    private let stored = Mutex<(any Error)?>(nil)
+    var error: (any Error)? {
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
+    }
 }
 
 /// Log records as one JSON object a line on standard error: time, level, label, message and the

@@ -381,6 +381,7 @@ public final class PiecedVorbisEncoder {
 }
 
 /// A piece's packets, handed from the thread that encodes it to the one that writes the stream.
+// `@unchecked`: `result` is read and written under `condition` only.
 private final class PieceResult: @unchecked Sendable {
     private let condition = NSCondition()
     private var result: Result<[VorbisPiecePacket], IOError>?

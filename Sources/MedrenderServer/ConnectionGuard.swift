@@ -5,6 +5,8 @@ import NIOHTTPTypes
 
 /// Open connections, shared by every connection's guard; and what waits for one to close (a
 /// request that is not sending yet learns so that its client has gone).
+// `@unchecked`: the count, the live ids and the watchers are read and written under `lock` only;
+// `limit` is a constant.
 final class ConnectionCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var open = 0

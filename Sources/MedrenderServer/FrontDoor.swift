@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import Synchronization
 
 /// What every request passes first: an unknown path is a 404 that names the paths, a method other
 /// than GET or HEAD a 405; with keys, a request without a known one is a 401 (the same answer for
@@ -98,9 +99,8 @@ struct FrontDoor<Context: RequestContext>: RouterMiddleware {
 }
 
 /// Bytes sent so far, counted from the body's writer.
-final class ByteCount: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    func add(_ n: Int) { lock.withLock { count += n } }
-    var value: Int { lock.withLock { count } }
+final class ByteCount: Sendable {
+    private let count = Mutex(0)
+    func add(_ n: Int) { count.withLock { $0 += n } }
+    var value: Int { count.withLock { $0 } }
 }

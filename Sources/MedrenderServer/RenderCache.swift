@@ -8,6 +8,8 @@ import Logging
 /// disk) is seen, removed and rendered again. The folder may be shared by several servers: a render
 /// holds a lock on its key (`flock`), and another process that wants the same render waits for it
 /// instead of rendering it twice. Bounded by size: the entries used least recently go first.
+// `@unchecked`: `warned` is read and written under `lock`; the rest are constants (the logger
+// is a value that is only read).
 final class RenderCache: @unchecked Sendable {
     struct Entry: Sendable {
         var path: String
@@ -157,7 +159,7 @@ final class RenderCache: @unchecked Sendable {
         }
     }
 
-    final class KeyLock: @unchecked Sendable {
+    final class KeyLock: Sendable {
         let fd: Int32
         let path: String
         init(fd: Int32, path: String) { self.fd = fd; self.path = path }

@@ -1,12 +1,16 @@
 import Foundation
-import MedrenderIO
 import Medrender
+import MedrenderIO
 import NIOCore
+import Synchronization
 
 /// One render under way, written at full speed into a file that its readers follow, each at its
 /// own pace: a slow reader never holds a render place, and a second client for the same render
 /// reads the same file instead of starting another. When the last reader leaves before the end,
 /// the render is stopped.
+// `@unchecked`: every field that changes (`written`, `state`, the readers, waiters and the
+// stop, the head and tail kept in memory, `abandoned`) is read and written under `condition`;
+// the rest are constants.
 final class RenderFlight: @unchecked Sendable {
     enum State {
         case running
@@ -181,9 +185,8 @@ final class RenderFlight: @unchecked Sendable {
 }
 
 /// A client that has gone, as its request's watcher sees it.
-final class Departure: @unchecked Sendable {
-    private let lock = NSLock()
-    private var left = false
-    func leave() { lock.withLock { left = true } }
-    var hasLeft: Bool { lock.withLock { left } }
+final class Departure: Sendable {
+    private let left = Mutex(false)
+    func leave() { left.withLock { $0 = true } }
+    var hasLeft: Bool { left.withLock { $0 } }
 }

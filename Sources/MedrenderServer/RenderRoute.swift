@@ -4,6 +4,7 @@ import Hummingbird
 import Medrender
 import MedrenderCore
 import NIOCore
+import Synchronization
 
 /// `GET /render` (and `HEAD`): from the render cache when the render is there, else rendered into
 /// it (or joined, when the same render is under way) and streamed as it grows. Media players'
@@ -271,14 +272,13 @@ extension MedrenderService {
     }
 
     /// The pass a render reports last (0 before its first report).
-    final class PassSeen: @unchecked Sendable {
-        private let lock = NSLock()
-        private var pass = 0
-        var value: Int { lock.withLock { pass } }
+    final class PassSeen: Sendable {
+        private let pass = Mutex(0)
+        var value: Int { pass.withLock { $0 } }
 
         /// Notes `now`; the pass before it when it changed, else nil.
         func update(_ now: Int) -> Int? {
-            lock.withLock {
+            pass.withLock { pass in
                 guard now != pass else { return nil }
                 defer { pass = now }
                 return pass

@@ -3,6 +3,7 @@ import Foundation
 /// What `GET /metrics` reports, in Prometheus' text format: requests by route and status,
 /// renders running and queued, the render cache's hits, misses and size, render seconds and bytes
 /// sent. Counters only grow; safe to share between tasks.
+// `@unchecked`: every counter is read and written under `lock` only.
 final class ServiceMetrics: @unchecked Sendable {
     private let lock = NSLock()
     private var requests: [String: [Int: Int]] = [:]

@@ -111,7 +111,7 @@ extension MedrenderService {
 }
 
 /// The encoder's bytes into a pipe; a client gone stops the encoder.
-final class PipeSink: RenderSink, @unchecked Sendable {
+final class PipeSink: RenderSink, Sendable {
     struct Gone: Error {}
     let pipe: ChunkPipe
     init(_ pipe: ChunkPipe) { self.pipe = pipe }
@@ -122,6 +122,7 @@ final class PipeSink: RenderSink, @unchecked Sendable {
 
 /// Chunks handed from a render thread to a response: the thread waits when `depth` are pending,
 /// so memory stays bounded however long the session; a client gone cancels the render.
+// `@unchecked`: the chunks and the two flags are read and written under `condition` only.
 final class ChunkPipe: @unchecked Sendable {
     private let condition = NSCondition()
     private var chunks: [[UInt8]] = []

@@ -71,6 +71,7 @@ struct StudioIssue: Codable, Equatable {
 }
 
 /// YAML posted to listen to, by id: the newest few, so the audio element can GET them.
+// `@unchecked`: the takes are read and written under `lock` only.
 final class StudioTakes: @unchecked Sendable {
     private let lock = NSLock()
     private var takes: [(id: String, yaml: String)] = []

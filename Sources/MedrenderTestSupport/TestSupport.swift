@@ -3,7 +3,7 @@ import MedrenderCore
 import MedrenderIO
 
 /// A temporary directory of a test's own, removed when the value is released.
-public final class TemporaryDirectory: @unchecked Sendable {
+public final class TemporaryDirectory: Sendable {
     public let path: String
 
     public init(_ label: String = "test") {

@@ -233,6 +233,8 @@ public struct SpeechSynthesizer: Sendable {
 
 /// What this process has asked of the installed engines (their voices and versions), asked once:
 /// festival takes seconds to list its voices.
+// `@unchecked`: the voice lists and versions are read and written under `lock` only (an engine
+// is asked outside it, and what it says is stored under it).
 final class EngineFacts: @unchecked Sendable {
     static let shared = EngineFacts()
     private let lock = NSLock()
