@@ -75,6 +75,7 @@ final class BeatGenerator {
         let total = plan.totalFrames
         let fadeOutStart = total - plan.fadeOutFrames
         let rate = Double(plan.carrier.rate)
+        let turnsHigh = plan.kind != .isochronic
         let frames = Int(max(0, min(Int64(frameCount), total - blockStart)))
         var runStart = 0
         while runStart < frames {
@@ -93,7 +94,7 @@ final class BeatGenerator {
             var high = Rotor(phase: carrierPhase + halfBeatPhase, cyclesPerFrame: carrierStep + halfBeatStep)
             for _ in 0..<skip {
                 low.turn()
-                high.turn()
+                if turnsHigh { high.turn() }
             }
             for f in runStart..<(runStart + n) {
                 let frame = blockStart + Int64(f)
@@ -124,7 +125,7 @@ final class BeatGenerator {
                     for c in 0..<channels { out[o + c] += v }
                 }
                 low.turn()
-                high.turn()
+                if turnsHigh { high.turn() }  // isochronic beats play one tone
             }
             runStart += n
         }
