@@ -43,7 +43,7 @@ public struct CueSheetEvent: Hashable, Sendable {
         for line in plan.guide.lines { spoken[line.startFrame, default: []].append(line) }
         for (index, section) in plan.sections.enumerated() {
             let end = plan.sections[(index + 1)...].first { $0.frame > section.frame }?.frame ?? plan.totalFrames
-            events.append(CueSheetEvent(kind: .section, name: words.section(section.name), frame: section.frame, endFrame: end, words: words))
+            events.append(CueSheetEvent(kind: .section, name: words.section(section), frame: section.frame, endFrame: end, words: words))
         }
         for clip in plan.clips {
             let kind: Kind, name: String
@@ -82,7 +82,7 @@ public enum CueSheetWriter {
         var text = "{\"rate\": \(plan.rate), \"frames\": \(plan.totalFrames), \"cycles\": \(plan.schedule.cycleCount),\n"
         text += " \"sections\": ["
         text += plan.sections.map {
-            "{\"name\": \"\(escape(plan.guide.language.words.section($0.name)))\", \"frame\": \($0.frame), \"seconds\": \($0.time)}"
+            "{\"name\": \"\(escape(plan.guide.language.words.section($0)))\", \"frame\": \($0.frame), \"seconds\": \($0.time)}"
         }.joined(separator: ", ")
         text += "],\n \"events\": [\n"
         text += CueSheetEvent.events(of: plan).map {
@@ -151,7 +151,7 @@ public enum CueSheetWriter {
         let rate = plan.rate
         let words = plan.guide.language.words
         for section in plan.sections {
-            text += "\(seconds(section.frame, rate))\t\(seconds(section.frame, rate))\t\(words.section(section.name))\n"
+            text += "\(seconds(section.frame, rate))\t\(seconds(section.frame, rate))\t\(words.section(section))\n"
         }
         for event in CueSheetEvent.events(of: plan) where event.kind != .section {
             text += "\(seconds(event.frame, rate))\t\(seconds(event.endFrame, rate))\t\(event.caption)\n"

@@ -114,7 +114,7 @@ extension RenderJob {
                           chapters: plan.sections.map { section in
                               // Named in the session's language (Settle → Ankommen); a segment's own name as written.
                               var named = section
-                              named.name = session.language.words.section(section.name)
+                              named.name = session.language.words.section(section)
                               return named
                           },
                           cover: try m.cover.map { (path) throws(IOError) in try CoverArt(path: path) })

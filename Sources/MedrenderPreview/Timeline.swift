@@ -123,10 +123,10 @@ public struct SessionTimeline: Hashable, Sendable {
 
         // Settle, then the breathing (or its chained segments, which then stand for it), then closing.
         var marks = plan.sections
-        if marks.count > 3, marks[1].name == "Breathing" { marks.remove(at: 1) }
+        if marks.count > 3, marks[1].kind == .breathing { marks.remove(at: 1) }
         self.sections = marks.enumerated().map { index, section in
             let end = index + 1 < marks.count ? marks[index + 1].frame : plan.totalFrames
-            return Section(name: words.section(section.name), startSeconds: seconds(section.frame), endSeconds: seconds(end))
+            return Section(name: words.section(section), startSeconds: seconds(section.frame), endSeconds: seconds(end))
         }.filter { $0.endSeconds > $0.startSeconds }
 
         self.clips = plan.clips.compactMap { clip in

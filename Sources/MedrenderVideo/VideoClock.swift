@@ -71,6 +71,6 @@ public struct BreathingPicture: Sendable {
         let moment = timeline.moment(at: seconds)
         let label = timeline.phaseIndex(at: seconds).map { words.instruction(timeline.phases[$0].kind) } ?? ""
         let progress = timeline.totalFrames > 0 ? min(1, Double(audio) / Double(timeline.totalFrames)) : 1
-        return PictureState(level: moment.level, label: label, section: words.section(moment.section), progress: progress)
+        return PictureState(level: moment.level, label: label, section: moment.section, progress: progress)
     }
 }

@@ -113,3 +113,23 @@ func previewPlan(_ session: Session, cycles: Int = 3, rate: Int = 48000) throws 
         #expect(svg.components(separatedBy: "<circle ").count - 1 == 2)
     }
 }
+
+/// A section is known by what it is, never by its name: segments called "Settle", "Breathing" and
+/// "Closing" keep their names in a German session, and the session's own closing is "Ausklang".
+@Suite struct SectionIdentityTests {
+    @Test func segmentsNamedLikeTheSessionsSectionsKeepTheirNames() throws {
+        let pattern = BreathPattern(milliseconds: 2000, 0, 2000, 0)
+        var session = Session(name: "t", segments: [
+            PatternSegment(pattern: pattern, span: .cycles(2), name: "Breathing"),
+            PatternSegment(pattern: pattern, span: .cycles(2), name: "Settle"),
+            PatternSegment(pattern: pattern, span: .cycles(2), name: "Closing"),
+        ], settle: .seconds(2), closing: .seconds(3), master: MasterSettings(fadeIn: .zero, fadeOut: .seconds(1)))
+        session.language = .german
+        let plan = try previewPlan(session, cycles: 6, rate: 8000)
+        #expect(plan.sections.map(\.kind) == [.settle, .segment, .segment, .segment, .closing])
+        #expect(plan.sections.map { Language.german.words.section($0) } == ["Ankommen", "Breathing", "Settle", "Closing", "Ausklang"])
+        // The preview keeps the segments (the first one stands for the breathing) under their own names.
+        let timeline = SessionTimeline(plan: plan, title: "t")
+        #expect(timeline.sections.map(\.name) == ["Ankommen", "Breathing", "Settle", "Closing", "Ausklang"])
+    }
+}

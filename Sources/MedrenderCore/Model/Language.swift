@@ -67,14 +67,14 @@ public struct Words: Hashable, Sendable {
         Array(numbers.prefix(count).reversed())
     }
 
-    /// A section's name in this language (`Settle`, `Breathing`, `Closing`), or `name` as it is
-    /// (a segment's own name).
-    public func section(_ name: String) -> String {
-        switch name {
-        case "Settle": settle
-        case "Breathing": breathing
-        case "Closing": closing
-        default: name
+    /// A section's name in this language (settle, breathing, closing), or a segment's own name as
+    /// it is written, whatever it says.
+    public func section(_ section: SessionSection) -> String {
+        switch section.kind {
+        case .settle: settle
+        case .breathing: breathing
+        case .closing: closing
+        case .segment: section.name
         }
     }
 }

@@ -46,17 +46,17 @@ extension RenderPlan {
     static func sections(session: Session, schedule: BreathSchedule, rate: Int) -> [SessionSection] {
         func frames(_ t: SessionTime) -> Int64 { t.frame(atRate: rate) }
         var sections = [
-            SessionSection(name: "Settle", time: .zero, frame: 0),
-            SessionSection(name: "Breathing", time: schedule.start, frame: frames(schedule.start)),
+            SessionSection(.settle, name: "Settle", time: .zero, frame: 0),
+            SessionSection(.breathing, name: "Breathing", time: schedule.start, frame: frames(schedule.start)),
         ]
         if session.segments.count > 1 {
             for (index, start) in schedule.segmentStarts.enumerated() where schedule.cycleCounts[index] > 0 {
                 let segment = session.segments[index]
                 sections.append(SessionSection(
-                    name: segment.name ?? "Segment \(index + 1): \(segment.pattern)", time: start, frame: frames(start)))
+                    .segment, name: segment.name ?? "Segment \(index + 1): \(segment.pattern)", time: start, frame: frames(start)))
             }
         }
-        sections.append(SessionSection(name: "Closing", time: schedule.end, frame: frames(schedule.end)))
+        sections.append(SessionSection(.closing, name: "Closing", time: schedule.end, frame: frames(schedule.end)))
         // Two sections on one frame would be two chapters at one time: the later, more specific one
         // stays (a named first segment instead of "Breathing", "Breathing" instead of an empty settle).
         return sections.indices.filter { $0 == sections.count - 1 || sections[$0 + 1].frame != sections[$0].frame }.map { sections[$0] }

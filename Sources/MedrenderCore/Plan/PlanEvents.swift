@@ -1,8 +1,20 @@
-/// A named point in the session: settle, breathing, each chained segment, closing.
+/// A named point in the session: settle, breathing, each chained segment, closing. What a section
+/// is goes by its `kind`, never by its name: a segment may be called anything, "Closing" too.
 public struct SessionSection: Hashable, Sendable {
+    public enum Kind: Hashable, Sendable { case settle, breathing, segment, closing }
+    public var kind: Kind
+    /// Settle, Breathing and Closing in English (`Words.section` says them in the session's
+    /// language); a segment's own name as written.
     public var name: String
     public var time: SessionTime
     public var frame: Int64
+
+    public init(_ kind: Kind, name: String, time: SessionTime, frame: Int64) {
+        self.kind = kind
+        self.name = name
+        self.time = time
+        self.frame = frame
+    }
 }
 
 /// A clip placed on the clock: a voice clip, a bell, or a cue.
