@@ -66,7 +66,7 @@ public enum LibraryFeed {
         var items: [String] = []
         for section in sections {
             guard let name = section["name"] as? String, let seconds = (section["seconds"] as? NSNumber)?.doubleValue else { continue }
-            items.append("\n  {\"startTime\": \(jsonNumber(seconds)), \"title\": \"\(jsonEscape(name))\"}")
+            items.append("\n  {\"startTime\": \(jsonNumber(seconds)), \"title\": \"\(JSONString.escaped(name))\"}")
         }
         text += items.joined(separator: ",") + "\n]}\n"
         return Array(text.utf8)
@@ -319,40 +319,13 @@ public enum LibraryFeed {
         return true
     }
 
-    static func xml(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            // Control characters other than tab and newline are not allowed in XML 1.0.
-            case _ where scalar.value < 0x20 && scalar != "\t" && scalar != "\n": out += " "
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
+    static func xml(_ text: String) -> String { MarkupText.escaped(text) }
 
     static func unescapeXML(_ text: String) -> String {
         text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
             .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
+            .replacingOccurrences(of: "&#39;", with: "'")
             .replacingOccurrences(of: "&amp;", with: "&")
-    }
-
-    static func jsonEscape(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
     }
 
     /// Seconds as JSON: whole numbers without a fraction, else up to millisecond precision.

@@ -3,21 +3,7 @@ import MedrenderCore
 /// Text and numbers as SVG, HTML and JSON want them.
 enum Markup {
     /// `text` safe inside an element or a quoted attribute.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for ch in text.unicodeScalars {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(ch)
-            }
-        }
-        return out
-    }
+    static func escape(_ text: String) -> String { MarkupText.escaped(text) }
 
     /// `text` as a JSON string, quotes included, safe inside a `<script>` element (no `</`).
     static func jsonString(_ text: String) -> String {

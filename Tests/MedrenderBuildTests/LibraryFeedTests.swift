@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func textIsEscapedForXMLAndNamesForURLs() {
-        #expect(LibraryFeed.xml("a < b & \"c\" > 'd'") == "a &lt; b &amp; &quot;c&quot; &gt; &apos;d&apos;")
+        #expect(LibraryFeed.xml("a < b & \"c\" > 'd'") == "a &lt; b &amp; &quot;c&quot; &gt; &#39;d&#39;")
         #expect(LibraryFeed.xml("x\u{1}y") == "x y")
         #expect(LibraryFeed.url("https://e.org", "a b#1.ogg") == "https://e.org/a%20b%231.ogg")
     }
