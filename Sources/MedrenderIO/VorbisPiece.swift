@@ -117,8 +117,14 @@ final class OggPacketWriter {
 
     /// Adds one packet, numbered after the one before, and writes the pages it completes.
     /// Returns the packet as the stream carries it.
+    ///
+    /// The last packet goes on a page of its own. A player that cannot seek in the stream
+    /// (GStreamer over HTTP) stops reading its length 8 KiB before the end, at the page before the
+    /// last: with the last page holding one packet, what it reads is within one block of the
+    /// stream's length, however much audio 8 KiB holds at a low rate.
     @discardableResult
     func add(_ bytes: [UInt8], granulePosition: Int64, beginsStream: Bool = false, endsStream: Bool) throws(IOError) -> VorbisPacket {
+        if endsStream, packetNumber > 3 { try flush() }
         var copy = bytes
         let number = packetNumber
         packetNumber += 1
