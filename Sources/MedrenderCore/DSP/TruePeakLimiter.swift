@@ -21,9 +21,8 @@ public final class TruePeakLimiter {
     private let detectorDelay: Int
     /// The interpolator's length, from the rate (`InterSampleFilter.taps(rate:)`).
     private let taps: Int
-    /// The oversampling factor, from the rate (`InterSampleFilter.phases(rate:)`).
-    private let phases: Int
-    /// The interpolation filters for the positions k/phases, laid out for the detector's loop.
+    /// The interpolation filters for the positions k/phases (the oversampling factor from the
+    /// rate, `InterSampleFilter.phases(rate:)`), laid out for the detector's loop.
     private let kernel: InterSampleKernel
     private let detectThreshold: Float
 
@@ -72,8 +71,7 @@ public final class TruePeakLimiter {
         self.minimumValues = [Float](repeating: 1, count: lookahead + 1)
         self.held = [Float](repeating: 1, count: lookahead)
         self.heldSum = Double(lookahead)
-        self.phases = InterSampleFilter.phases(rate: rate)
-        self.kernel = InterSampleKernel(phases: phases, taps: taps)
+        self.kernel = InterSampleKernel(phases: InterSampleFilter.phases(rate: rate), taps: taps)
     }
 
     /// How many of the latest input frames were all under the detection threshold.
@@ -362,7 +360,6 @@ enum InterSampleFilter {
 /// highest peak so far.
 public final class TruePeakMeter {
     public let channels: Int
-    private let phases: Int
     private let kernel: InterSampleKernel
     private let taps: Int
     /// The last frames, held twice in a row (as the limiter holds them).
@@ -374,9 +371,8 @@ public final class TruePeakMeter {
 
     public init(channels: Int, rate: Int) {
         self.channels = channels
-        phases = InterSampleFilter.phases(rate: rate)
         taps = InterSampleFilter.taps(rate: rate)
-        kernel = InterSampleKernel(phases: phases, taps: taps)
+        kernel = InterSampleKernel(phases: InterSampleFilter.phases(rate: rate), taps: taps)
         historyFrames = taps * 2
         history = [Float](repeating: 0, count: 2 * historyFrames * channels)
     }
