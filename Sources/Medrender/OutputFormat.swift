@@ -13,18 +13,11 @@ public enum OutputFormat: Hashable, Sendable {
     /// MP3 (libsndfile with LAME); quality −1…10, mapped onto libsndfile's 0…1.
     case mp3(quality: Double)
 
-    public static let names = ["ogg", "wav", "flac", "opus", "mp3"]
+    public static let names = FormatName.allCases.map(\.rawValue)
 
     /// The format named `name` (an extension or a `--format` value), or nil.
     public static func named(_ name: String, quality: Double, bits: SampleFormat?) -> OutputFormat? {
-        switch name.lowercased() {
-        case "ogg", "oga": .ogg(quality: quality)
-        case "wav", "wave": .wav(bits ?? .int16)
-        case "flac": .flac(bits ?? .int16)
-        case "opus": .opus(quality: quality)
-        case "mp3": .mp3(quality: quality)
-        default: nil
-        }
+        FormatName(spelled: name)?.format(quality: quality, bits: bits)
     }
 
     /// The format for `path`'s extension, or nil when medrender does not write it.

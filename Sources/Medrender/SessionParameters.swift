@@ -5,8 +5,10 @@ import MedrenderPresets
 
 /// A session asked for by name and options, as the command line and the service take them: the
 /// preset, its length, the pattern and phase overrides, the rate, channels, layers, loudness,
-/// format and tags. `validate` gives the same one-line messages on both faces, as
-/// `ParameterError`s that each face words in its own terms (`--minutes` / `minutes=`).
+/// format and tags. The values that arrive as text and name a choice (format, layers, bits, rate)
+/// are typed here, each face reading its text through `RequestValues.swift`; `validate` checks the
+/// ranges and the combinations, as `ParameterError`s that each face words in its own terms
+/// (`--minutes` / `minutes=`).
 public struct SessionParameters: Sendable, Hashable {
     public var preset: String
     public var minutes: Double?
@@ -18,13 +20,13 @@ public struct SessionParameters: Sendable, Hashable {
     public var exhale: Double?
     public var holdOut: Double?
     public var channels = 2
-    /// `16`, `24` or `32f`, for WAV and FLAC.
-    public var bits: String?
+    /// The sample format of WAV and FLAC (16-bit when nil).
+    public var bits: SampleFormat?
     /// −1…10, as oggenc.
     public var quality = 4.0
-    /// `ogg`, `wav`, `flac`, `opus`, `mp3`.
-    public var format: String?
-    public var layers = "cues,voice,ambience,bells,beats"
+    /// The format; nil when the output's extension says it (OGG for a stream).
+    public var format: FormatName?
+    public var layers = Set(Layer.allCases)
     public var loudness: Double?
     public var truePeak: Double?
     public var title: String?
@@ -97,7 +99,6 @@ public struct SessionParameters: Sendable, Hashable {
             throw ParameterError("quality", value: "\(quality)", "is out of range; use -1 to 10 (as oggenc)")
         }
         guard channels == 1 || channels == 2 else { throw ParameterError("channels", value: "\(channels)", "is out of range; use 1 or 2") }
-        _ = try sampleFormat()
     }
 
     /// Checks the mix's options: tags, loudness, ceiling, layers, and the format against the bits.
@@ -113,12 +114,11 @@ public struct SessionParameters: Sendable, Hashable {
         if let truePeak, !(truePeak.isFinite && (-20...0).contains(truePeak)) {
             throw ParameterError("true-peak", value: "\(truePeak)", "is out of range; give -20 to 0 dBTP")
         }
-        _ = try parsedLayers()
         let format = try outputFormat(output: output)
         if case .flac(.float32) = format { throw ParameterError("bits", value: "32f", "is for WAV; FLAC takes 16 or 24") }
         switch format {
         case .ogg, .opus, .mp3:
-            if let bits { throw ParameterError("bits", value: bits, "is for WAV and FLAC; \(format.fileExtension) is compressed") }
+            if let bits { throw ParameterError("bits", value: bits.rawValue, "is for WAV and FLAC; \(format.fileExtension) is compressed") }
         default: break
         }
     }
@@ -182,44 +182,21 @@ public struct SessionParameters: Sendable, Hashable {
         }
     }
 
-    /// The sample format `bits` names, or nil when not given.
-    public func sampleFormat() throws(ParameterError) -> SampleFormat? {
-        guard let bits else { return nil }
-        guard let format = SampleFormat(rawValue: bits) else {
-            throw ParameterError("bits", value: bits, "is not supported; use 16, 24 or 32f")
-        }
-        return format
-    }
-
-    public func parsedLayers() throws(ParameterError) -> Set<Layer> {
-        var result = Set<Layer>()
-        for name in layers.split(separator: ",", omittingEmptySubsequences: false).map({ String($0).trimmingCharacters(in: .whitespaces) }) {
-            guard let layer = Layer(rawValue: name) else {
-                throw ParameterError("layers", value: layers, "names an unknown layer '\(name)'; choose from cues, voice, ambience, bells, beats")
-            }
-            result.insert(layer)
-        }
-        return result
-    }
-
     /// The format from `format`, or from `output`'s extension (OGG for a stream, `output` nil or `-`).
     public func outputFormat(output: String?) throws(ParameterError) -> OutputFormat {
-        let bitsFormat = try sampleFormat()
         if let format {
-            guard let f = OutputFormat.named(format, quality: quality, bits: bitsFormat) else {
-                throw ParameterError("format", value: format, "is not one medrender writes; choose ogg, wav, flac, opus or mp3")
-            }
+            let f = format.format(quality: quality, bits: bits)
             // A name that says another format would mislead every player that trusts it.
-            if let output, let named = OutputFormat.forPath(output, quality: quality, bits: bitsFormat),
+            if let output, let named = OutputFormat.forPath(output, quality: quality, bits: bits),
                 named.fileExtension != f.fileExtension
             {
-                throw ParameterError("format", value: format, "does not match -o \(output), which ends in .\(named.fileExtension); "
+                throw ParameterError("format", value: format.rawValue, "does not match -o \(output), which ends in .\(named.fileExtension); "
                     + "end the name in .\(f.fileExtension) or drop {format}")
             }
             return f
         }
         guard let output, output != "-" else { return .ogg(quality: quality) }
-        guard let f = OutputFormat.forPath(output, quality: quality, bits: bitsFormat) else {
+        guard let f = OutputFormat.forPath(output, quality: quality, bits: bits) else {
             throw ParameterError("output", value: output, "has no extension that names a format; end it in .ogg, .wav, .flac, .opus or .mp3, or give {format}")
         }
         return f
@@ -275,7 +252,7 @@ public struct SessionParameters: Sendable, Hashable {
         let actualRate = format.rate(for: rate)
         let note = actualRate == rate ? nil
             : "\(format.fileExtension) takes \(format.allowedRates!.map(String.init).joined(separator: ", ")) Hz; rendering at \(actualRate) Hz"
-        let options = RenderOptions(rate: actualRate, channels: channels, length: length, layers: try parsedLayers())
+        let options = RenderOptions(rate: actualRate, channels: channels, length: length, layers: layers)
         var request = RenderRequest(session: session, presetFile: file, options: options, format: format,
                                     outputPath: output, library: library)
         request.stockFallback = stockFallback

@@ -63,7 +63,7 @@ public struct LibraryBuildSettings: Sendable {
     /// The lengths to render each preset at; empty for each preset's own default.
     public var lengths: [SessionLength]
     /// Format names: ogg, wav, flac, opus, mp3.
-    public var formats: [String]
+    public var formats: [FormatName]
     public var rate: Int
     public var channels: Int
     public var quality: Double
@@ -76,7 +76,7 @@ public struct LibraryBuildSettings: Sendable {
     public var verify: Bool
     public var library: PresetLibrary
 
-    public init(presetFiles: [String], outputDirectory: String, lengths: [SessionLength] = [], formats: [String] = ["ogg"],
+    public init(presetFiles: [String], outputDirectory: String, lengths: [SessionLength] = [], formats: [FormatName] = [.ogg],
                 rate: Int = 48000, channels: Int = 2, quality: Double = 4, bits: SampleFormat? = nil,
                 jobs: Int = ProcessInfo.processInfo.activeProcessorCount, shard: LibraryBuildShard? = nil,
                 verify: Bool = false, library: PresetLibrary)
@@ -373,7 +373,7 @@ extension LibraryBuild {
             let lengths = settings.lengths.isEmpty ? [session.defaultLength] : settings.lengths
             for length in lengths {
                 for formatName in settings.formats {
-                    guard let format = OutputFormat.named(formatName, quality: settings.quality, bits: settings.bits) else { continue }
+                    let format = formatName.format(quality: settings.quality, bits: settings.bits)
                     let rate = format.rate(for: settings.rate)
                     let base = "\(preset)-\(lengthLabel(length))"
                     let outputName = "\(base).\(format.fileExtension)"

@@ -41,11 +41,11 @@ struct BuildCommand: ParsableCommand {
     @Option(name: .long, help: "Lengths in whole breath cycles, comma-separated, instead of --minutes.")
     var cycles: String?
 
-    @Option(name: .long, help: "Formats, comma-separated, of: ogg, wav, flac, opus, mp3.")
-    var format: String = "ogg"
+    @Option(name: .long, help: ArgumentHelp("Formats, comma-separated, of: ogg, wav, flac, opus, mp3.", valueName: "format,..."))
+    var format = FormatList([.ogg])
 
-    @Option(name: .long, help: "Output sample rate in Hz, 8000 to 192000.")
-    var rate: Int = 48000
+    @Option(name: .long, help: ArgumentHelp("Output sample rate, 8000 to 192000 Hz: in hertz (44100) or kilohertz (44.1k).", valueName: "hz"))
+    var rate = RateArgument(48000)
 
     @Option(name: .customShort("j"), help: "Cores to keep busy, one render on each (default: every core).")
     var jobs: Int?
@@ -107,17 +107,6 @@ struct BuildCommand: ParsableCommand {
         return result
     }
 
-    func formats() throws -> [String] {
-        var result: [String] = []
-        for name in try Self.list(format, option: "--format") {
-            guard let f = OutputFormat.named(name, quality: encoding.quality, bits: nil) else {
-                throw ValidationError("--format \(name) is not one medrender writes; choose from ogg, wav, flac, opus, mp3")
-            }
-            if !result.contains(f.fileExtension) { result.append(f.fileExtension) }
-        }
-        return result
-    }
-
 
     func validate() throws {
         if let feed, LibraryFeedSettings.baseURL(feed) == nil { throw ValidationError(LibraryFeedSettings.urlProblem(feed, option: "--feed")) }
@@ -128,9 +117,8 @@ struct BuildCommand: ParsableCommand {
         guard output != nil else { throw ValidationError("give the output folder with -o OUTDIR") }
         if minutes != nil, cycles != nil { throw ValidationError("give --minutes or --cycles, not both") }
         _ = try lengths()
-        let names = try formats()
-        guard RenderOptions.rateRange.contains(rate) else { throw ValidationError("--rate \(rate) is out of range; give 8000 to 192000 Hz") }
-        if try encoding.sampleFormat() == .float32, names.contains("flac") { throw ValidationError("--bits 32f is for WAV; FLAC takes 16 or 24") }
+        guard RenderOptions.rateRange.contains(rate.hertz) else { throw ValidationError("--rate \(rate.hertz) is out of range; give 8000 to 192000 Hz") }
+        if encoding.bits == .float32, format.formats.contains(.flac) { throw ValidationError("--bits 32f is for WAV; FLAC takes 16 or 24") }
         if let jobs, !(1...1024).contains(jobs) { throw ValidationError("-j \(jobs): give 1 to 1024 renders at once") }
         if let shard, shard != "auto", LibraryBuildShard(parsing: shard) == nil {
             throw ValidationError("--shard \(shard) is not a shard; give K/N, two whole numbers with 1 ≤ K ≤ N, such as 1/2, or auto")
@@ -205,8 +193,8 @@ struct BuildCommand: ParsableCommand {
             let files = try presetFiles(library)
             let podcast = try BuildFeed.resolve(feed: feed, settingsOption: self.settings, library: library)
             let settings = LibraryBuildSettings(
-                presetFiles: files, outputDirectory: folder, lengths: try lengths(), formats: try formats(),
-                rate: rate, channels: encoding.channels, quality: encoding.quality, bits: try encoding.sampleFormat(),
+                presetFiles: files, outputDirectory: folder, lengths: try lengths(), formats: format.formats,
+                rate: rate.hertz, channels: encoding.channels, quality: encoding.quality, bits: encoding.bits,
                 jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, shard: chosen,
                 verify: verify, library: library)
             if dryRun {

@@ -63,7 +63,7 @@ enum BuildIndex {
         parameters.cycles = output.cycles
         parameters.rate = output.rate
         parameters.channels = output.channels
-        parameters.format = output.format
+        parameters.format = FormatName(spelled: output.format)
         let (request, _) = try parameters.request(library: library, output: audioPath)
         let plan = try Renderer.check(request)
         try PreviewWriter.writePage(try AtomicOutputFile(path: pagePath), plan: plan, session: request.session, loudnessLUFS: output.loudnessLUFS,

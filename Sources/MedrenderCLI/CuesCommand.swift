@@ -46,7 +46,7 @@ struct CuesCommand: ParsableCommand {
                 throw RenderError("\(file): the preset is the output file \(output); write the cue sheet elsewhere", category: .usage)
             }
             let request = RenderRequest(session: sessionValue, presetFile: file,
-                                        options: RenderOptions(rate: session.rate, length: length),
+                                        options: RenderOptions(rate: session.rate.hertz, length: length),
                                         format: .ogg(quality: 4), outputPath: toStandardOutput ? "-" : output, library: library)
             // The plan a render would make, sounds and all: no sheet for a session that cannot be rendered.
             let plan = try Renderer.check(request)

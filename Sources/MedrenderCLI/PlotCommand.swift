@@ -17,8 +17,8 @@ struct PlotCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "The plot to write (.svg).")
     var output: String
 
-    @Option(name: .long, help: "The layers to plan, comma-separated, of: cues, voice, ambience, bells, beats.")
-    var layers: String = "cues,voice,ambience,bells,beats"
+    @Option(name: .long, help: ArgumentHelp("The layers to plan, comma-separated, of: cues, voice, ambience, bells, beats.", valueName: "layer,..."))
+    var layers = LayerList()
 
     @Option(name: .long, help: "The drawing's width, 600 to 4000 units.")
     var width: Double = 1200
@@ -30,7 +30,7 @@ struct PlotCommand: ParsableCommand {
         try checkPagePath(output, option: "-o", extensions: ["svg"])
         guard width >= 600, width <= 4000 else { throw ValidationError("--width \(width): give 600 to 4000") }
         var p = session.parameters
-        p.layers = layers
+        p.layers = layers.layers
         try asValidation { try p.validateMix(output: "plot.ogg") }
     }
 
@@ -39,7 +39,7 @@ struct PlotCommand: ParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: audioPath) }
         do {
             var p = session.parameters
-            p.layers = layers
+            p.layers = layers.layers
             p.quality = 0
             let library = session.libraries.library()
             let (request, _) = try p.request(library: library, output: audioPath)

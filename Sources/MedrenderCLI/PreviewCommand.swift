@@ -26,27 +26,27 @@ struct PreviewCommand: ParsableCommand {
     var audio: String?
 
     @Option(name: .long, help: "The embedded audio's format: ogg, mp3, wav, flac or opus (mp3 plays in every browser).")
-    var format: String = "ogg"
+    var format = FormatName.ogg
 
     @Option(name: .long, parsing: .unconditional, help: "The audio's quality, -1 to 10 as oggenc.")
     var quality: Double = 3
 
-    @Option(name: .long, help: "The layers to mix, comma-separated, of: cues, voice, ambience, bells, beats.")
-    var layers: String = "cues,voice,ambience,bells,beats"
+    @Option(name: .long, help: ArgumentHelp("The layers to mix, comma-separated, of: cues, voice, ambience, bells, beats.", valueName: "layer,..."))
+    var layers = LayerList()
 
-    var audioOutput: String { audio ?? PreviewWriter.temporaryAudioPath(extension: format) }
+    var audioOutput: String { audio ?? PreviewWriter.temporaryAudioPath(extension: format.rawValue) }
 
     func parameters(output: String) -> SessionParameters {
         var p = session.parameters
         p.quality = quality
-        p.layers = layers
+        p.layers = layers.layers
         p.format = audio == nil ? format : nil
         return p
     }
 
     func validate() throws {
         try checkPagePath(output, option: "-o")
-        try asValidation { try parameters(output: audio ?? "preview.\(format)").validateMix(output: audio ?? "preview.\(format)") }
+        try asValidation { try parameters(output: audio ?? "preview.\(format.rawValue)").validateMix(output: audio ?? "preview.\(format.rawValue)") }
         if let audio, PreviewWriter.relative(audio, toPageAt: output) == nil {
             throw ValidationError("--audio \(audio): the page names its audio relative to itself; put it in the page's folder (or below), or leave --audio out to embed it")
         }

@@ -26,9 +26,8 @@ struct RenderCommand: ParsableCommand {
             completion: .file(extensions: ["ogg", "wav", "flac", "opus", "mp3"]))
     var output: String
 
-    @Option(name: .long, help: "The format, when the extension does not say: ogg, wav, flac, opus, mp3.",
-            completion: .list(["ogg", "wav", "flac", "opus", "mp3"]))
-    var format: String?
+    @Option(name: .long, help: "The format, when the extension does not say: ogg, wav, flac, opus, mp3.")
+    var format: FormatName?
 
     @Option(name: .long, help: "Title tag (default: the preset's).")
     var title: String?
@@ -51,9 +50,9 @@ struct RenderCommand: ParsableCommand {
 
 
 
-    @Option(name: .long, help: "The layers to mix, comma-separated, of: cues, voice, ambience, bells, beats.",
+    @Option(name: .long, help: ArgumentHelp("The layers to mix, comma-separated, of: cues, voice, ambience, bells, beats.", valueName: "layer,..."),
             completion: .list(["cues", "voice", "ambience", "bells", "beats", "cues,voice", "cues,ambience", "voice,ambience"]))
-    var layers: String = "cues,voice,ambience,bells,beats"
+    var layers = LayerList()
 
     @Option(name: .long, help: "Also write the cue sheet to this file: .json, .vtt or .txt.", completion: .file(extensions: ["json", "vtt", "txt"]))
     var cues: String?
@@ -89,7 +88,7 @@ struct RenderCommand: ParsableCommand {
     var parameters: SessionParameters {
         var p = encoding.parameters(into: session.parameters)
         p.format = format
-        p.layers = layers
+        p.layers = layers.layers
         p.loudness = loudness
         p.truePeak = truePeak
         p.title = title

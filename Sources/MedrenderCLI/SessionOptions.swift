@@ -23,8 +23,8 @@ struct SessionOptions: ParsableArguments {
     @Option(name: .long, help: "Session length in whole breath cycles, instead of --minutes.")
     var cycles: Int?
 
-    @Option(name: .long, help: "Output sample rate in Hz, 8000 to 192000.")
-    var rate: Int = 48000
+    @Option(name: .long, help: ArgumentHelp("Output sample rate, 8000 to 192000 Hz: in hertz (44100) or kilohertz (44.1k).", valueName: "hz"))
+    var rate = RateArgument(48000)
 
     @Option(name: .long, parsing: .unconditional, help: "Replace the preset's pattern: inhale-hold-exhale-hold in seconds, such as 4.7-0.3-6.3-1.1.")
     var pattern: String?
@@ -70,7 +70,7 @@ struct SessionOptions: ParsableArguments {
         p.voice = voice
         p.language = language
         p.cycles = cycles
-        p.rate = rate
+        p.rate = rate.hertz
         p.pattern = pattern
         p.inhale = inhale
         p.holdIn = holdIn

@@ -70,7 +70,7 @@ struct VideoCommand: ParsableCommand {
             let settings = try picture.settings(output: output, option: "-o")
             try VideoRender.check(settings: settings, output: output)
             var p = session.parameters
-            p.format = "wav"
+            p.format = .wav
             p.channels = channels
             let (request, _) = try p.request(library: session.libraries.library(), output: output)
             let prepared = try Renderer.prepare(request)

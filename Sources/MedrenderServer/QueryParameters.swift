@@ -1,4 +1,6 @@
 import Medrender
+import MedrenderCore
+import MedrenderIO
 
 /// The query of `/render` and `/cues` as session parameters: the command line's options, by the
 /// same names without their dashes (`minutes`, `hold-in`, `true-peak`…). A value that is not of
@@ -38,17 +40,17 @@ enum QueryParameters {
         // `minutes=fit`: as long as the preset's guided script.
         if values["minutes"] == "fit" { p.fitToGuide = true } else { p.minutes = try number("minutes") }
         p.cycles = try integer("cycles")
-        p.rate = try integer("rate") ?? p.rate
+        p.rate = try values["rate"].map { (text) throws(ParameterError) in try SampleRateText.parse(text) } ?? p.rate
         p.pattern = values["pattern"]
         p.inhale = try number("inhale")
         p.holdIn = try number("hold-in")
         p.exhale = try number("exhale")
         p.holdOut = try number("hold-out")
         p.channels = try integer("channels") ?? p.channels
-        p.bits = values["bits"]
+        p.bits = try values["bits"].map { (text) throws(ParameterError) in try SampleFormat(parsing: text) }
         p.quality = try number("quality") ?? p.quality
-        p.format = values["format"] ?? "ogg"
-        p.layers = values["layers"] ?? p.layers
+        p.format = try values["format"].map { (text) throws(ParameterError) in try FormatName(parsing: text) } ?? .ogg
+        p.layers = try values["layers"].map { (text) throws(ParameterError) in try Layer.parseList(text) } ?? p.layers
         p.loudness = try number("loudness")
         p.truePeak = try number("true-peak")
         p.title = values["title"]

@@ -27,12 +27,13 @@ import Testing
 
     @Test func cueSheetOptionWritesFramesOfTheRender() throws {
         let dir = TemporaryDirectory("sheet")
-        let result = try runMedrender(["--preset", "coherent", "--minutes", "2", "--rate", "22050", "--layers", "cues",
+        let result = try runMedrender(["--preset", "coherent", "--minutes", "2", "--rate", "22.05k", "--layers", "cues",
                                        "-o", dir.file("c.wav"), "--bits", "32f", "--cues", dir.file("c.json")])
         #expect(result.status == 0, "\(result.stderr)")
         let json = try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: dir.file("c.json")))) as! [String: Any]
         let cues = json["cues"] as! [[String: Any]]
-        let (_, _, samples) = try readSound(dir.file("c.wav"))
+        let (rate, _, samples) = try readSound(dir.file("c.wav"))
+        #expect(rate == 22050, "--rate 22.05k wrote \(rate) Hz")
         #expect(cues.count > 10)
         for cue in cues {
             let f = (cue["frame"] as! NSNumber).intValue
@@ -52,7 +53,11 @@ import Testing
         (["--preset", "box-breath", "--quality", "11", "-o", "x.ogg"], 64, "-1 to 10"),
         (["--preset", "box-breath", "--layers", "cues,drums", "-o", "x.ogg"], 64, "drums"),
         (["--preset", "box-breath", "-o", "x.xyz"], 64, ".ogg, .wav, .flac, .opus or .mp3"),
-        (["--preset", "box-breath", "--bits", "12", "-o", "x.wav"], 64, "16, 24 or 32f"),
+        (["--preset", "box-breath", "--bits", "12", "-o", "x.wav"], 64, "'16', '24' or '32f'"),
+        (["--preset", "box-breath", "--format", "aiff", "-o", "x.ogg"], 64, "'--format <format>'. Please provide one of 'ogg', 'wav', 'flac', 'opus' or 'mp3'"),
+        (["--preset", "box-breath", "--rate", "44.1x", "-o", "x.ogg"], 64, "The value '44.1x' is invalid for '--rate <hz>'"),
+        (["--preset", "box-breath", "--rate", "44.1001k", "-o", "x.ogg"], 64, "'44.1001k' is invalid"),
+        (["--preset", "box-breath", "--rate", "7.999k", "-o", "x.ogg"], 64, "--rate 7999 is out of range; give 8000 to 192000 Hz"),
         (["--preset", "box-breath", "--frobnicate", "-o", "x.ogg"], 64, "frobnicate"),
         (["--preset", "box-breath", "--format", "wav", "-o", "x.ogg"], 64, "x.ogg, which ends in .ogg; end the name in .wav or drop --format"),
         (["--preset", "box-breath", "--title", String(repeating: "t", count: 1100), "-o", "x.ogg"], 64, "--title is 1100 bytes of text"),

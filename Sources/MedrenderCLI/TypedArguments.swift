@@ -1,0 +1,57 @@
+import ArgumentParser
+import Medrender
+import MedrenderCore
+import MedrenderIO
+
+// The request's typed values as the command line reads them: the parser turns the text into the
+// value, so a command holds a `FormatName`, a set of layers, a `SampleFormat` or a rate in hertz,
+// never a string to parse later. The names are the library's own (`RequestValues.swift`), as the
+// service reads its query; an unknown name is the parser's usage error, with the names listed.
+
+extension FormatName: ExpressibleByArgument {
+    public init?(argument: String) { self.init(spelled: argument) }
+    public static var allValueStrings: [String] { allCases.map(\.rawValue) }
+    public var defaultValueDescription: String { rawValue }
+}
+
+extension SampleFormat: ExpressibleByArgument {}
+
+/// `--layers cues,voice`: the layers to mix, in any order.
+struct LayerList: ExpressibleByArgument, Hashable {
+    var layers: Set<Layer>
+    init(_ layers: Set<Layer> = Set(Layer.allCases)) { self.layers = layers }
+    init?(argument: String) {
+        guard let layers = try? Layer.parseList(argument) else { return nil }
+        self.layers = layers
+    }
+    static var allValueStrings: [String] { Layer.allCases.map(\.rawValue) }
+    var defaultValueDescription: String { Layer.listed(layers) }
+}
+
+/// `--format ogg,wav` (build): formats in the order given, each once.
+struct FormatList: ExpressibleByArgument, Hashable {
+    var formats: [FormatName]
+    init(_ formats: [FormatName]) { self.formats = formats }
+    init?(argument: String) {
+        var formats: [FormatName] = []
+        for item in argument.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let name = FormatName(spelled: item.trimmingCharacters(in: .whitespaces)) else { return nil }
+            if !formats.contains(name) { formats.append(name) }
+        }
+        self.formats = formats
+    }
+    static var allValueStrings: [String] { FormatName.allCases.map(\.rawValue) }
+    var defaultValueDescription: String { formats.map(\.rawValue).joined(separator: ",") }
+}
+
+/// `--rate 44100`, `--rate 44.1k` or `--rate 48kHz`: a rate in whole hertz (its range is the
+/// request's to check, with the range in its message).
+struct RateArgument: ExpressibleByArgument, Hashable {
+    var hertz: Int
+    init(_ hertz: Int) { self.hertz = hertz }
+    init?(argument: String) {
+        guard let hertz = SampleRateText.hertz(argument) else { return nil }
+        self.hertz = hertz
+    }
+    var defaultValueDescription: String { "\(hertz)" }
+}
