@@ -29,9 +29,7 @@ final class LiveVorbisCheck: @unchecked Sendable {
         let decoder = try VorbisPacketDecoder(headers: encoder.headerPackets)
         let measure = try DecodedMeasure(channels: decoder.channels, rate: decoder.rate)
         let box = Unchecked((decoder, measure))
-        let thread = Thread { [self] in self.run(decoder: box.value.0, measure: box.value.1, totalFrames: totalFrames) }
-        thread.name = "medrender.decode-check"
-        thread.start()
+        BlockingWork.start("medrender decode check") { [self] in self.run(decoder: box.value.0, measure: box.value.1, totalFrames: totalFrames) }
         encoder.packetObserver = { [self] packet in try self.submit(packet) }
     }
 

@@ -1,20 +1,33 @@
 import Foundation
 import MedrenderCore
 
-/// A render's bytes as an asynchronous sequence of chunks, produced as the encoder writes them:
-/// what a server streams to its client. The render runs on its own thread and waits while
-/// `capacity` chunks are not yet taken, so a slow reader holds a bounded amount in memory. A reader
-/// that stops early (it drops its iterator, or its task is cancelled) stops the render, which
-/// then frees everything it held.
-public struct RenderChunks: AsyncSequence, Sendable {
+/// Bytes made on a thread of their own (`BlockingWork`) as an asynchronous sequence of chunks: the
+/// one hand-over from blocking work to a task that medrender has, used by a render's stream
+/// (`RenderJob.chunks`, what the server sends) and the studio's takes. The producer writes into a
+/// `RenderSink` and waits while `capacity` chunks are not yet taken, so a slow reader holds a
+/// bounded amount in memory; a reader that stops early (it drops its iterator, or its task is
+/// cancelled) makes the producer's next write throw `RenderCancelled`, which stops it and frees
+/// everything it held. The producer starts when the sequence is iterated; `completion` gets what it
+/// returned (or its error) once it has ended, however it ended.
+public struct ChunkStream<Outcome: Sendable>: AsyncSequence, Sendable {
     public typealias Element = [UInt8]
 
-    let job: RenderJob
+    let name: String
     let capacity: Int
-    let progress: (@Sendable (RenderProgress) -> Void)?
-    let completion: (@Sendable (Result<RenderReport, any Error>) -> Void)?
+    let produce: @Sendable (any RenderSink) throws -> Outcome
+    let completion: (@Sendable (Result<Outcome, any Error>) -> Void)?
 
-    public final class AsyncIterator: AsyncIteratorProtocol {
+    public init(_ name: String, capacity: Int, produce: @escaping @Sendable (any RenderSink) throws -> Outcome,
+                completion: (@Sendable (Result<Outcome, any Error>) -> Void)? = nil) {
+        self.name = name
+        self.capacity = max(1, capacity)
+        self.produce = produce
+        self.completion = completion
+    }
+
+    /// Takes the chunks in order. Sendable (it holds only the channel, which locks), so a response
+    /// may take an iterator made, and its producer started, before the response is returned.
+    public final class AsyncIterator: AsyncIteratorProtocol, Sendable {
         let channel: ChunkChannel
 
         init(_ channel: ChunkChannel) { self.channel = channel }
@@ -22,31 +35,37 @@ public struct RenderChunks: AsyncSequence, Sendable {
         deinit { channel.cancel() }
 
         public func next() async throws -> [UInt8]? { try await channel.next() }
+
+        /// Stops the producer (its next write throws) and ends a waiting `next`: the reader is gone.
+        public func cancel() { channel.cancel() }
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
         let channel = ChunkChannel(capacity: capacity)
-        let job = self.job, progress = self.progress, completion = self.completion
-        let thread = Thread {
-            let result = Result { try job.run(to: .sink(channel), progress: progress) }
+        let produce = self.produce, completion = self.completion
+        BlockingWork.start(name) {
+            let result = Result { try produce(channel) }
             switch result {
             case .success: channel.finish(nil)
             case .failure(let error): channel.finish(error)
             }
             completion?(result)
         }
-        thread.name = "medrender render"
-        thread.start()
         return AsyncIterator(channel)
     }
 }
 
+/// A render's encoded bytes as they are written; see `ChunkStream`.
+public typealias RenderChunks = ChunkStream<RenderReport>
+
 extension RenderJob {
-    /// The render's bytes as they are encoded; see `RenderChunks`. `completion` gets the report
+    /// The render's bytes as they are encoded; see `ChunkStream`. `completion` gets the report
     /// (or the error) once the render has ended, however it ended.
     public func chunks(capacity: Int = 64, progress: (@Sendable (RenderProgress) -> Void)? = nil,
                        completion: (@Sendable (Result<RenderReport, any Error>) -> Void)? = nil) -> RenderChunks {
-        RenderChunks(job: self, capacity: max(1, capacity), progress: progress, completion: completion)
+        let job = self
+        return ChunkStream("medrender render", capacity: capacity, produce: { sink in try job.run(to: .sink(sink), progress: progress) },
+                           completion: completion)
     }
 }
 
@@ -56,7 +75,7 @@ public struct RenderCancelled: DiagnosedError, Hashable {
     public var description: String { "the reader of the stream went away; the render was stopped" }
 }
 
-/// Chunks handed from the render's thread to an asynchronous reader, at most `capacity` waiting.
+/// Chunks handed from a producer's thread to an asynchronous reader, at most `capacity` waiting.
 // `@unchecked`: the buffer, the waiting continuation, the flags and the failure are read and
 // written under `condition` only; `capacity` is a constant.
 final class ChunkChannel: RenderSink, @unchecked Sendable {

@@ -145,7 +145,8 @@ extension LibraryBuild {
         let group = DispatchGroup()
         for _ in 0..<(work.isEmpty ? 0 : workers) {
             group.enter()
-            let thread = Thread {
+            // Rendering keeps its buffers on the heap; a generous stack costs nothing.
+            BlockingWork.start("medrender build", stackSize: 8 << 20) {
                 while true {
                     let index: Int? = state.withLock { s in
                         guard s.next < work.count else { return nil }
@@ -186,9 +187,6 @@ extension LibraryBuild {
                 }
                 group.leave()
             }
-            // Rendering keeps its buffers on the heap; a generous stack costs nothing.
-            thread.stackSize = 8 << 20
-            thread.start()
         }
         group.wait()
 

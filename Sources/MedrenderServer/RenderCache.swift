@@ -146,16 +146,11 @@ final class RenderCache: @unchecked Sendable {
     /// called on what it returns; waits for it on a thread of its own, so no task is blocked.
     func lock(key: String) async -> KeyLock? {
         let path = "\(folder)/.lock-\(key)"
-        return await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-                guard fd >= 0 else {
-                    continuation.resume(returning: nil)
-                    return
-                }
-                while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
-                continuation.resume(returning: KeyLock(fd: fd, path: path))
-            }
+        return await BlockingWork.run("medrender cache lock") { () -> KeyLock? in
+            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { return nil }
+            while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
+            return KeyLock(fd: fd, path: path)
         }
     }
 

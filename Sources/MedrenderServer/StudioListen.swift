@@ -42,58 +42,50 @@ extension MedrenderService {
         let channels = plan.channels, rate = plan.rate
         let frames = plan.totalFrames - min(startFrame, plan.totalFrames)
         let dataBytes = frames * Int64(channels) * 2
-        let pipe = ChunkPipe(depth: 8)
         let header = Self.wavHeader(rate: rate, channels: channels, dataBytes: dataBytes)
-        if vorbis {
-            Thread.detachNewThread {
-                defer { release() }
-                let render = PointRender(prepared, startFrame: startFrame)
-                try? render.encodeVorbis(quality: SessionParameters(preset: "").quality, to: PipeSink(pipe))
-                pipe.finish()
-            }
-            return Response(status: .ok, headers: [.contentType: "audio/ogg", .cacheControl: "no-store"], body: ResponseBody { writer in
-                do {
-                    while let chunk = await pipe.take() {
-                        try await writer.write(ByteBuffer(bytes: chunk))
-                    }
-                    try await writer.finish(nil)
-                } catch {
-                    pipe.cancel()
-                    throw error
-                }
-            })
-        }
-        Thread.detachNewThread {
+        // The take is made on a thread of its own and handed over a few chunks at a time; it
+        // starts now, and its render place is given back when it ends, however it ends.
+        let stream = ChunkStream<Void>("medrender studio take", capacity: 8) { sink in
             defer { release() }
             let render = PointRender(prepared, startFrame: startFrame)
+            if vorbis {
+                try render.encodeVorbis(quality: SessionParameters(preset: "").quality, to: sink)
+                return
+            }
             var bytes = [UInt8]()
             bytes.reserveCapacity(Renderer.blockFrames * channels * 2)
-            render.run { samples, count in
+            try render.run { samples, count in
                 bytes.removeAll(keepingCapacity: true)
                 for i in 0..<(count * channels) {
                     let value = Int16(clamping: Int((max(-1, min(1, samples[i])) * 32767).rounded()))
                     bytes.append(UInt8(truncatingIfNeeded: value))
                     bytes.append(UInt8(truncatingIfNeeded: value >> 8))
                 }
-                return pipe.put(bytes)
+                try bytes.withUnsafeBytes { try sink.write($0) }
+                return true
             }
-            pipe.finish()
         }
-        let total = Int(44 + dataBytes)
-        var headers: HTTPFields = [.contentType: "audio/wav", .cacheControl: "no-store"]
-        headers[.contentLength] = "\(total)"
-        return Response(status: .ok, headers: headers, body: ResponseBody(contentLength: total) { writer in
+        let chunks = stream.makeAsyncIterator()
+        let send: @Sendable (inout any ResponseBodyWriter) async throws -> Void = { writer in
             do {
-                try await writer.write(ByteBuffer(bytes: header))
-                while let chunk = await pipe.take() {
+                if !vorbis { try await writer.write(ByteBuffer(bytes: header)) }
+                while let chunk = try await chunks.next() {
                     try await writer.write(ByteBuffer(bytes: chunk))
                 }
                 try await writer.finish(nil)
             } catch {
-                pipe.cancel()
+                chunks.cancel()
                 throw error
             }
-        })
+        }
+        if vorbis {
+            return Response(status: .ok, headers: [.contentType: "audio/ogg", .cacheControl: "no-store"],
+                            body: ResponseBody(send))
+        }
+        let total = Int(44 + dataBytes)
+        var headers: HTTPFields = [.contentType: "audio/wav", .cacheControl: "no-store"]
+        headers[.contentLength] = "\(total)"
+        return Response(status: .ok, headers: headers, body: ResponseBody(contentLength: total, send))
     }
 
     /// A canonical 44-byte WAV header: PCM, 16 bits.
@@ -107,79 +99,5 @@ extension MedrenderService {
         u32(UInt32(rate * channels * 2)); u16(UInt16(channels * 2)); u16(16)
         out += Array("data".utf8); u32(data)
         return out
-    }
-}
-
-/// The encoder's bytes into a pipe; a client gone stops the encoder.
-final class PipeSink: RenderSink, Sendable {
-    struct Gone: Error {}
-    let pipe: ChunkPipe
-    init(_ pipe: ChunkPipe) { self.pipe = pipe }
-    func write(_ bytes: UnsafeRawBufferPointer) throws {
-        guard pipe.put(Array(bytes)) else { throw Gone() }
-    }
-}
-
-/// Chunks handed from a render thread to a response: the thread waits when `depth` are pending,
-/// so memory stays bounded however long the session; a client gone cancels the render.
-// `@unchecked`: the chunks and the two flags are read and written under `condition` only.
-final class ChunkPipe: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var chunks: [[UInt8]] = []
-    private var finished = false
-    private var cancelled = false
-    private let depth: Int
-
-    init(depth: Int) { self.depth = depth }
-
-    /// Hands a chunk on; false when the client is gone (the render then stops).
-    func put(_ chunk: [UInt8]) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while chunks.count >= depth && !cancelled { condition.wait() }
-        guard !cancelled else { return false }
-        chunks.append(chunk)
-        condition.broadcast()
-        return true
-    }
-
-    func finish() {
-        condition.lock()
-        finished = true
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    func cancel() {
-        condition.lock()
-        cancelled = true
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// What `poll` finds: a chunk, the end, or nothing yet.
-    enum Polled { case chunk([UInt8]), end, nothing }
-
-    /// Takes a chunk when one is there, without waiting.
-    func poll() -> Polled {
-        condition.lock()
-        defer { condition.unlock() }
-        if !chunks.isEmpty {
-            let chunk = chunks.removeFirst()
-            condition.broadcast()
-            return .chunk(chunk)
-        }
-        return finished ? .end : .nothing
-    }
-
-    /// The next chunk, nil at the end; waits off the event loop.
-    func take() async -> [UInt8]? {
-        while true {
-            switch poll() {
-            case .chunk(let chunk): return chunk
-            case .end: return nil
-            case .nothing: try? await Task.sleep(for: .milliseconds(2))
-            }
-        }
     }
 }

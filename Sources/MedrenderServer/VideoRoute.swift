@@ -107,13 +107,7 @@ extension MedrenderService {
     /// a long render blocks none of the server's tasks.
     func onRenderPlace(_ request: Request, _ body: @escaping @Sendable () throws -> Void) async throws {
         try await gated(request) {
-            try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-                let thread = Thread {
-                    done.resume(with: Result { try body() })
-                }
-                thread.name = "medrender video"
-                thread.start()
-            }
+            try await BlockingWork.run("medrender video", body)
         }
     }
 }

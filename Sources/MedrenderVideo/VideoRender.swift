@@ -146,7 +146,7 @@ final class PictureRing: @unchecked Sendable {
              encode: (UnsafeMutablePointer<AVFrame>, Int64) throws -> Void) throws {
         let depth = frames.count
         let tools = DrawingTools(drawer: drawer, picture: picture)
-        let thread = Thread { [self] in
+        BlockingWork.start("medrender video frames", stackSize: 1 << 20) { [self] in
             for index in 0..<count {
                 free.wait()
                 if isStopped { break }
@@ -162,8 +162,6 @@ final class PictureRing: @unchecked Sendable {
             }
             done.signal()
         }
-        thread.stackSize = 1 << 20
-        thread.start()
         defer {
             lock.withLock { stopped = true }
             for _ in 0..<depth { free.signal() }

@@ -70,7 +70,7 @@ final class BlockPipeline: @unchecked Sendable {
             while produce(&block) { try consume(block) }
             return
         }
-        let thread = Thread { [self] in
+        BlockingWork.start("medrender pass", stackSize: 1 << 20) { [self] in
             var index = 0
             while true {
                 free.wait()
@@ -85,8 +85,6 @@ final class BlockPipeline: @unchecked Sendable {
             }
             finished.signal()
         }
-        thread.stackSize = 1 << 20
-        thread.start()
         defer {
             stateLock.withLock { cancelled = true }
             for _ in 0..<depth { free.signal() }
