@@ -18,54 +18,10 @@ public enum CueSheetFormat: String, CaseIterable, Sendable {
     }
 }
 
-/// Something on the session's clock besides the breath phases: a section, a voice clip, a bell or a
-/// countdown tick, from its first frame to the frame after its last.
-public struct CueSheetEvent: Hashable, Sendable {
-    public enum Kind: String, Hashable, Sendable {
-        case section, voice, bell, countdown
-    }
-    public var kind: Kind
-    /// The section's name, or the sound's.
-    public var name: String
-    public var frame: Int64
-    public var endFrame: Int64
-    /// What a voice line says (a guided script's spoken text, or a clip's `text:`).
-    public var text: String?
-    /// The words of the session's language, for captions.
-    public var words: Words = .english
-
-    /// The plan's sections, voice clips and bells, in order of their first frame (sections first
-    /// on a tie).
-    public static func events(of plan: RenderPlan) -> [CueSheetEvent] {
-        var events: [CueSheetEvent] = []
-        let words = plan.guide.language.words
-        var spoken: [Int64: [PlacedLine]] = [:]
-        for line in plan.guide.lines { spoken[line.startFrame, default: []].append(line) }
-        for (index, section) in plan.sections.enumerated() {
-            let end = plan.sections[(index + 1)...].first { $0.frame > section.frame }?.frame ?? plan.totalFrames
-            events.append(CueSheetEvent(kind: .section, name: words.section(section), frame: section.frame, endFrame: end, words: words))
-        }
-        for clip in plan.clips {
-            let kind: Kind, name: String
-            switch (clip.layer, clip.sound) {
-            case (.voice, .file(let ref)): kind = .voice; name = ref.name
-            case (.bells, .file(let ref)): kind = .bell; name = ref.name
-            case (.bells, .countdown): kind = .countdown; name = "countdown"
-            default: continue
-            }
-            let text = kind == .voice ? spoken[clip.startFrame]?.first { $0.sound?.name == name }?.text : nil
-            events.append(CueSheetEvent(kind: kind, name: name, frame: clip.startFrame,
-                                        endFrame: clip.startFrame + plan.soundingFrames(of: clip), text: text, words: words))
-        }
-        let order: [Kind: Int] = [.section: 0, .voice: 1, .bell: 2, .countdown: 3]
-        return events.enumerated().sorted {
-            ($0.element.frame, order[$0.element.kind]!, $0.offset) < ($1.element.frame, order[$1.element.kind]!, $1.offset)
-        }.map(\.element)
-    }
-
-    /// What a caption shows for it: the section's name, what the voice says, or the sound in
-    /// brackets, in the session's language.
-    public var caption: String {
+extension TimelineEvent {
+    /// What a caption shows for it, in `words`' language: the section's name, what the voice
+    /// says, or the sound in brackets.
+    public func caption(_ words: Words) -> String {
         switch kind {
         case .section: name
         case .voice: text ?? "[\(words.voice.lowercased()): \(name)]"
@@ -85,7 +41,7 @@ public enum CueSheetWriter {
             "{\"name\": \"\(escape(plan.guide.language.words.section($0)))\", \"frame\": \($0.frame), \"seconds\": \($0.time)}"
         }.joined(separator: ", ")
         text += "],\n \"events\": [\n"
-        text += CueSheetEvent.events(of: plan).map {
+        text += plan.events.map {
             "  {\"type\": \"\($0.kind.rawValue)\", \"name\": \"\(escape($0.name))\", \"frame\": \($0.frame), "
                 + "\"seconds\": \(jsonSeconds($0.frame, plan.rate)), \"endFrame\": \($0.endFrame), \"endSeconds\": \(jsonSeconds($0.endFrame, plan.rate))"
                 + ($0.text.map { ", \"text\": \"\(escape($0))\"" } ?? "") + "}"
@@ -121,16 +77,16 @@ public enum CueSheetWriter {
         func time(_ frame: Int64) -> SessionTime {
             SessionTime(milliseconds: (frame * 1000 + Int64(plan.rate) / 2) / Int64(plan.rate))
         }
-        let events = CueSheetEvent.events(of: plan)
+        let events = plan.events
         let words = plan.guide.language.words
         var next = 0
-        var counts: [CueSheetEvent.Kind: Int] = [:]
+        var counts: [TimelineEvent.Kind: Int] = [:]
         func emitEvents(before limit: SessionTime?) {
             while next < events.count, limit.map({ time(events[next].frame) <= $0 }) ?? true {
                 let event = events[next]
                 counts[event.kind, default: 0] += 1
                 let end = max(time(event.endFrame), time(event.frame) + SessionTime(milliseconds: 1))
-                text += "\n\(event.kind.rawValue)-\(counts[event.kind]!)\n\(vttTime(time(event.frame))) --> \(vttTime(end))\n\(event.caption)\n"
+                text += "\n\(event.kind.rawValue)-\(counts[event.kind]!)\n\(vttTime(time(event.frame))) --> \(vttTime(end))\n\(event.caption(words))\n"
                 next += 1
             }
         }
@@ -153,8 +109,8 @@ public enum CueSheetWriter {
         for section in plan.sections {
             text += "\(seconds(section.frame, rate))\t\(seconds(section.frame, rate))\t\(words.section(section))\n"
         }
-        for event in CueSheetEvent.events(of: plan) where event.kind != .section {
-            text += "\(seconds(event.frame, rate))\t\(seconds(event.endFrame, rate))\t\(event.caption)\n"
+        for event in plan.events where event.kind != .section {
+            text += "\(seconds(event.frame, rate))\t\(seconds(event.endFrame, rate))\t\(event.caption(words))\n"
         }
         for mark in plan.cueMarks {
             let end = (mark.time + mark.length).frame(atRate: rate)

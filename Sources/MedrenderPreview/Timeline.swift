@@ -121,24 +121,24 @@ public struct SessionTimeline: Hashable, Sendable {
         }
         self.phases = phases
 
-        // Settle, then the breathing (or its chained segments, which then stand for it), then closing.
-        var marks = plan.sections
-        if marks.count > 3, marks[1].kind == .breathing { marks.remove(at: 1) }
-        self.sections = marks.enumerated().map { index, section in
+        // The plan's one list of events: settle, then the breathing (or its chained segments,
+        // which then stand for it), then closing; and the voice, bells and ticks.
+        let events = plan.events
+        let segmented = plan.sections.contains { $0.kind == .segment }
+        let marks = events.filter { $0.kind == .section && !(segmented && $0.section?.kind == .breathing) }
+        self.sections = marks.enumerated().map { index, mark in
             let end = index + 1 < marks.count ? marks[index + 1].frame : plan.totalFrames
-            return Section(name: words.section(section), startSeconds: seconds(section.frame), endSeconds: seconds(end))
+            return Section(name: mark.name, startSeconds: seconds(mark.frame), endSeconds: seconds(end))
         }.filter { $0.endSeconds > $0.startSeconds }
-
-        self.clips = plan.clips.compactMap { clip in
-            let kind: Clip.Kind, name: String
-            switch (clip.layer, clip.sound) {
-            case (.voice, .file(let ref)): kind = .voice; name = ref.name
-            case (.bells, .file(let ref)): kind = .bell; name = ref.name
-            case (.bells, .countdown): kind = .countdown; name = "countdown"
-            default: return nil
+        self.clips = events.compactMap { event in
+            let kind: Clip.Kind
+            switch event.kind {
+            case .section: return nil
+            case .voice: kind = .voice
+            case .bell: kind = .bell
+            case .countdown: kind = .countdown
             }
-            return Clip(kind: kind, name: name, startSeconds: seconds(clip.startFrame),
-                        endSeconds: seconds(clip.startFrame + plan.soundingFrames(of: clip)))
+            return Clip(kind: kind, name: event.name, startSeconds: seconds(event.frame), endSeconds: seconds(event.endFrame))
         }
         self.beds = plan.beds.map {
             Bed(name: $0.sound.name, startSeconds: seconds($0.startFrame), endSeconds: seconds($0.endFrame),

@@ -106,6 +106,14 @@ func previewPlan(_ session: Session, cycles: Int = 3, rate: Int = 48000) throws 
         #expect(timeline.dips[0].startSeconds == 0 && timeline.dips[0].endSeconds == 7)
         #expect(abs(timeline.duckDecibels - -8) < 1e-4)
 
+        // The preview's clips and sections are the plan's one list of events, as the cue sheets read it.
+        let events = plan.events
+        #expect(events.map(\.kind) == [.section, .bell, .voice, .section, .section, .voice, .bell], "\(events.map(\.kind))")
+        #expect(events.filter { $0.kind != .section }.map { ($0.name, Double($0.frame) / 8000, Double($0.endFrame) / 8000) }.elementsEqual(
+            timeline.clips.map { ($0.name, $0.startSeconds, $0.endSeconds) }, by: ==))
+        #expect(events.compactMap(\.section) == plan.sections)
+        #expect(events.filter { $0.kind == .section }.map(\.name) == timeline.sections.map(\.name))
+
         let svg = SessionPlot(timeline: timeline).svg
         #expect(svg.contains("<title>voice-intro 0:02</title>"))
         #expect(svg.contains("<title>rain 0:00–2:35</title>") && svg.contains("<title>ocean 2:25–5:00</title>"))
