@@ -20,7 +20,7 @@ public struct ChunkStream<Outcome: Sendable>: AsyncSequence, Sendable {
     public init(_ name: String, capacity: Int, produce: @escaping @Sendable (any RenderSink) throws -> Outcome,
                 completion: (@Sendable (Result<Outcome, any Error>) -> Void)? = nil) {
         self.name = name
-        self.capacity = max(1, capacity)
+        self.capacity = Swift.max(1, capacity)
         self.produce = produce
         self.completion = completion
     }

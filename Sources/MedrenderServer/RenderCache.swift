@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Medrender
 
 /// Finished renders on disk, known by their identity (`RenderIdentity`), so that a repeat request,
 /// and any range of it, is served from the file without rendering again. An entry is written

@@ -1,6 +1,7 @@
 import Foundation
 import Medrender
 import MedrenderBuild
+import MedrenderCore
 
 /// What a render is, as the cache and the ETag know it: the request's options once parsed and
 /// resolved (every default filled in, numbers as numbers, so the query's spelling and order do
@@ -11,7 +12,11 @@ enum RenderIdentity {
     static func key(parameters: SessionParameters, presetFile: String, job: RenderJob, speech: [SpeechRequest]) -> String {
         var h = SHA256Hasher()
         h.update("medrender render \(LibraryBuild.rendererVersion)\n")
-        h.update(String(reflecting: parameters) + "\n")
+        // Every value as parsed, the layers in mixing order: a set's own order differs from one
+        // set to another of the same layers.
+        var fields = parameters
+        fields.layers = []
+        h.update(String(reflecting: fields) + " layers \(Layer.listed(parameters.layers))\n")
         h.update("format \(job.format.fileExtension) \(String(reflecting: job.format))\n")
         h.update("rate \(job.options.rate) channels \(job.options.channels)\n")
         h.update("preset \(SHA256Hasher.hashFile(at: presetFile) ?? "unreadable")\n")

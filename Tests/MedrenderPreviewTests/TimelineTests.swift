@@ -109,8 +109,9 @@ func previewPlan(_ session: Session, cycles: Int = 3, rate: Int = 48000) throws 
         // The preview's clips and sections are the plan's one list of events, as the cue sheets read it.
         let events = plan.events
         #expect(events.map(\.kind) == [.section, .bell, .voice, .section, .section, .voice, .bell], "\(events.map(\.kind))")
-        #expect(events.filter { $0.kind != .section }.map { ($0.name, Double($0.frame) / 8000, Double($0.endFrame) / 8000) }.elementsEqual(
-            timeline.clips.map { ($0.name, $0.startSeconds, $0.endSeconds) }, by: ==))
+        let heard: [String] = events.filter { $0.kind != .section }.map { "\($0.name) \(Double($0.frame) / 8000)–\(Double($0.endFrame) / 8000)" }
+        let clips: [String] = timeline.clips.map { "\($0.name) \($0.startSeconds)–\($0.endSeconds)" }
+        #expect(heard == clips)
         #expect(events.compactMap(\.section) == plan.sections)
         #expect(events.filter { $0.kind == .section }.map(\.name) == timeline.sections.map(\.name))
 
