@@ -15,7 +15,7 @@ struct CuesCommand: ParsableCommand {
     var output: String
 
     @Option(help: "json, vtt or txt, when the output's name does not say (standard output: json).")
-    var format: String?
+    var format: CueSheetFormat?
 
     /// Whether the sheet goes to standard output: `-`, or `/dev/stdout` (written to the descriptor
     /// itself, so a redirected standard output keeps its place, as a render's does).
@@ -23,14 +23,11 @@ struct CuesCommand: ParsableCommand {
 
     /// The format asked for: `--format`, else the output's extension, else JSON on standard output.
     var sheetFormat: CueSheetFormat? {
-        if let format { return CueSheetFormat(rawValue: format.lowercased()) }
+        if let format { return format }
         return toStandardOutput ? .json : CueSheetFormat.forPath(output)
     }
 
     func validate() throws {
-        if let format, CueSheetFormat(rawValue: format.lowercased()) == nil {
-            throw ValidationError("--format '\(format)' is not a cue sheet format; give json, vtt or txt")
-        }
         guard let chosen = sheetFormat else {
             throw ValidationError("cannot tell the cue sheet format of '\(output)'; end it in .json, .vtt or .txt, or give --format")
         }

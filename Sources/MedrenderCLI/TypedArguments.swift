@@ -16,6 +16,10 @@ extension FormatName: ExpressibleByArgument {
 
 extension SampleFormat: ExpressibleByArgument {}
 
+extension CueSheetFormat: ExpressibleByArgument {
+    public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
+}
+
 /// `--layers cues,voice`: the layers to mix, in any order.
 struct LayerList: ExpressibleByArgument, Hashable {
     var layers: Set<Layer>
@@ -25,6 +29,7 @@ struct LayerList: ExpressibleByArgument, Hashable {
         self.layers = layers
     }
     static var allValueStrings: [String] { Layer.allCases.map(\.rawValue) }
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
     var defaultValueDescription: String { Layer.listed(layers) }
 }
 
@@ -41,6 +46,7 @@ struct FormatList: ExpressibleByArgument, Hashable {
         self.formats = formats
     }
     static var allValueStrings: [String] { FormatName.allCases.map(\.rawValue) }
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
     var defaultValueDescription: String { formats.map(\.rawValue).joined(separator: ",") }
 }
 

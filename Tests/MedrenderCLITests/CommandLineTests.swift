@@ -448,6 +448,6 @@ func helpListsTheExitCodes(command: [String]) throws {
         #expect(clash.stderr.contains("make them agree"), "\(clash.stderr)")
         let bad = try runMedrender(["cues", "--preset", "coherent", "-o", "-", "--format", "srt"])
         #expect(bad.status == 64)
-        #expect(bad.stderr.contains("give json, vtt or txt"), "\(bad.stderr)")
+        #expect(bad.stderr.contains("The value 'srt' is invalid for '--format <format>'. Please provide one of 'json', 'vtt' or 'txt'."), "\(bad.stderr)")
     }
 }
