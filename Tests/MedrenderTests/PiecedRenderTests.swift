@@ -38,6 +38,29 @@ import Testing
         return Rendered(report: report, splices: seen.withLock { $0 }, bytes: try Data(contentsOf: URL(fileURLWithPath: out)), path: out)
     }
 
+    /// libvorbisfile, the reference decoder's library (`scripts/vorbisfile-seek.py`, through
+    /// ctypes), seeks sample-accurately in a pieced file: at every splice, a frame after it and
+    /// between splices, what it reads after `ov_pcm_seek` is what a decode from the start has there.
+    @Test func libvorbisfileSeeksToTheSampleAcrossEverySplice() throws {
+        let dir = TemporaryDirectory("pieced-seek")
+        let rendered = try Self.render("box-breath", seconds: 180, rate: 8000, channels: 1, dir: dir, name: "seek")
+        try #require(rendered.splices.count >= 4, "\(rendered.splices)")
+        let script = PackagePaths.root + "/scripts/vorbisfile-seek.py"
+        func seek(_ arguments: [String]) throws -> [String: Any] {
+            let result = try runProcess("/usr/bin/env", ["python3", script, rendered.path] + arguments)
+            try #require(result.status == 0, "\(result.stderr)")
+            return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        }
+        // Every 5 s (with a frame after and 777 after), then also at each splice and the frame after it.
+        let answer = try seek(["5"])
+        #expect(answer["frames"] as? Int == 180 * 8000 && answer["decodedFrames"] as? Int == 180 * 8000, "\(answer)")
+        #expect((answer["seeks"] as? Int ?? 0) >= 100, "\(answer)")
+        #expect((answer["wrong"] as? [Any])?.isEmpty == true, "\(answer)")
+        let spliceAnswer = try seek(["5", rendered.splices.map(String.init).joined(separator: ",")])
+        #expect((spliceAnswer["wrong"] as? [Any])?.isEmpty == true, "\(spliceAnswer)")
+        #expect((spliceAnswer["seeks"] as? Int ?? 0) >= (answer["seeks"] as? Int ?? 0) + 2 * rendered.splices.count, "\(spliceAnswer)")
+    }
+
     /// ffmpeg's own Vorbis decoder (not libvorbis), to 32-bit float.
     static func decode(_ path: String, dir: TemporaryDirectory) throws -> [Float] {
         let raw = path + ".f32"
