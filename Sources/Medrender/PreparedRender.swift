@@ -39,15 +39,15 @@ extension RenderJob {
     /// Stage 1: decodes every sound the session plays (from the cache when it holds them) and
     /// plans the session with their lengths.
     public func prepare() throws -> PreparedRender {
-        let draft = try schedulePlan()
         var assets: [SoundRef: AudioAsset] = [:]
         var facts: [SoundRef: SoundFacts] = [:]
-        try load(draft.soundsUsed, into: &assets, facts: &facts)
+        // What the session names for these layers and this length, found before the render
+        // (`RenderRequest.job`): decoded first, so the session is planned once, with the lengths.
+        try load(RenderPlan.soundsNamed(session: session, options: options).filter { sounds.sounds[$0] != nil }, into: &assets, facts: &facts)
         do {
             var plan = try RenderPlan(session: session, options: options, sounds: facts)
-            // The draft, planned without lengths, names what to load. Should the plan with the
-            // lengths play a sound it did not name, that sound is loaded and the session planned
-            // again with its length, rather than mixed without it.
+            // Should the plan play a sound not named so (none does), it is loaded and the session
+            // planned again with its length, rather than mixed without it.
             for _ in 0..<2 {
                 let missing = plan.soundsUsed.filter { assets[$0] == nil }
                 if missing.isEmpty { break }

@@ -45,8 +45,10 @@ public struct RenderRequest: Sendable {
     /// reported at once).
     public func job() throws -> RenderJob {
         var job = RenderJob(session: session, sounds: ResolvedSounds(), options: options, format: format, origin: presetFile)
-        let draft = try job.schedulePlan()
-        job.sounds = try library.resolveSounds(draft.soundsUsed, for: session, presetFile: presetFile, stockFallback: stockFallback)
+        // Every sound the session names for these layers and this length, found (the missing ones
+        // reported at once) without planning: the render plans once, when they are decoded.
+        job.sounds = try library.resolveSounds(RenderPlan.soundsNamed(session: session, options: options), for: session,
+                                               presetFile: presetFile, stockFallback: stockFallback)
         try GuideSpeech.prepare(&job)  // guide: the script's speech synthesized before the plan (Speech/GuideSpeech.swift)
         job.cueSheetPaths = cueSheetPaths
         job.stemsDirectory = stemsDirectory

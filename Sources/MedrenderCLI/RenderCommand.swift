@@ -161,8 +161,8 @@ struct RenderCommand: ParsableCommand {
                 try PreviewWriter.writePage(page, plan: prepared.plan, session: request.session, report: report, audioPath: output,
                                             format: request.format, embed: false)
             }
-            // What fitting a shorter session changed: the plan's clock alone says it (no sounds needed).
-            for change in (try? RenderPlan(session: request.session, options: request.options))?.fitChanges ?? [] {
+            // What fitting a shorter session changed, as the render's plan says it.
+            for change in prepared.plan.fitChanges {
                 Console.error("medrender: note: \(change)\n")
             }
             for warning in report.warnings {

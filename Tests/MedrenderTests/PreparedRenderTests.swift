@@ -14,27 +14,41 @@ import Testing
                              format: .wav(.int16), outputPath: output, library: library)
     }
 
-    /// Preparing decodes each sound once; writing the prepared render, to a file with its stems
-    /// and again to a stream, decodes none, and gives the bytes a render from scratch gives.
-    @Test func aPreparedRenderDecodesEachSoundOnceWhateverItFeeds() throws {
+    /// Preparing plans once and decodes each sound once; writing the prepared render, to a file
+    /// with its stems and cue sheets and again to a sink, and reading its cue sheets and events,
+    /// plans and decodes nothing again, and gives the bytes a render from scratch gives.
+    @Test func aPreparedRenderPlansAndDecodesOnceWhateverItFeeds() throws {
         let dir = TemporaryDirectory("prepared")
         let cache = SoundCache()
         var request = try Self.boxBreath(output: dir.file("a.wav"))
         request.soundCache = cache
         request.stemsDirectory = dir.file("stems")
+        request.cueSheetPaths = [dir.file("a.json"), dir.file("a.vtt")]
         try FileManager.default.createDirectory(atPath: dir.file("stems"), withIntermediateDirectories: true)
-        let prepared = try Renderer.prepare(request)
+        let plans = PlanTally()
+        let prepared = try RenderPlan.$tally.withValue(plans) { try Renderer.prepare(request) }
+        #expect(plans.value == 1, "preparing planned \(plans.value) times")
         let sounds = prepared.plan.soundsUsed.count
         #expect(sounds == 4, "box-breath plays \(prepared.plan.soundsUsed)")
         #expect(cache.decodeCount == sounds)
-        let report = try Renderer.render(prepared, to: .file(dir.file("a.wav")))
+        let report = try RenderPlan.$tally.withValue(plans) {
+            let report = try Renderer.render(prepared, to: .file(dir.file("a.wav")))
+            _ = try Renderer.render(prepared, to: .file(dir.file("b.wav")))
+            _ = try Renderer.render(prepared, to: .sink(RenderJobTests.Collector()))
+            _ = CueSheetWriter.text(prepared.plan, format: .vtt) + CueSheetWriter.text(prepared.plan, format: .txt)
+            _ = (prepared.plan.events, prepared.warnings, prepared.tags)
+            return report
+        }
+        #expect(plans.value == 1, "the faces planned \(plans.value - 1) times more")
         #expect(report.stems.count == 4)
-        _ = try Renderer.render(prepared, to: .file(dir.file("b.wav")))
+        #expect(FileManager.default.fileExists(atPath: dir.file("a.vtt")))
         #expect(cache.decodeCount == sounds, "writing decoded a sound again")
 
         var fresh = try Self.boxBreath(output: dir.file("fresh.wav"))
         fresh.threads = 1
-        _ = try Renderer.render(fresh)
+        let freshPlans = PlanTally()
+        _ = try RenderPlan.$tally.withValue(freshPlans) { try Renderer.render(fresh) }
+        #expect(freshPlans.value == 1, "a render from its request planned \(freshPlans.value) times")
         let a = try Data(contentsOf: URL(fileURLWithPath: dir.file("a.wav")))
         #expect(a == (try Data(contentsOf: URL(fileURLWithPath: dir.file("b.wav")))))
         #expect(a == (try Data(contentsOf: URL(fileURLWithPath: dir.file("fresh.wav")))))

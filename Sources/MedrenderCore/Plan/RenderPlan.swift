@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Everything of a session placed on one clock, in integer frames at the output rate.
 ///
@@ -65,6 +66,39 @@ public struct RenderPlan: Sendable {
         return seen
     }
 
+    /// Every sound file a plan of `session` with `options` may play, or measure without mixing,
+    /// each once, in the session's order: found without planning, so that a render finds and
+    /// decodes its sounds first and plans once, with their lengths. They are the sounds the
+    /// session names once fitted to the length (`ShortSessionFit`), of the layers mixed, with the
+    /// voice's also when the ambience or the bells are mixed (they duck under it, and the end bell
+    /// waits for the outro). A plan plays these or fewer (`soundsUsed`): a clip timed past the end,
+    /// or a segment that does not play, is found and decoded though the plan leaves it out.
+    public static func soundsNamed(session original: Session, options: RenderOptions) -> [SoundRef] {
+        var session = original
+        if case .duration(let requested) = options.length, requested <= longestSession {
+            session = ShortSessionFit(session: original, total: requested).session
+        }
+        let layers = options.layers
+        var kept = Set<SoundRef>()
+        if layers.contains(.bells) { kept.formUnion([session.bells.start, session.bells.end, session.bells.interval].compactMap { $0 }) }
+        if layers.contains(.voice) || layers.contains(.ambience) || layers.contains(.bells) {
+            let voice = session.voice
+            kept.formUnion([voice.intro, voice.track, voice.outro].compactMap { $0 } + Array(voice.prompts.values)
+                + voice.clips.map(\.sound) + voice.leadIn + session.segments.compactMap(\.voice))
+            for line in session.guide?.lines ?? [] { if case .clip(let ref, _) = line.content { kept.insert(ref) } }
+        }
+        if layers.contains(.ambience) {
+            kept.formUnion(session.ambience.filter { $0.generator == nil }.map(\.sound) + session.segments.compactMap { $0.ambience?.generator == nil ? $0.ambience?.sound : nil })
+        }
+        if layers.contains(.cues) {
+            for kind in PhaseKind.allCases {
+                if case .sound(let ref)? = session.cues[kind]?.source { kept.insert(ref) }
+                for segment in session.segments { if case .sound(let ref)? = segment.cues[kind]??.source { kept.insert(ref) } }
+            }
+        }
+        return session.soundsUsed.filter(kept.contains)
+    }
+
     /// The cue sheet: every cue's kind, frame, time and cycle, in order.
     public var cueMarks: CueMarks { CueMarks(plan: self) }
 
@@ -75,6 +109,7 @@ public struct RenderPlan: Sendable {
 
     /// Plans `session`; `sounds` gives each sound's length at the output rate and its loudness.
     public init(session original: Session, options: RenderOptions, sounds: [SoundRef: SoundFacts]?) throws(PlanError) {
+        Self.tally?.add()
         let rate = options.rate
         // A session shorter than its preset was written for adapts (`ShortSessionFit`).
         var session = original
@@ -231,4 +266,18 @@ public struct RenderPlan: Sendable {
             layer: .cues, sound: .cue(phase.kind), startFrame: start, maximumFrames: min(cue.lengthFrames, available),
             gain: gain, pan: Float(cue.sound.pan), releaseFrames: release)
     }
+}
+
+extension RenderPlan {
+    /// Counts the plans made in a task while it is set: what a test reads to see that a render
+    /// plans once, whatever faces it feeds.
+    @TaskLocal public static var tally: PlanTally?
+}
+
+/// A count of plans made (see `RenderPlan.tally`).
+public final class PlanTally: Sendable {
+    private let count = Mutex(0)
+    public init() {}
+    public var value: Int { count.withLock { $0 } }
+    func add() { count.withLock { $0 += 1 } }
 }
