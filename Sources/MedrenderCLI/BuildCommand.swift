@@ -201,7 +201,7 @@ struct BuildCommand: ParsableCommand {
                 try printDryRun(LibraryBuildDryRun(settings), chosen: chosen)
                 return
             }
-            let display = BuildProgress(live: isatty(STDERR_FILENO) == 1)
+            let display = BuildProgress(live: Console.errorIsTerminal)
             let summary = LibraryBuild.run(settings) { display.handle($0) }
             display.finish()
             var names: [String: String] = [:]

@@ -144,7 +144,7 @@ struct RenderCommand: ParsableCommand {
             request.stemsDirectory = stems
             request.cueSheetPaths = cues.map { [$0] } ?? []
             request.threads = threads ?? ProcessInfo.processInfo.activeProcessorCount
-            let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1 && !json)
+            let bar = ProgressBar(enabled: Console.errorIsTerminal && !json)
             // Prepared once: the page's plan is the render's, and no sound is decoded twice.
             let prepared = try Renderer.prepare(request)
             // The video's settings and background are checked before any file is written.
