@@ -44,51 +44,47 @@ extension MedrenderService {
         return names.sorted()
     }
 
-    func feed(_ request: Request, head: Bool) async -> Response {
+    func feed(_ request: Request, head: Bool) async throws -> Response {
         guard let feed = settings.feed else {
             return Self.text(.notFound, "this server gives no feed; start it with --feed URL (the address it is reached at)")
         }
-        do {
-            // Every episode's length at once: the renders not yet in the cache (the warm-up at
-            // start renders them) go side by side, as many as the render places allow.
-            let names = feedPresetNames()
-            let client = client(of: request)
-            let lengths = try await withThrowingTaskGroup(of: (String, Int64).self) { group in
-                for name in names {
-                    group.addTask {
-                        let (job, format, identity, _) = try self.job(for: [("preset", name), ("format", ServedFeed.format)])
-                        return (name, try await self.renderedLength(job: job, identity: identity, ext: format.fileExtension, client: client))
-                    }
-                }
-                var lengths: [String: Int64] = [:]
-                for try await (name, length) in group { lengths[name] = length }
-                return lengths
-            }
-            var episodes: [LibraryFeed.Episode] = []
+        // Every episode's length at once: the renders not yet in the cache (the warm-up at
+        // start renders them) go side by side, as many as the render places allow.
+        let names = feedPresetNames()
+        let client = client(of: request)
+        let lengths = try await withThrowingTaskGroup(of: (String, Int64).self) { group in
             for name in names {
-                let query = "preset=\(Self.queryEscaped(name))&format=\(ServedFeed.format)"
-                let (job, _, identity, _) = try self.job(for: [("preset", name), ("format", ServedFeed.format)])
-                let plan = try job.schedulePlan()
-                guard let length = lengths[name] else { throw RenderError("the episode \(name) has no length", category: .internal) }
-                let file = try ServedLibrary(settings.library).presetFile(name)
-                let modified = (try? FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date) ?? Date(timeIntervalSince1970: 0)
-                let title = job.session.metadata.title ?? Self.feedTitle(name)
-                let seconds = Int((Double(plan.totalFrames) / Double(plan.rate)).rounded())
-                let description = job.session.description.isEmpty ? title : job.session.description
-                episodes.append(LibraryFeed.Episode(
-                    title: title, description: description, enclosureURL: feed.baseURL + "/render?" + query, bytes: length,
-                    mimeType: LibraryFeed.mimeType(format: ServedFeed.format), guid: "urn:medrender:render:" + identity,
-                    pubDate: LibraryFeed.rfc822(modified), seconds: seconds,
-                    chaptersURL: feed.baseURL + "/cues?" + query + "&sheet=chapters",
-                    transcriptURL: feed.baseURL + "/cues?" + query + "&sheet=vtt", sortKey: name))
+                group.addTask {
+                    let (job, format, identity, _) = try self.job(for: [("preset", name), ("format", ServedFeed.format)])
+                    return (name, try await self.renderedLength(job: job, identity: identity, ext: format.fileExtension, client: client))
+                }
             }
-            let text = LibraryFeed.document(settings: feed.settings, baseURL: feed.baseURL, episodes: episodes)
-            let body = ByteBuffer(string: text)
-            let headers: HTTPFields = [.contentType: "application/rss+xml; charset=utf-8", .contentLength: "\(body.readableBytes)"]
-            return Response(status: .ok, headers: headers, body: head ? ResponseBody() : ResponseBody(byteBuffer: body))
-        } catch {
-            return errorResponse(error)
+            var lengths: [String: Int64] = [:]
+            for try await (name, length) in group { lengths[name] = length }
+            return lengths
         }
+        var episodes: [LibraryFeed.Episode] = []
+        for name in names {
+            let query = "preset=\(Self.queryEscaped(name))&format=\(ServedFeed.format)"
+            let (job, _, identity, _) = try self.job(for: [("preset", name), ("format", ServedFeed.format)])
+            let plan = try job.schedulePlan()
+            guard let length = lengths[name] else { throw RenderError("the episode \(name) has no length", category: .internal) }
+            let file = try ServedLibrary(settings.library).presetFile(name)
+            let modified = (try? FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date) ?? Date(timeIntervalSince1970: 0)
+            let title = job.session.metadata.title ?? Self.feedTitle(name)
+            let seconds = Int((Double(plan.totalFrames) / Double(plan.rate)).rounded())
+            let description = job.session.description.isEmpty ? title : job.session.description
+            episodes.append(LibraryFeed.Episode(
+                title: title, description: description, enclosureURL: feed.baseURL + "/render?" + query, bytes: length,
+                mimeType: LibraryFeed.mimeType(format: ServedFeed.format), guid: "urn:medrender:render:" + identity,
+                pubDate: LibraryFeed.rfc822(modified), seconds: seconds,
+                chaptersURL: feed.baseURL + "/cues?" + query + "&sheet=chapters",
+                transcriptURL: feed.baseURL + "/cues?" + query + "&sheet=vtt", sortKey: name))
+        }
+        let text = LibraryFeed.document(settings: feed.settings, baseURL: feed.baseURL, episodes: episodes)
+        let body = ByteBuffer(string: text)
+        let headers: HTTPFields = [.contentType: "application/rss+xml; charset=utf-8", .contentLength: "\(body.readableBytes)"]
+        return Response(status: .ok, headers: headers, body: head ? ResponseBody() : ResponseBody(byteBuffer: body))
     }
 
     /// Renders the feed's episodes into the render cache when the server starts (those not there

@@ -61,6 +61,9 @@ struct FrontDoor<Context: RequestContext>: RouterMiddleware {
                 response = try await next(request, context)
             } catch let error as HTTPError {
                 response = MedrenderService.text(error.status, error.body ?? "\(error.status)")
+            } catch {
+                // The one place a route's error becomes its answer (`errorResponse`): routes throw.
+                response = service.errorResponse(error)
             }
         }
         if request.method == .head, response.status != .ok, response.status != .partialContent {

@@ -144,15 +144,15 @@ public struct MedrenderService: Sendable {
             router.head(path) { request, context in try await handler(request, context, true) }
         }
         both("/presets") { _, _, head in Self.headOnly(try self.presets(), head) }
-        both("/presets/:name") { _, context, head in Self.headOnly(self.preset(named: context.parameters.get("name") ?? ""), head) }
-        both("/render") { request, _, head in await self.render(request, head: head) }
-        both("/cues") { request, _, head in Self.headOnly(await self.cues(request), head) }
-        both("/preview") { request, _, head in Self.headOnly(await self.preview(request), head) }
+        both("/presets/:name") { _, context, head in Self.headOnly(try self.preset(named: context.parameters.get("name") ?? ""), head) }
+        both("/render") { request, _, head in try await self.render(request, head: head) }
+        both("/cues") { request, _, head in Self.headOnly(try await self.cues(request), head) }
+        both("/preview") { request, _, head in Self.headOnly(try await self.preview(request), head) }
         both("/healthz") { _, _, head in Self.headOnly(Self.text(.ok, "ok"), head) }
         both("/metrics") { _, _, head in Self.headOnly(await self.metricsResponse(), head) }
         registerStudio(router)
-        both("/video") { request, _, head in await self.video(request, head: head) }
-        both("/feed.xml") { request, _, head in await self.feed(request, head: head) }
+        both("/video") { request, _, head in try await self.video(request, head: head) }
+        both("/feed.xml") { request, _, head in try await self.feed(request, head: head) }
         let counter = connections, metrics = self.metrics
         let guardTimeout = TimeAmount.seconds(Int64(settings.sendTimeoutSeconds))
         let app = Application(
@@ -235,15 +235,11 @@ public struct MedrenderService: Sendable {
         var yaml: String
     }
 
-    func preset(named name: String) -> Response {
-        do {
-            let file = try ServedLibrary(settings.library).presetFile(name)
-            let session = try PresetDecoder.load(path: file)
-            let yaml = try String(contentsOfFile: file, encoding: .utf8)
-            return try Self.json(PresetDetail(preset: Self.entry(name: name, session: session), yaml: yaml))
-        } catch {
-            return errorResponse(error)
-        }
+    func preset(named name: String) throws -> Response {
+        let file = try ServedLibrary(settings.library).presetFile(name)
+        let session = try PresetDecoder.load(path: file)
+        let yaml = try String(contentsOfFile: file, encoding: .utf8)
+        return try Self.json(PresetDetail(preset: Self.entry(name: name, session: session), yaml: yaml))
     }
 
     /// The request's query as (name, value) pairs, percent-decoded.
@@ -336,52 +332,44 @@ public struct MedrenderService: Sendable {
         return try await body()
     }
 
-    func cues(_ request: Request) async -> Response {
-        do {
-            var pairs = Self.options(request)
-            let sheets = pairs.filter { $0.0 == "sheet" }.map(\.1)
-            guard sheets.count <= 1 else { throw ParameterError("sheet", "is given twice; give it once") }
-            let sheet = sheets.first ?? "json"
-            pairs.removeAll { $0.0 == "sheet" }
-            guard ["json", "vtt", "chapters"].contains(sheet) else {
-                throw RenderError("sheet=\(sheet): the cue sheet is json, vtt or chapters", category: .usage)
-            }
-            let (job, _, _, fit) = try self.job(for: pairs)
-            // The plan a render would make, sounds and all: the same frames as the audio.
-            let plan = try await gated(request) { try job.plan() }
-            let text: String, type: String
-            switch sheet {
-            case "vtt": (text, type) = (CueSheetWriter.vtt(plan), "text/vtt; charset=utf-8")
-            case "chapters":
-                // Podcasting 2.0's JSON chapters, as a build writes them beside its files.
-                let chapters = LibraryFeed.chapters(fromCueSheet: Data(CueSheetWriter.json(plan).utf8)) ?? []
-                (text, type) = (String(decoding: chapters, as: UTF8.self), "application/json+chapters")
-            default: (text, type) = (CueSheetWriter.json(plan), "application/json")
-            }
-            var headers: HTTPFields = [.contentType: type]
-            headers.append(contentsOf: Self.fitFields(fit))
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
-        } catch {
-            return errorResponse(error)
+    func cues(_ request: Request) async throws -> Response {
+        var pairs = Self.options(request)
+        let sheets = pairs.filter { $0.0 == "sheet" }.map(\.1)
+        guard sheets.count <= 1 else { throw ParameterError("sheet", "is given twice; give it once") }
+        let sheet = sheets.first ?? "json"
+        pairs.removeAll { $0.0 == "sheet" }
+        guard ["json", "vtt", "chapters"].contains(sheet) else {
+            throw RenderError("sheet=\(sheet): the cue sheet is json, vtt or chapters", category: .usage)
         }
+        let (job, _, _, fit) = try self.job(for: pairs)
+        // The plan a render would make, sounds and all: the same frames as the audio.
+        let plan = try await gated(request) { try job.plan() }
+        let text: String, type: String
+        switch sheet {
+        case "vtt": (text, type) = (CueSheetWriter.vtt(plan), "text/vtt; charset=utf-8")
+        case "chapters":
+            // Podcasting 2.0's JSON chapters, as a build writes them beside its files.
+            let chapters = LibraryFeed.chapters(fromCueSheet: Data(CueSheetWriter.json(plan).utf8)) ?? []
+            (text, type) = (String(decoding: chapters, as: UTF8.self), "application/json+chapters")
+        default: (text, type) = (CueSheetWriter.json(plan), "application/json")
+        }
+        var headers: HTTPFields = [.contentType: type]
+        headers.append(contentsOf: Self.fitFields(fit))
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
     /// The preview page of a session: the command line's page, its audio the `/render` of the same
     /// query (so the player streams the render), its timeline the plan a render makes.
-    func preview(_ request: Request) async -> Response {
-        do {
-            let (job, format, _, _) = try self.job(for: Self.options(request))
-            let plan = try await gated(request) { try job.plan() }
-            let timeline = SessionTimeline(plan: plan, title: job.session.name)
-            let query = request.uri.query ?? ""
-            let subtitle = [job.session.name, job.session.segments.map { $0.pattern.description }.joined(separator: " → "),
-                            "\(plan.schedule.cycleCount) cycles", format.fileExtension].joined(separator: " · ")
-            let html = PreviewPage(timeline: timeline, audio: .url("/render?\(query)"), subtitle: subtitle).html
-            return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
-        } catch {
-            return errorResponse(error)
-        }
+    func preview(_ request: Request) async throws -> Response {
+        let (job, format, _, _) = try self.job(for: Self.options(request))
+        let plan = try await gated(request) { try job.plan() }
+        let timeline = SessionTimeline(plan: plan, title: job.session.name)
+        let query = request.uri.query ?? ""
+        let subtitle = [job.session.name, job.session.segments.map { $0.pattern.description }.joined(separator: " → "),
+                        "\(plan.schedule.cycleCount) cycles", format.fileExtension].joined(separator: " · ")
+        let html = PreviewPage(timeline: timeline, audio: .url("/render?\(query)"), subtitle: subtitle).html
+        return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }
 }
 

@@ -10,14 +10,9 @@ import Synchronization
 /// it (or joined, when the same render is under way) and streamed as it grows. Media players'
 /// HTTP: `Content-Length` when known, `Range` and `206`, `ETag` and `304`, `Cache-Control`.
 extension MedrenderService {
-    func render(_ request: Request, head: Bool) async -> Response {
-        let job: RenderJob, format: OutputFormat, identity: String, fit: [String]
-        do {
-            (job, format, identity, fit) = try self.job(for: Self.options(request))
-        } catch {
-            return errorResponse(error)
-        }
-        return await serveRender(request, head: head, job: job, format: format, identity: identity, fit: fit)
+    func render(_ request: Request, head: Bool) async throws -> Response {
+        let (job, format, identity, fit) = try self.job(for: Self.options(request))
+        return try await serveRender(request, head: head, job: job, format: format, identity: identity, fit: fit)
     }
 
     /// Whether the request's `If-None-Match` names the answer whose ETag is `identity` (or any).
@@ -30,7 +25,7 @@ extension MedrenderService {
     /// A render known by its identity, from the cache or rendered into it (the studio's downloads
     /// come here too, as an `attachment`).
     func serveRender(_ request: Request, head: Bool, job: RenderJob, format: OutputFormat, identity: String,
-                     fit: [String] = [], disposition: String = "inline") async -> Response {
+                     fit: [String] = [], disposition: String = "inline") async throws -> Response {
         var headers: HTTPFields = [
             .contentType: Self.contentType(format),
             .contentDisposition: "\(disposition); filename=\"\(job.session.name).\(format.fileExtension)\"",
@@ -85,7 +80,7 @@ extension MedrenderService {
         }
         if case .failed(let error) = state, written == 0 {
             leave()
-            return errorResponse(error)
+            throw error
         }
         // A HEAD, or any range (a media player's first request is `bytes=0-`), waits for the whole
         // file: its length is known then, which a player needs to show a duration and to seek (a
@@ -103,18 +98,18 @@ extension MedrenderService {
         switch state {
         case .failed(let error):
             leave()
-            return errorResponse(error)
+            throw error
         case .finished(let path, let length):
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             leave()
-            guard fd >= 0 else { return errorResponse(RenderError("the render's file cannot be read back", category: .io)) }
+            guard fd >= 0 else { throw RenderError("the render's file cannot be read back", category: .io) }
             return fileResponse(fd: fd, length: length, request: request, head: head, headers: headers, done: {})
         case .finishedInMemory(let length):
             // The reader stays until it is sent: the file's start is removed when the last goes.
             let fd = open(flight.writingPath, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
                 leave()
-                return errorResponse(RenderError("the render's file cannot be read back", category: .io))
+                throw RenderError("the render's file cannot be read back", category: .io)
             }
             return fileResponse(fd: fd, length: length, request: request, head: head, headers: headers, done: leave,
                                 read: { try flight.read(fd, at: $0, count: $1) })
@@ -124,7 +119,7 @@ extension MedrenderService {
         let fd = open(flight.writingPath, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             leave()
-            return errorResponse(RenderError("the render's file cannot be read back", category: .io))
+            throw RenderError("the render's file cannot be read back", category: .io)
         }
         if let length = flight.announcedLength { headers[.contentLength] = "\(length)" }
         let metrics = self.metrics

@@ -30,7 +30,7 @@ extension MedrenderService {
                 throw StudioInvalid(issues: [StudioIssue(field: "", message: Self.unlibrary(error.description))])
             }
         }
-        return await serveRender(request, head: head, job: job, format: format, identity: Self.studioIdentity(yaml, job: job),
+        return try await serveRender(request, head: head, job: job, format: format, identity: Self.studioIdentity(yaml, job: job),
                                  disposition: "attachment")
     }
 

@@ -107,22 +107,22 @@ extension MedrenderService {
     func registerStudio(_ router: Router<BasicRequestContext>) {
         router.get("/studio") { _, _ in self.studioPage() }
         router.head("/studio") { _, _ in Self.headOnly(self.studioPage(), true) }
-        router.post("/studio/plan") { request, _ in await self.studioAnswer { try await self.studioPlan(request) } }
-        router.post("/studio/save") { request, _ in await self.studioAnswer { try await self.studioSave(request) } }
-        router.post("/studio/listen") { request, _ in await self.studioAnswer { try await self.studioTake(request) } }
+        router.post("/studio/plan") { request, _ in try await self.studioAnswer { try await self.studioPlan(request) } }
+        router.post("/studio/save") { request, _ in try await self.studioAnswer { try await self.studioSave(request) } }
+        router.post("/studio/listen") { request, _ in try await self.studioAnswer { try await self.studioTake(request) } }
         router.get("/studio/listen/:id") { request, context in
-            await self.studioAnswer { try await self.studioListen(request, id: context.parameters.get("id") ?? "") }
+            try await self.studioAnswer { try await self.studioListen(request, id: context.parameters.get("id") ?? "") }
         }
-        router.post("/studio/cue") { request, _ in await self.studioAnswer { try await self.studioCue(request) } }
+        router.post("/studio/cue") { request, _ in try await self.studioAnswer { try await self.studioCue(request) } }
         router.get("/studio/render/:id") { request, context in
-            await self.studioAnswer { try await self.studioRender(request, id: context.parameters.get("id") ?? "", head: false) }
+            try await self.studioAnswer { try await self.studioRender(request, id: context.parameters.get("id") ?? "", head: false) }
         }
         router.head("/studio/render/:id") { request, context in
-            await self.studioAnswer { try await self.studioRender(request, id: context.parameters.get("id") ?? "", head: true) }
+            try await self.studioAnswer { try await self.studioRender(request, id: context.parameters.get("id") ?? "", head: true) }
         }
     }
 
-    func studioAnswer(_ body: () async throws -> Response) async -> Response {
+    func studioAnswer(_ body: () async throws -> Response) async throws -> Response {
         do {
             return try await body()
         } catch let error as StudioError {
@@ -132,8 +132,6 @@ extension MedrenderService {
             answer.form = failure.outline
             return (try? Self.studioJSON(.unprocessableContent, answer))
                 ?? Self.text(.unprocessableContent, failure.issues.first?.message ?? "the preset is not valid")
-        } catch {
-            return errorResponse(error)
         }
     }
 

@@ -44,50 +44,46 @@ extension MedrenderService {
         return settings
     }
 
-    func video(_ request: Request, head: Bool) async -> Response {
-        do {
-            let all = Self.options(request)
-            let settings = try Self.videoSettings(all.filter { Self.videoParameters.contains($0.0) })
-            let (job, _, identity, _) = try self.job(for: all.filter { !Self.videoParameters.contains($0.0) })
-            let key = Self.videoIdentity(identity, settings)
-            let ext = settings.container.rawValue
-            let headers: HTTPFields = [
-                .contentType: settings.container.mimeType, .acceptRanges: "bytes", .eTag: "\"\(key)\"",
-                // The same query to the same renderer gives the same video.
-                .cacheControl: "public, max-age=31536000, immutable",
-            ]
-            if Self.matches(request, identity: key) { return Response(status: .notModified, headers: headers, body: ResponseBody()) }
-            if let response = videoFile(cache.entry(key: key, ext: ext), request: request, head: head, headers: headers) {
-                metrics.hit()
-                return response
-            }
-            metrics.miss()
-            // One render of a video at a time, across every server sharing the cache folder: a
-            // second request for it waits for the first and is then served from the cache.
-            let keyLock = await cache.lock(key: key)
-            defer { keyLock?.release() }
-            if let response = videoFile(cache.entry(key: key, ext: ext), request: request, head: head, headers: headers) { return response }
-            let temporary = cache.temporaryPath(key: key, ext: ext)
-            var removeTemporary = true
-            defer { if removeTemporary { unlink(temporary) } }
-            try await onRenderPlace(request) {
-                _ = try VideoRender.write(try job.prepare(), settings: settings, to: temporary)
-            }
-            // Opened before it is put in place: the answer reads it even if the cache lets it go.
-            let fd = open(temporary, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw VideoError("the video could not be read back", category: .io) }
-            var info = stat()
-            fstat(fd, &info)
-            do {
-                _ = try cache.commit(temporary: temporary, key: key, ext: ext, length: Int64(info.st_size))
-                removeTemporary = false
-            } catch {
-                cache.reportUnwritable("\(error)")
-            }
-            return fileResponse(fd: fd, length: Int64(info.st_size), request: request, head: head, headers: headers, done: {})
-        } catch {
-            return errorResponse(error)
+    func video(_ request: Request, head: Bool) async throws -> Response {
+        let all = Self.options(request)
+        let settings = try Self.videoSettings(all.filter { Self.videoParameters.contains($0.0) })
+        let (job, _, identity, _) = try self.job(for: all.filter { !Self.videoParameters.contains($0.0) })
+        let key = Self.videoIdentity(identity, settings)
+        let ext = settings.container.rawValue
+        let headers: HTTPFields = [
+            .contentType: settings.container.mimeType, .acceptRanges: "bytes", .eTag: "\"\(key)\"",
+            // The same query to the same renderer gives the same video.
+            .cacheControl: "public, max-age=31536000, immutable",
+        ]
+        if Self.matches(request, identity: key) { return Response(status: .notModified, headers: headers, body: ResponseBody()) }
+        if let response = videoFile(cache.entry(key: key, ext: ext), request: request, head: head, headers: headers) {
+            metrics.hit()
+            return response
         }
+        metrics.miss()
+        // One render of a video at a time, across every server sharing the cache folder: a
+        // second request for it waits for the first and is then served from the cache.
+        let keyLock = await cache.lock(key: key)
+        defer { keyLock?.release() }
+        if let response = videoFile(cache.entry(key: key, ext: ext), request: request, head: head, headers: headers) { return response }
+        let temporary = cache.temporaryPath(key: key, ext: ext)
+        var removeTemporary = true
+        defer { if removeTemporary { unlink(temporary) } }
+        try await onRenderPlace(request) {
+            _ = try VideoRender.write(try job.prepare(), settings: settings, to: temporary)
+        }
+        // Opened before it is put in place: the answer reads it even if the cache lets it go.
+        let fd = open(temporary, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw VideoError("the video could not be read back", category: .io) }
+        var info = stat()
+        fstat(fd, &info)
+        do {
+            _ = try cache.commit(temporary: temporary, key: key, ext: ext, length: Int64(info.st_size))
+            removeTemporary = false
+        } catch {
+            cache.reportUnwritable("\(error)")
+        }
+        return fileResponse(fd: fd, length: Int64(info.st_size), request: request, head: head, headers: headers, done: {})
     }
 
     /// The video's identity: the session's render identity and the picture's settings.
