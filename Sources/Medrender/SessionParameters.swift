@@ -66,10 +66,10 @@ public struct SessionParameters: Sendable, Hashable {
     /// Checks the session's options: length, rate, pattern and phases.
     public func validateSession() throws(ParameterError) {
         if minutes != nil, cycles != nil { throw ParameterError("minutes", "and {cycles} are both given; give one of them") }
-        if let minutes, !(minutes.isFinite && minutes > 0 && minutes <= 1440) {
+        if let minutes, !(minutes.isFinite && minutes > 0 && minutes <= SessionLimits.mostMinutes) {
             throw ParameterError("minutes", value: "\(minutes)", "is out of range; give a number of minutes above 0 and up to 1440 (24 h)")
         }
-        if let cycles, !(1...100_000).contains(cycles) {
+        if let cycles, !SessionLimits.cycles.contains(cycles) {
             throw ParameterError("cycles", value: "\(cycles)", "is out of range; give 1 to 100000")
         }
         guard RenderOptions.rateRange.contains(rate) else {
@@ -77,7 +77,7 @@ public struct SessionParameters: Sendable, Hashable {
         }
         _ = try parsedPattern()
         for (name, value) in [("settle", settle), ("closing", closing)] {
-            if let value, !(value.isFinite && (0...3600).contains(value)) {
+            if let value, !(value.isFinite && SessionLimits.seconds.contains(value)) {
                 throw ParameterError(name, value: "\(value)", "is out of range; give 0 to 3600 seconds")
             }
         }

@@ -87,7 +87,7 @@ struct BuildCommand: ParsableCommand {
                 guard let m = Double(item), m.isFinite else {
                     throw ValidationError("--minutes \(item) is not a number; give minutes above 0 and up to 1440, comma-separated")
                 }
-                guard m > 0, m <= 1440, let t = SessionTime(minutes: m) else {
+                guard m > 0, m <= SessionLimits.mostMinutes, let t = SessionTime(minutes: m) else {
                     throw ValidationError("--minutes \(item) is out of range; give minutes above 0 and up to 1440, comma-separated")
                 }
                 if !result.contains(.duration(t)) { result.append(.duration(t)) }
@@ -98,7 +98,7 @@ struct BuildCommand: ParsableCommand {
                 guard let n = Int(item) else {
                     throw ValidationError("--cycles \(item) is not a whole number; give 1 to 100000, comma-separated")
                 }
-                guard (1...100_000).contains(n) else {
+                guard SessionLimits.cycles.contains(n) else {
                     throw ValidationError("--cycles \(item) is out of range; give 1 to 100000, comma-separated")
                 }
                 if !result.contains(.cycles(n)) { result.append(.cycles(n)) }

@@ -102,16 +102,16 @@ extension PresetDecoder {
             guard let c = o["cycle"], let p = o["phase"] else {
                 throw n.error("'on' needs 'cycle' and 'phase', such as { cycle: 3, phase: exhale }")
             }
-            line.start = .on(cycle: try c.integer(in: 1...100_000, unit: "cycles"), phase: try p.choice(PhaseKind.self, what: "phase"))
+            line.start = .on(cycle: try c.integer(in: SessionLimits.cycles, unit: "cycles"), phase: try p.choice(PhaseKind.self, what: "phase"))
         }
         if let n = f["pause"] {
             if case .mapping = n.node {
                 let p = try n.mapping(allowed: ["min", "weight"])
-                let minimum = try p["min"]?.seconds(in: 0...3600) ?? .zero
+                let minimum = try p["min"]?.seconds(in: SessionLimits.seconds) ?? .zero
                 let weight = try p["weight"]?.number(in: 0.001...1000, unit: "") ?? 1
                 line.start = .elastic(minimum: minimum, weight: weight)
             } else {
-                line.start = .after(try n.seconds(in: 0...3600))
+                line.start = .after(try n.seconds(in: SessionLimits.seconds))
             }
         }
         return line

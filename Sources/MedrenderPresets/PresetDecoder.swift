@@ -84,10 +84,10 @@ public enum PresetDecoder {
             throw fields["cycles"]!.error("give 'minutes' or 'cycles', not both")
         }
         if let node = fields["minutes"], !decodeFit(node, into: &session) {
-            session.defaultLength = .duration(SessionTime(minutes: try node.number(in: 0.05...1440, unit: "min"))!)
+            session.defaultLength = .duration(SessionTime(minutes: try node.number(in: 0.05...SessionLimits.mostMinutes, unit: "min"))!)
         }
         if let node = fields["cycles"] {
-            session.defaultLength = .cycles(try node.integer(in: 1...100_000, unit: "cycles"))
+            session.defaultLength = .cycles(try node.integer(in: SessionLimits.cycles, unit: "cycles"))
         }
         if let node = fields["fill"] {
             guard fields["segments"] != nil else {
@@ -99,8 +99,8 @@ public enum PresetDecoder {
             }
             session.fill = fill
         }
-        if let node = fields["settle"] { session.settle = try node.seconds(in: 0...3600) }
-        if let node = fields["closing"] { session.closing = try node.seconds(in: 0...3600) }
+        if let node = fields["settle"] { session.settle = try node.seconds(in: SessionLimits.seconds) }
+        if let node = fields["closing"] { session.closing = try node.seconds(in: SessionLimits.seconds) }
         if let node = fields["seed"] { session.seed = UInt64(try node.integer(in: 0...Int(Int32.max), unit: "")) }
         if let node = fields["cues"] { try decodeCues(node, into: &session) }
         if let node = fields["voice"] { session.voice = try decodeVoice(node) }
@@ -268,8 +268,8 @@ public enum PresetDecoder {
     /// `minutes: M` or `cycles: N` of a segment or a ramp; nil when neither is given.
     static func decodeSpan(_ f: [String: PresetNode], in node: PresetNode) throws(PresetError) -> SegmentSpan? {
         if f["minutes"] != nil, f["cycles"] != nil { throw f["cycles"]!.error("give 'minutes' or 'cycles', not both") }
-        if let n = f["minutes"] { return .duration(SessionTime(minutes: try n.number(in: 0.01...1440, unit: "min"))!) }
-        if let n = f["cycles"] { return .cycles(try n.integer(in: 1...100_000, unit: "cycles")) }
+        if let n = f["minutes"] { return .duration(SessionTime(minutes: try n.number(in: 0.01...SessionLimits.mostMinutes, unit: "min"))!) }
+        if let n = f["cycles"] { return .cycles(try n.integer(in: SessionLimits.cycles, unit: "cycles")) }
         return nil
     }
 
@@ -428,9 +428,9 @@ public enum PresetDecoder {
         ])
         var voice = VoiceSettings()
         if let n = fields["intro"] { voice.intro = try n.sound() }
-        if let n = fields["intro-at"] { voice.introAt = try n.seconds(in: 0...3600) }
+        if let n = fields["intro-at"] { voice.introAt = try n.seconds(in: SessionLimits.seconds) }
         if let n = fields["outro"] { voice.outro = try n.sound() }
-        if let n = fields["outro-after"] { voice.outroAfter = try n.seconds(in: 0...3600) }
+        if let n = fields["outro-after"] { voice.outroAfter = try n.seconds(in: SessionLimits.seconds) }
         if let n = fields["level"] { voice.levelLUFS = try n.number(in: -70...(-10), unit: "LUFS") }
         if let n = fields["prompts"], case .scalar = n.node {
             // `prompts: spoken`: the script's voice speaks them, in the session's language.

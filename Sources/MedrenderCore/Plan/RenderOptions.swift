@@ -16,3 +16,14 @@ public struct RenderOptions: Hashable, Sendable {
 
     public static let rateRange = 8000...192_000
 }
+
+/// The limits of what a session may ask for, in one place: the command line, the service, a
+/// build and the preset decoder check against these.
+public enum SessionLimits {
+    /// The most minutes a session lasts: 24 hours (`RenderPlan.longestSession`).
+    public static let mostMinutes = 1440.0
+    /// A length in whole breath cycles.
+    public static let cycles = 1...100_000
+    /// A settle, a closing, or a point or pause placed in seconds.
+    public static let seconds = 0.0...3600
+}
