@@ -108,10 +108,10 @@ public struct SessionParameters: Sendable, Hashable {
                 throw ParameterError(option, "is \(value.utf8.count) bytes of text; a tag takes at most 1024: shorten it")
             }
         }
-        if let loudness, !(loudness.isFinite && (-70...(-5)).contains(loudness)) {
+        if let loudness, !(loudness.isFinite && SessionLimits.loudness.contains(loudness)) {
             throw ParameterError("loudness", value: "\(loudness)", "is out of range; give -70 to -5 LUFS")
         }
-        if let truePeak, !(truePeak.isFinite && (-20...0).contains(truePeak)) {
+        if let truePeak, !(truePeak.isFinite && SessionLimits.truePeak.contains(truePeak)) {
             throw ParameterError("true-peak", value: "\(truePeak)", "is out of range; give -20 to 0 dBTP")
         }
         let format = try outputFormat(output: output)

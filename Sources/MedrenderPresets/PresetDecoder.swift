@@ -581,8 +581,8 @@ public enum PresetDecoder {
     static func decodeMaster(_ node: PresetNode) throws(PresetError) -> MasterSettings {
         let fields = try node.mapping(allowed: ["loudness", "true-peak", "fade-in", "fade-out", "fade-curve"])
         var master = MasterSettings()
-        if let n = fields["loudness"] { master.loudnessLUFS = try n.number(in: -70...(-5), unit: "LUFS") }
-        if let n = fields["true-peak"] { master.truePeakDBTP = try n.number(in: -20...0, unit: "dBTP") }
+        if let n = fields["loudness"] { master.loudnessLUFS = try n.number(in: SessionLimits.loudness, unit: "LUFS") }
+        if let n = fields["true-peak"] { master.truePeakDBTP = try n.number(in: SessionLimits.truePeak, unit: "dBTP") }
         if let n = fields["fade-in"] { master.fadeIn = try n.seconds(in: 0...600) }
         if let n = fields["fade-out"] { master.fadeOut = try n.seconds(in: 0...600) }
         if let n = fields["fade-curve"] { master.fadeCurve = try n.choice(FadeCurve.self, what: "fade curve") }

@@ -314,8 +314,9 @@ public struct MedrenderService: Sendable {
     }
 
     /// Holds a render place (and the client's share) around `body`, for the routes that load
-    /// sounds but write no file (`/cues`, `/preview`).
-    func gated<T>(_ request: Request, _ body: () async throws -> T) async throws -> T {
+    /// sounds but write no file (`/cues`, `/preview`, the studio's), and runs it on a thread of its
+    /// own (`BlockingWork`): decoding and planning never hold a task of the server.
+    func gated<T: Sendable>(_ request: Request, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         let client = client(of: request)
         if let refusal = await limits.begin(client) { throw ClientLimited(message: refusal.message, retryAfter: refusal.retryAfter) }
         guard await gate.enter() else {
@@ -329,7 +330,7 @@ public struct MedrenderService: Sendable {
                 await limits.end(client)
             }
         }
-        return try await body()
+        return try await BlockingWork.run("medrender request", body)
     }
 
     func cues(_ request: Request) async throws -> Response {

@@ -102,8 +102,6 @@ extension MedrenderService {
     /// Runs `body` on a thread of its own while holding a render place and the client's share, so
     /// a long render blocks none of the server's tasks.
     func onRenderPlace(_ request: Request, _ body: @escaping @Sendable () throws -> Void) async throws {
-        try await gated(request) {
-            try await BlockingWork.run("medrender video", body)
-        }
+        try await gated(request, body)
     }
 }

@@ -26,4 +26,8 @@ public enum SessionLimits {
     public static let cycles = 1...100_000
     /// A settle, a closing, or a point or pause placed in seconds.
     public static let seconds = 0.0...3600
+    /// The integrated loudness a session is mastered to, in LUFS.
+    public static let loudness = -70.0...(-5)
+    /// The true-peak ceiling, in dBTP.
+    public static let truePeak = -20.0...0
 }
