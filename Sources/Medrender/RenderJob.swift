@@ -54,6 +54,15 @@ public struct RenderJob: Sendable {
         }
     }
 
+    /// How long the session lasts and what its fit changed, without making a plan (`PlanOutline`).
+    public func outline() throws(RenderError) -> PlanOutline {
+        do {
+            return try PlanOutline(session: session, options: options)
+        } catch {
+            throw RenderError.plan(error, preset: origin)
+        }
+    }
+
     /// Everything a render checks before mixing: every sound decoded, the plan made with their
     /// lengths (clips and prompts that fit). Returns the plan, as the cue sheet gives it.
     public func plan() throws -> RenderPlan {

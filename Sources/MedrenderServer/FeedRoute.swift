@@ -67,12 +67,11 @@ extension MedrenderService {
         for name in names {
             let query = "preset=\(Self.queryEscaped(name))&format=\(ServedFeed.format)"
             let (job, _, identity, _) = try self.job(for: [("preset", name), ("format", ServedFeed.format)])
-            let plan = try job.schedulePlan()
             guard let length = lengths[name] else { throw RenderError("the episode \(name) has no length", category: .internal) }
             let file = try ServedLibrary(settings.library).presetFile(name)
             let modified = (try? FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date) ?? Date(timeIntervalSince1970: 0)
             let title = job.session.metadata.title ?? Self.feedTitle(name)
-            let seconds = Int((Double(plan.totalFrames) / Double(plan.rate)).rounded())
+            let seconds = Int((Double(try job.outline().total.milliseconds) / 1000).rounded())
             let description = job.session.description.isEmpty ? title : job.session.description
             episodes.append(LibraryFeed.Episode(
                 title: title, description: description, enclosureURL: feed.baseURL + "/render?" + query, bytes: length,

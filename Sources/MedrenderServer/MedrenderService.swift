@@ -267,14 +267,16 @@ public struct MedrenderService: Sendable {
         var job = try renderRequest.job()
         job.soundCache = sounds
         job.loudnessCache = loudness
-        let plan = try job.schedulePlan()
-        if let maximum = settings.maximumMinutes, Double(plan.totalFrames) / Double(plan.rate) > maximum * 60 + 1e-9 {
+        // The length and the fit from the clock alone: the render plans once, when it starts.
+        let outline = try job.outline()
+        let minutes = Double(outline.total.milliseconds) / 60_000
+        if let maximum = settings.maximumMinutes, minutes > maximum + 1e-9 {
             throw RenderError(String(format: "the session is %.1f minutes; this server renders up to %g minutes (--max-minutes); ask for fewer",
-                                     Double(plan.totalFrames) / Double(plan.rate) / 60, maximum), category: .usage)
+                                     minutes, maximum), category: .usage)
         }
         let speech = try GuideSpeech.requests(for: renderRequest.session, origin: renderRequest.presetFile)
         let identity = RenderIdentity.key(parameters: parameters, presetFile: file, job: job, speech: speech)
-        return (job, renderRequest.format, identity, plan.fitChanges)
+        return (job, renderRequest.format, identity, outline.fitChanges)
     }
 
     /// The `Medrender-Fit` header: what fitting a session shorter than its preset changed, one

@@ -150,8 +150,8 @@ extension MedrenderService {
 
     /// The most a render's file can take: 32-bit samples, and room for headers.
     static func largestBytes(_ job: RenderJob) -> Int64 {
-        guard let plan = try? job.schedulePlan() else { return 0 }
-        return Int64(plan.totalFrames) * Int64(plan.channels) * 4 + (1 << 20)
+        guard let outline = try? job.outline() else { return 0 }
+        return outline.frames(atRate: job.options.rate) * Int64(job.options.channels) * 4 + (1 << 20)
     }
 
     /// A new flight for `key`, writing into the cache's folder, or a spool file when the cache

@@ -209,11 +209,10 @@ extension MedrenderService {
             var job = try request.job()
             job.soundCache = sounds
             job.loudnessCache = loudness
-            let plan = try job.schedulePlan()
-            if let maximum = settings.maximumMinutes, Double(plan.totalFrames) / Double(plan.rate) > maximum * 60 + 1e-9 {
+            let minutes = Double(try job.outline().total.milliseconds) / 60_000
+            if let maximum = settings.maximumMinutes, minutes > maximum + 1e-9 {
                 throw StudioInvalid(issues: [StudioIssue(field: "minutes", message: String(
-                    format: "the session is %.1f minutes; this server plans up to %g minutes (--max-minutes)",
-                    Double(plan.totalFrames) / Double(plan.rate) / 60, maximum))])
+                    format: "the session is %.1f minutes; this server plans up to %g minutes (--max-minutes)", minutes, maximum))])
             }
             return job
         } catch let error as MissingSoundsError {
@@ -307,8 +306,8 @@ extension MedrenderService {
         let job = try studioJob(yaml)
         let id = studioTakes.add(yaml)
         struct Take: Encodable { var ok = true; var id: String; var url: String; var durationSeconds: Double }
-        let plan = try job.schedulePlan()
-        return try Self.json(Take(id: id, url: "/studio/listen/\(id)", durationSeconds: Double(plan.totalFrames) / Double(plan.rate)))
+        let total = try job.outline().total
+        return try Self.json(Take(id: id, url: "/studio/listen/\(id)", durationSeconds: Double(total.milliseconds) / 1000))
     }
 
     /// `GET /studio/listen/ID?from=SECONDS`: the take rendered from that point and streamed as a WAV.

@@ -62,3 +62,29 @@ extension RenderPlan {
         return sections.indices.filter { $0 == sections.count - 1 || sections[$0 + 1].frame != sections[$0].frame }.map { sections[$0] }
     }
 }
+
+/// What a plan of a session will be, known from its clock and its fit alone, without placing a
+/// clip, loading a sound or making a plan: how long it lasts and what fitting it to a shorter
+/// length changed. What the server says before it renders (its longest session, `Medrender-Fit`,
+/// an episode's length); the render then plans once.
+public struct PlanOutline: Sendable {
+    /// The session's length, as the plan's clock gives it.
+    public let total: SessionTime
+    /// What fitting the session to a length shorter than its preset's changed, one line each.
+    public let fitChanges: [String]
+
+    public init(session original: Session, options: RenderOptions) throws(PlanError) {
+        var session = original
+        var changes: [String] = []
+        if case .duration(let requested) = options.length, requested <= RenderPlan.longestSession {
+            let fit = ShortSessionFit(session: original, total: requested)
+            session = SpareTime.fill(fit.session, total: requested)
+            changes = fit.changes
+        }
+        total = try RenderPlan.clock(session: session, options: options).1
+        fitChanges = changes
+    }
+
+    /// The length in frames at `rate`, as the plan counts them.
+    public func frames(atRate rate: Int) -> Int64 { total.frame(atRate: rate) }
+}
