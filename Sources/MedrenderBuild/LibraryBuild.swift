@@ -387,9 +387,8 @@ extension LibraryBuild {
                     for line in soundLines { text += line + "\n" }
                     for line in speechLines { text += line + "\n" }
                     text += "credits \(creditsHash)\n" + frontCredits
-                    let request = RenderRequest(session: session, presetFile: file, options: options, format: format,
-                                                outputPath: settings.outputDirectory + "/" + outputName, library: settings.library)
-                    let frames = (try? Renderer.schedulePlan(request))?.totalFrames ?? 0
+                    // The length from the clock alone: each output plans once, when it renders.
+                    let frames = (try? PlanOutline(session: session, options: options))?.frames(atRate: rate) ?? 0
                     jobs.append(LibraryBuildJob(
                         preset: preset, presetFile: file, session: session, length: length, formatName: format.fileExtension,
                         format: format, options: options, outputName: outputName,
