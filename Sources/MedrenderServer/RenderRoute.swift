@@ -95,32 +95,40 @@ extension MedrenderService {
                 return Self.text(.serviceUnavailable, "the client went away")
             }
         }
-        switch state {
-        case .failed(let error):
-            leave()
-            throw error
-        case .finished(let path, let length):
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            leave()
-            guard fd >= 0 else { throw RenderError("the render's file cannot be read back", category: .io) }
-            return fileResponse(fd: fd, length: length, request: request, head: head, headers: headers, done: {})
-        case .finishedInMemory(let length):
-            // The reader stays until it is sent: the file's start is removed when the last goes.
-            let fd = open(flight.writingPath, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else {
+        var opened: Int32 = -1
+        answer: while true {
+            switch state {
+            case .failed(let error):
                 leave()
-                throw RenderError("the render's file cannot be read back", category: .io)
+                throw error
+            case .finished(let path, let length):
+                let fd = open(path, O_RDONLY | O_CLOEXEC)
+                leave()
+                guard fd >= 0 else { throw RenderError("the render's file cannot be read back", category: .io) }
+                return fileResponse(fd: fd, length: length, request: request, head: head, headers: headers, done: {})
+            case .finishedInMemory(let length):
+                // The reader stays until it is sent: the file's start is removed when the last goes.
+                let fd = open(flight.writingPath, O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else {
+                    leave()
+                    throw RenderError("the render's file cannot be read back", category: .io)
+                }
+                return fileResponse(fd: fd, length: length, request: request, head: head, headers: headers, done: leave,
+                                    read: { try flight.read(fd, at: $0, count: $1) })
+            case .running:
+                opened = open(flight.writingPath, O_RDONLY | O_CLOEXEC)
+                if opened >= 0 { break answer }
+                // The render may have ended, and its file gone into the cache under its own name,
+                // between the look above and the open: look again, and serve it from there.
+                let now = flight.snapshot.state
+                if case .running = now {
+                    leave()
+                    throw RenderError("the render's file cannot be read back", category: .io)
+                }
+                state = now
             }
-            return fileResponse(fd: fd, length: length, request: request, head: head, headers: headers, done: leave,
-                                read: { try flight.read(fd, at: $0, count: $1) })
-        case .running:
-            break
         }
-        let fd = open(flight.writingPath, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            leave()
-            throw RenderError("the render's file cannot be read back", category: .io)
-        }
+        let fd = opened
         if let length = flight.announcedLength { headers[.contentLength] = "\(length)" }
         let metrics = self.metrics
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
