@@ -63,6 +63,18 @@ extension RenderPlan {
     }
 }
 
+extension RenderPlan {
+    /// `session` as a plan with `options` takes it: for a length in time, fitted to a length
+    /// shorter than its preset's (`ShortSessionFit`, returned for its notes and changes) and its
+    /// spare time given out (`SpareTime`); for a length in cycles, as it is. The plan, the sounds
+    /// it may need (`soundsNamed`) and its outline (`PlanOutline`) all start from this.
+    static func fitted(_ session: Session, options: RenderOptions) -> (session: Session, fit: ShortSessionFit?) {
+        guard case .duration(let requested) = options.length, requested <= longestSession else { return (session, nil) }
+        let fit = ShortSessionFit(session: session, total: requested)
+        return (SpareTime.fill(fit.session, total: requested), fit)
+    }
+}
+
 /// What a plan of a session will be, known from its clock and its fit alone, without placing a
 /// clip, loading a sound or making a plan: how long it lasts and what fitting it to a shorter
 /// length changed. What the server says before it renders (its longest session, `Medrender-Fit`,
@@ -74,15 +86,9 @@ public struct PlanOutline: Sendable {
     public let fitChanges: [String]
 
     public init(session original: Session, options: RenderOptions) throws(PlanError) {
-        var session = original
-        var changes: [String] = []
-        if case .duration(let requested) = options.length, requested <= RenderPlan.longestSession {
-            let fit = ShortSessionFit(session: original, total: requested)
-            session = SpareTime.fill(fit.session, total: requested)
-            changes = fit.changes
-        }
+        let (session, fit) = RenderPlan.fitted(original, options: options)
         total = try RenderPlan.clock(session: session, options: options).1
-        fitChanges = changes
+        fitChanges = fit?.changes ?? []
     }
 
     /// The length in frames at `rate`, as the plan counts them.

@@ -74,10 +74,7 @@ public struct RenderPlan: Sendable {
     /// waits for the outro). A plan plays these or fewer (`soundsUsed`): a clip timed past the end,
     /// or a segment that does not play, is found and decoded though the plan leaves it out.
     public static func soundsNamed(session original: Session, options: RenderOptions) -> [SoundRef] {
-        var session = original
-        if case .duration(let requested) = options.length, requested <= longestSession {
-            session = ShortSessionFit(session: original, total: requested).session
-        }
+        let session = fitted(original, options: options).session
         let layers = options.layers
         var kept = Set<SoundRef>()
         if layers.contains(.bells) { kept.formUnion([session.bells.start, session.bells.end, session.bells.interval].compactMap { $0 }) }
@@ -112,18 +109,10 @@ public struct RenderPlan: Sendable {
         Self.tally?.add()
         let rate = options.rate
         // A session shorter than its preset was written for adapts (`ShortSessionFit`).
-        var session = original
-        var notes: [String] = []
-        var fitChanges: [String] = []
-        var fitted = false
-        if case .duration(let requested) = options.length, requested <= Self.longestSession {
-            let fit = ShortSessionFit(session: original, total: requested)
-            session = fit.session
-            notes = fit.notes
-            fitChanges = fit.changes
-            fitted = fit.adapted
-            session = SpareTime.fill(session, total: requested)
-        }
+        let (session, fit) = Self.fitted(original, options: options)
+        var notes = fit?.notes ?? []
+        let fitChanges = fit?.changes ?? []
+        let fitted = fit?.adapted ?? false
         func frames(_ t: SessionTime) -> Int64 { t.frame(atRate: rate) }
         let (schedule, total) = try Self.clock(session: session, options: options)
         if case .duration = options.length, let note = SpareTime.implicitNote(session: session, schedule: schedule, total: total) {
