@@ -15,11 +15,9 @@ extension MedrenderService {
             throw StudioError(.notFound, "no take '\(id.prefix(32))': POST the preset to /studio/listen first (the newest \(StudioTakes.kept) are kept)")
         }
         let query = Self.query(request)
-        let name = query.first { $0.0 == "format" }?.1 ?? "ogg"
-        let quality = SessionParameters(preset: "").quality
-        guard let format = OutputFormat.named(name, quality: quality, bits: nil) else {
-            throw StudioError(.badRequest, "format=\(name.prefix(16)): give one of \(OutputFormat.names.joined(separator: ", "))")
-        }
+        // Read as `/render` reads it: an unknown name is its 400, worded for the query.
+        let format = try FormatName(parsing: query.first { $0.0 == "format" }?.1 ?? "ogg")
+            .format(quality: SessionParameters(preset: "").quality, bits: nil)
         let job = try studioJob(yaml, format: format)
         // What only the sounds' lengths tell (a voice longer than its place) is answered as the
         // plan's errors are, before a render starts.

@@ -255,7 +255,9 @@ import Testing
         #expect(cli.status == 0, "\(cli.stderr)")
         let served = try Data(contentsOf: URL(fileURLWithPath: server.dir.file("take.ogg")))
         #expect(served == (try? Data(contentsOf: URL(fileURLWithPath: dir.file("cli.ogg")))), "the download is not the command line's render")
-        #expect(try server.get("/studio/render/\(id)?format=aiff").status == 400)
+        let aiff = try server.get("/studio/render/\(id)?format=aiff")
+        #expect(aiff.status == 400)
+        #expect(String(decoding: aiff.body, as: UTF8.self).contains("format=aiff is not one medrender writes; choose ogg, wav, flac, opus or mp3"))
         #expect(try server.get("/studio/render/nosuchtake?format=ogg").status == 404)
         // A take whose voice does not fit, known only once its sounds are read: a message, not a 500.
         let tight = Self.oneMinute.replacingOccurrences(of: "settle: 12", with: "settle: 4")
