@@ -264,16 +264,21 @@ public final class AmbienceSource: GeneratedSource {
         2 * uniform(stream &* 16 &+ UInt64(channel), frame) - 1
     }
 
+    /// Makes `s.here` and `s.next` the controls at `q` and `q + 1` for `channel`, unless they are.
+    @inline(__always)
+    private func refreshControl(_ s: inout State, _ q: Int64, channel: Int) {
+        guard s.controlIndex != q else { return }
+        s.here = s.controlIndex == q - 1 ? s.next : control(q, channel: channel)
+        s.next = control(q + 1, channel: channel)
+        s.controlIndex = q
+    }
+
     /// One frame of `channel`, its filters `s` stepped. The caller holds the channel's state in a
     /// local for a run of frames, so the frame loop touches no stored property it writes.
     @inline(__always)
     private func step(_ frame: Int64, _ ch: Int, _ s: inout State) -> Double {
         let q = Self.floorDiv(frame, Self.controlFrames)
-        if s.controlIndex != q {
-            s.here = s.controlIndex == q - 1 ? s.next : control(q, channel: ch)
-            s.next = control(q + 1, channel: ch)
-            s.controlIndex = q
-        }
+        refreshControl(&s, q, channel: ch)
         let c = s.here
         let envelope = c.envelope + (s.next.envelope - c.envelope) * Double(frame - q * Self.controlFrames) / Double(Self.controlFrames)
         let x = white(frame, ch, 0)
@@ -339,6 +344,50 @@ public final class AmbienceSource: GeneratedSource {
         return k * v1
     }
 
+    /// The ocean in stereo, frames `start ..< start + frameCount` within one chunk, both ears'
+    /// filters as the two lanes of one vector: each lane does what `step` does for its ear, in the
+    /// same order, so the samples are those of `step` to the bit, for half the instructions.
+    private func renderOceanStereo(into out: UnsafeMutablePointer<Float>, from start: Int64, frameCount: Int) {
+        var left = states[0], right = states[1]
+        defer { states[0] = left; states[1] = right }
+        var hpIn = SIMD2(left.hpIn, right.hpIn), hpOut = SIMD2(left.hpOut, right.hpOut)
+        var rumble = SIMD2(left.rumble, right.rumble), rumble2 = SIMD2(left.rumble2, right.rumble2)
+        var lp1 = SIMD2(left.lp1, right.lp1), lp2 = SIMD2(left.lp2, right.lp2), lp3 = SIMD2(left.lp3, right.lp3)
+        defer {
+            left.hpIn = hpIn[0]; right.hpIn = hpIn[1]; left.hpOut = hpOut[0]; right.hpOut = hpOut[1]
+            left.rumble = rumble[0]; right.rumble = rumble[1]; left.rumble2 = rumble2[0]; right.rumble2 = rumble2[1]
+            left.lp1 = lp1[0]; right.lp1 = lp1[1]; left.lp2 = lp2[0]; right.lp2 = lp2[1]; left.lp3 = lp3[0]; right.lp3 = lp3[1]
+        }
+        var j = 0
+        while j < frameCount {
+            // A control interval at a time: its figures are the same for all its frames.
+            let first = start + Int64(j)
+            let q = Self.floorDiv(first, Self.controlFrames)
+            refreshControl(&left, q, channel: 0)
+            refreshControl(&right, q, channel: 1)
+            let end = min(frameCount, j + Int((q + 1) * Self.controlFrames - first))
+            let here = SIMD2(left.here.envelope, right.here.envelope), next = SIMD2(left.next.envelope, right.next.envelope)
+            let pole = SIMD2(left.here.pole, right.here.pole), detail = SIMD2(left.here.detail, right.here.detail)
+            let controlStart = q * Self.controlFrames
+            for k in j..<end {
+                let frame = start + Int64(k)
+                let envelope = here + (next - here) * Double(frame - controlStart) / Double(Self.controlFrames)
+                let x = SIMD2(white(frame, 0, 0), white(frame, 1, 0))
+                let hp = highPass * (hpOut + x - hpIn)
+                hpIn = x; hpOut = hp
+                rumble = x + rumblePole * (rumble - x)
+                rumble2 = rumble + rumblePole * (rumble2 - rumble)
+                lp1 = x + pole * (lp1 - x)
+                lp2 = lp1 + pole * (lp2 - lp1)
+                lp3 = hp + lowPass * (lp3 - hp)
+                let v = envelope * (1.6 * lp2 + 0.35 * detail * lp3 + 2.5 * rumble2)
+                out[k * 2] = Float(v[0])
+                out[k * 2 + 1] = Float(v[1])
+            }
+            j = end
+        }
+    }
+
     /// Starts the filters from rest at the warm-up before `frame`'s chunk and runs them up to it.
     private func restart(at frame: Int64) {
         let chunkStart = frame / chunkFrames * chunkFrames
@@ -362,7 +411,9 @@ public final class AmbienceSource: GeneratedSource {
             if frame != next || frame % chunkFrames == 0 { restart(at: frame) }
             let chunkEnd = (Self.floorDiv(frame, chunkFrames) + 1) * chunkFrames
             let n = Int(min(Int64(frameCount - i), chunkEnd - frame))
-            if channels == 2 {
+            if channels == 2, kind == .ocean {
+                renderOceanStereo(into: out + i * 2, from: frame, frameCount: n)
+            } else if channels == 2 {
                 // Both ears in one loop: their filters are two chains the processor runs side by side.
                 var left = states[0], right = states[1]
                 for j in 0..<n {

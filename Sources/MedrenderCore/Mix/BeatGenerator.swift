@@ -44,10 +44,33 @@ final class BeatGenerator {
         /// A tone at `phase` cycles turning `cyclesPerFrame` each frame.
         @inline(__always)
         init(phase: Double, cyclesPerFrame: Double) {
+            self.init(phase: phase, step: Step(cyclesPerFrame))
+        }
+
+        /// A tone at `phase` cycles turning by `step` each frame.
+        @inline(__always)
+        init(phase: Double, step: Step) {
             sine = Sine.cycles(phase)
             cosine = Sine.cycles(phase + 0.25)
-            stepSine = Sine.cycles(cyclesPerFrame)
-            stepCosine = Sine.cycles(cyclesPerFrame + 0.25)
+            stepSine = step.sine
+            stepCosine = step.cosine
+        }
+
+        /// A frame's turn: the sine and cosine of `cyclesPerFrame`.
+        struct Step {
+            let cyclesPerFrame: Double, sine: Double, cosine: Double
+
+            @inline(__always)
+            init(_ cyclesPerFrame: Double) {
+                self.cyclesPerFrame = cyclesPerFrame
+                sine = Sine.cycles(cyclesPerFrame)
+                cosine = Sine.cycles(cyclesPerFrame + 0.25)
+            }
+
+            /// This step if it turns by `cycles`, or a new one (a level stretch turns by the
+            /// same figure run after run: its sine and cosine are worked out once).
+            @inline(__always)
+            func reused(for cycles: Double) -> Step { cycles == cyclesPerFrame ? self : Step(cycles) }
         }
 
         @inline(__always)
@@ -56,6 +79,59 @@ final class BeatGenerator {
             cosine = cosine * stepCosine - sine * stepSine
             sine = s
         }
+    }
+
+    /// Both tones of a binaural or monaural beat turned side by side, the two lanes of one
+    /// vector: each lane does what `Rotor.turn` does, so the samples are the same to the bit.
+    struct RotorPair {
+        var sine: SIMD2<Double>, cosine: SIMD2<Double>
+        let stepSine: SIMD2<Double>, stepCosine: SIMD2<Double>
+
+        @inline(__always)
+        init(_ low: Rotor, _ high: Rotor) {
+            sine = SIMD2(low.sine, high.sine)
+            cosine = SIMD2(low.cosine, high.cosine)
+            stepSine = SIMD2(low.stepSine, high.stepSine)
+            stepCosine = SIMD2(low.stepCosine, high.stepCosine)
+        }
+
+        @inline(__always)
+        mutating func turn() {
+            let s = sine * stepCosine + cosine * stepSine
+            cosine = cosine * stepCosine - sine * stepSine
+            sine = s
+        }
+
+        /// Adds this frame of the beat at `gain` to the output frame at `o`, as the frame-by-frame
+        /// loop does (a lane's product rounded to a float, then added).
+        @inline(__always)
+        func add(to out: UnsafeMutablePointer<Float>, _ o: Int, channels: Int, binaural: Bool, gain: Double) {
+            if binaural, channels == 2 {
+                let at = UnsafeMutableRawPointer(out + o)
+                at.storeBytes(of: at.loadUnaligned(as: SIMD2<Float>.self) + SIMD2<Float>(sine * gain), as: SIMD2<Float>.self)
+            } else if binaural {
+                out[o] += Float(sine[0] * gain)
+            } else {
+                let v = Float(0.5 * (sine[0] + sine[1]) * gain)
+                for c in 0..<channels { out[o + c] += v }
+            }
+        }
+    }
+
+    /// The gain of frames `first...last` when it is one gain (a level stretch of the gain, clear
+    /// of the fades), worked out as the frame-by-frame loop would; nil otherwise.
+    @inline(__always)
+    private static func levelGain(_ plan: BeatPlan, first: Int64, last: Int64, fadeOutStart: Int64, gainSegment: inout Int,
+                                  lastDecibels: inout Double, lastGain: inout Double) -> Double? {
+        guard first >= plan.fadeInFrames, last < fadeOutStart else { return nil }
+        seek(&gainSegment, plan.gainDecibels, first)
+        guard plan.gainDecibels.isLevel(from: first, through: last, segment: gainSegment) else { return nil }
+        let decibels = plan.gainDecibels.value(at: first, segment: gainSegment)
+        if decibels != lastDecibels {
+            lastDecibels = decibels
+            lastGain = pow(10, decibels / 20)
+        }
+        return lastGain
     }
 
     /// Adds frames `blockStart ..< blockStart + frameCount` of the beats to `out` (interleaved).
@@ -77,21 +153,55 @@ final class BeatGenerator {
         let rate = Double(plan.carrier.rate)
         let turnsHigh = plan.kind != .isochronic
         let frames = Int(max(0, min(Int64(frameCount), total - blockStart)))
+        var lowStep = Rotor.Step(0), highStep = Rotor.Step(0)
         var runStart = 0
         while runStart < frames {
             // Runs on a grid of the session's frames, whatever frame the block starts on, so that
             // every render of a frame turns its tones from the same anchor.
             let here = blockStart + Int64(runStart)
             let skip = Int(here % Int64(Self.runFrames))
-            let first = here - Int64(skip), middle = first + Int64(Self.runFrames / 2)
+            let first = here - Int64(skip)
             let n = min(Self.runFrames - skip, frames - runStart)
-            let carrierPhase = carrier.phase(at: first), halfBeatPhase = halfBeat.phase(at: first)
-            let carrierStep = carrier.value(at: middle) / rate, halfBeatStep = halfBeat.value(at: middle) / rate
-            // binaural and monaural: the low tone (carrier − half the beat) and the high one;
-            // isochronic: the carrier alone (in `low`), gated at the beat.
-            var low = plan.kind == .isochronic ? Rotor(phase: carrierPhase, cyclesPerFrame: carrierStep)
-                : Rotor(phase: carrierPhase - halfBeatPhase, cyclesPerFrame: carrierStep - halfBeatStep)
-            var high = Rotor(phase: carrierPhase + halfBeatPhase, cyclesPerFrame: carrierStep + halfBeatStep)
+            /// The run's tones from `start`: binaural and monaural, the low tone (carrier − half
+            /// the beat) and the high one; isochronic: the carrier alone (in `low`), gated at the beat.
+            func rotors(from start: Int64) -> (low: Rotor, high: Rotor) {
+                let middle = start + Int64(Self.runFrames / 2)
+                let carrierPhase = carrier.phase(at: start), halfBeatPhase = halfBeat.phase(at: start)
+                let carrierStep = carrier.value(at: middle) / rate, halfBeatStep = halfBeat.value(at: middle) / rate
+                let isochronic = plan.kind == .isochronic
+                lowStep = lowStep.reused(for: isochronic ? carrierStep : carrierStep - halfBeatStep)
+                highStep = highStep.reused(for: carrierStep + halfBeatStep)
+                let low = Rotor(phase: isochronic ? carrierPhase : carrierPhase - halfBeatPhase, step: lowStep)
+                return (low, Rotor(phase: carrierPhase + halfBeatPhase, step: highStep))
+            }
+            // Two tones at one gain: two whole runs side by side (or this part of one), each
+            // run's turns waiting on its own last, so the two runs' overlap.
+            let whole = skip == 0 ? min(2, (frames - runStart) / Self.runFrames) : 0
+            if turnsHigh, let gain = Self.levelGain(plan, first: here, last: here + Int64(whole > 0 ? whole * Self.runFrames : n) - 1,
+                                                    fadeOutStart: fadeOutStart, gainSegment: &gainSegment,
+                                                    lastDecibels: &lastDecibels, lastGain: &lastGain) {
+                let length = whole > 0 ? Self.runFrames : n
+                var (low, high) = rotors(from: first)
+                for _ in 0..<skip { low.turn(); high.turn() }
+                var one = RotorPair(low, high)
+                var two = one
+                if whole == 2 {
+                    let (low2, high2) = rotors(from: first + Int64(Self.runFrames))
+                    two = RotorPair(low2, high2)
+                }
+                let binaural = plan.kind == .binaural
+                for i in 0..<length {
+                    one.add(to: out, (runStart + i) * channels, channels: channels, binaural: binaural, gain: gain)
+                    if whole == 2 {
+                        two.add(to: out, (runStart + Self.runFrames + i) * channels, channels: channels, binaural: binaural, gain: gain)
+                    }
+                    one.turn()
+                    two.turn()
+                }
+                runStart += max(1, whole) * length
+                continue
+            }
+            var (low, high) = rotors(from: first)
             for _ in 0..<skip {
                 low.turn()
                 if turnsHigh { high.turn() }

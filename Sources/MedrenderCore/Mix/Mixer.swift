@@ -471,19 +471,40 @@ extension Mixer {
         let fadeInEnd = event.startFrame + event.fadeInFrames
         let fadeOutStart = event.endFrame - event.fadeOutFrames
         noiseScratch.withUnsafeMutableBufferPointer { buffer in
-            noise.render(into: buffer.baseAddress!, from: from, frameCount: n)
-            for j in 0..<n {
-                let at = from + Int64(j)
-                var g = event.gain
-                if at < fadeInEnd {
-                    g *= Float(event.fadeCurve.value(at: (Double(at - event.startFrame) + 0.5) / Double(event.fadeInFrames)))
+            let source = buffer.baseAddress!
+            noise.render(into: source, from: from, frameCount: n)
+            duckGains.withUnsafeBufferPointer { duck in
+                /// Frames `range` at the bed's gain under its fades and the duck, frame by frame.
+                func faded(_ range: Range<Int64>) {
+                    for at in range {
+                        var g = event.gain
+                        if at < fadeInEnd {
+                            g *= Float(event.fadeCurve.value(at: (Double(at - event.startFrame) + 0.5) / Double(event.fadeInFrames)))
+                        }
+                        if at >= fadeOutStart {
+                            g *= Float(event.fadeCurve.value(at: (Double(event.endFrame - at) - 0.5) / Double(event.fadeOutFrames)))
+                        }
+                        if ducked { g *= duck[Int(at - blockStart)] }
+                        let o = Int(at - blockStart) * oc, j = Int(at - from) * oc
+                        for c in 0..<oc { out[o + c] += source[j + c] * g }
+                    }
                 }
-                if at >= fadeOutStart {
-                    g *= Float(event.fadeCurve.value(at: (Double(event.endFrame - at) - 0.5) / Double(event.fadeOutFrames)))
+                // Clear of both fades, a frame's gain is the bed's (times the duck's): the same
+                // products as `faded` makes, with nothing to test a frame.
+                let plainFrom = max(from, fadeInEnd), plainTo = min(to, fadeOutStart)
+                guard plainFrom < plainTo else { return faded(from..<to) }
+                faded(from..<plainFrom)
+                let o = Int(plainFrom - blockStart), j = Int(plainFrom - from), count = Int(plainTo - plainFrom)
+                if ducked {
+                    for f in 0..<count {
+                        let g = event.gain * duck[o + f]
+                        for c in 0..<oc { out[(o + f) * oc + c] += source[(j + f) * oc + c] * g }
+                    }
+                } else {
+                    let g = event.gain
+                    for i in 0..<(count * oc) { out[o * oc + i] += source[j * oc + i] * g }
                 }
-                if ducked { g *= duckGains[Int(at - blockStart)] }
-                let o = Int(at - blockStart) * oc
-                for c in 0..<oc { out[o + c] += buffer[j * oc + c] * g }
+                faded(plainTo..<to)
             }
         }
     }

@@ -60,6 +60,16 @@ public struct PiecewiseCurve: Hashable, Sendable {
     }
 
     public func value(at frame: Int64) -> Double { value(at: frame, segment: segment(containing: frame)) }
+
+    /// True when every frame of `first...last` has the same value, the one `value(at: first,
+    /// segment: i)` gives: the frames are all before the first knot, or all in one level stretch
+    /// or past the last knot. `i` is `segment(containing: first)`.
+    public func isLevel(from first: Int64, through last: Int64, segment i: Int) -> Bool {
+        if last < frames[0] { return true }
+        guard first >= frames[i] else { return false }
+        guard i + 1 < frames.count else { return true }
+        return last < frames[i + 1] && values[i + 1] == values[i]
+    }
 }
 
 /// The phase of a `PiecewiseCurve` for frames in order, in closed form: the integral from frame 0
