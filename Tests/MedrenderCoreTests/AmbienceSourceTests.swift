@@ -31,6 +31,21 @@ import Testing
         #expect(Self.render(kind, rate: rate, frames: 8000, seed: 8) != Array(whole[0..<16000]), "\(kind): another seed, other frames")
     }
 
+    /// A stereo source runs its ears side by side (the ocean's as the lanes of one vector) and a
+    /// mono source runs its one ear alone, a frame at a time: the left ear is the mono source's
+    /// frames to the bit, at rates whose control points and chunks fall differently.
+    @Test(arguments: AmbienceKind.allCases)
+    func theLeftEarIsWhatAMonoSourceRenders(kind: AmbienceKind) {
+        for rate in [22_050, 44_100] {
+            let stereo = Self.render(kind, rate: rate, frames: 5 * rate, block: 999)
+            let mono = Self.render(kind, rate: rate, channels: 1, frames: 5 * rate, block: 1000)
+            let left = stride(from: 0, to: stereo.count, by: 2).map { stereo[$0] }
+            #expect(left == mono, "\(kind) at \(rate) Hz")
+            let right = stride(from: 1, to: stereo.count, by: 2).map { stereo[$0] }
+            #expect(right != left, "\(kind) at \(rate) Hz: the ears are their own")
+        }
+    }
+
     /// The envelope every 0.1 s over 3 hours, as render computes it (at 8 kHz).
     static func envelope(_ kind: AmbienceKind, seconds: Int, seed: UInt64 = 7) -> [Double] {
         let source = AmbienceSource(kind: kind, rate: 8000, channels: 2, seed: seed)

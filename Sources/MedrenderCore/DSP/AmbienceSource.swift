@@ -52,7 +52,7 @@ public enum AmbienceKind: String, CaseIterable, Hashable, Sendable {
 /// at 0 gives.
 ///
 /// Two things make the sound. Its texture is white noise (a counter-based generator keyed by the
-/// seed, the channel and the frame) and random events (drops, bubbles) through filters that start
+/// seed and the frame, each ear 32 of its 64 bits) and random events (drops, bubbles) through filters that start
 /// from rest at the start of each 4-s chunk, run over a warm-up before it, as `NoiseSource` does:
 /// 46 of the slowest filter's time constants (`warmUp`), so what the filters remember from
 /// before the warm-up is under 10⁻²⁰ and a chunk starts where its neighbour left off. Its slow
@@ -259,9 +259,20 @@ public final class AmbienceSource: GeneratedSource {
 
     // MARK: The texture
 
+    /// White noise in −1…1 at `frame` in `channel`: a pair of channels shares one hash, half of
+    /// its 64 bits each (a stereo frame hashes once).
     @inline(__always)
     private func white(_ frame: Int64, _ channel: Int, _ stream: UInt64) -> Double {
-        2 * uniform(stream &* 16 &+ UInt64(channel), frame) - 1
+        let h = hash(stream &* 16 &+ UInt64(channel >> 1), frame)
+        let bits = channel & 1 == 0 ? h >> 32 : h & 0xFFFF_FFFF
+        return 2 * (Double(bits) * (1.0 / 4_294_967_296)) - 1
+    }
+
+    /// White noise at `frame` in both channels of a pair, as `white` gives each.
+    @inline(__always)
+    private func whitePair(_ frame: Int64, _ stream: UInt64) -> SIMD2<Double> {
+        let h = hash(stream &* 16, frame)
+        return 2 * (SIMD2(Double(h >> 32), Double(h & 0xFFFF_FFFF)) * (1.0 / 4_294_967_296)) - 1
     }
 
     /// Makes `s.here` and `s.next` the controls at `q` and `q + 1` for `channel`, unless they are.
@@ -372,7 +383,7 @@ public final class AmbienceSource: GeneratedSource {
             for k in j..<end {
                 let frame = start + Int64(k)
                 let envelope = here + (next - here) * Double(frame - controlStart) / Double(Self.controlFrames)
-                let x = SIMD2(white(frame, 0, 0), white(frame, 1, 0))
+                let x = whitePair(frame, 0)
                 let hp = highPass * (hpOut + x - hpIn)
                 hpIn = x; hpOut = hp
                 rumble = x + rumblePole * (rumble - x)
