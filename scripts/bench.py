@@ -12,7 +12,8 @@ reported with its min, median and max. Writes the table into BENCHMARKS.md.
   medrender WAV   vs the same ffmpeg graph writing WAV
   peak memory     (/usr/bin/time -v) at 5, 60 and 180 minutes
   pieced OGG      (`pieced_rows`) the OGG on every core against the floor, to a file and to `-o -`,
-                     on one thread (a build's -j share), against oggenc on the same WAV; peak memory
+                     on one thread (a build's -j share), against oggenc on the same WAV, a stream's
+                     time to its first byte and first 64 KiB against one encoder's; peak memory
                      of an OGG render at 5, 60 and 180 minutes against `medrender --version`'s.
                      `python3 scripts/bench.py --pieced` runs these rows alone and only prints them.
 """
@@ -109,6 +110,42 @@ def peak_rss(cmd):
     raise RuntimeError("no memory figure")
 
 
+def stream_start(cmd, count=65536):
+    """Seconds from starting `cmd` to its first byte on standard output and to its first `count`
+    bytes, read as a player reads a stream; the rest is read to the end so the render finishes."""
+    start = time.perf_counter()
+    process = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    first = process.stdout.read(1)
+    first_at = time.perf_counter() - start
+    got = len(first)
+    while got < count:
+        chunk = process.stdout.read1(count - got)
+        if not chunk:
+            break
+        got += len(chunk)
+    count_at = time.perf_counter() - start
+    while process.stdout.read1(1 << 20):
+        pass
+    if process.wait() != 0:
+        raise RuntimeError(f"{cmd}: exit {process.returncode}")
+    return first_at, count_at
+
+
+def stream_start_pairs(a, b, count=PAIRS):
+    """Alternates streams a and b: the a/b ratios of the time to the first byte and to 64 KiB."""
+    first, bulk, fa, fb = [], [], [], []
+    for i in range(count):
+        if i % 2 == 0:
+            x, y = stream_start(a), stream_start(b)
+        else:
+            y, x = stream_start(b), stream_start(a)
+        first.append(x[0] / y[0])
+        bulk.append(x[1] / y[1])
+        fa.append(x)
+        fb.append(y)
+    return first, bulk, fa, fb
+
+
 def pieced_rows(tmp, common, mix):
     """The OGG encoded in pieces on every core: (rows, memory lines, load averages seen)."""
     loads = [os.getloadavg()[0]]
@@ -127,6 +164,13 @@ def pieced_rows(tmp, common, mix):
     rows.append(("15-min OGG q5: medrender (its own mix) / oggenc on the same WAV", r, a, b, "< 1"))
     r, a, b = pairs(one, floor)
     rows.append(("15-min OGG q5, `--threads 1` (a build's -j share): medrender / the C floor", r, a, b, "≈ 1.05"))
+    # A stream's start: pieces on every core against one encoder (`--threads 1`), both to `-o -`.
+    stream = [MEDRENDER, *common, "--quality", str(QUALITY), "-o", "-"]
+    first, bulk, fa, fb = stream_start_pairs(stream, stream[:-2] + ["--threads", "1", "-o", "-"])
+    rows.append(("15-min OGG q5 to `-o -`, time to the first byte: every core / one encoder", first,
+                 [x[0] for x in fa], [x[0] for x in fb], "≤ 1 (does not grow)"))
+    rows.append(("15-min OGG q5 to `-o -`, time to the first 64 KiB: every core / one encoder", bulk,
+                 [x[1] for x in fa], [x[1] for x in fb], "≤ 1 (does not grow)"))
     loads.append(os.getloadavg()[0])
     base = peak_rss([MEDRENDER, "--version"])
     memory = [(m, peak_rss([MEDRENDER, "--preset", PRESET, "--minutes", str(m), "--rate", str(RATE), "--quality", str(QUALITY),
