@@ -98,6 +98,13 @@ public final class AmbienceSource: GeneratedSource {
     /// Ocean: wave crest times in seconds and sizes, extended as far as asked.
     private var waveTimes: [Double] = []
     private var waveSizes: [Double] = []
+    /// Ocean: the right ear's delay and the foam's after the body, in control points.
+    private let rightEarControls: Int64, foamControls: Int64
+    /// Ocean: swells at control points, by index modulo `swellSlots` (a power of two over the
+    /// right ear's delay and the foam's together). Raw memory: an array, a stored property of a
+    /// class, would be checked for exclusive access at every ask.
+    private let swellCache: UnsafeMutablePointer<(index: Int64, value: Double)>
+    private let swellSlots: Int
     /// Fixed filter coefficients at the rate.
     private let highPass: Double, lowPass: Double, rumblePole: Double
     /// The rain's hiss tilts down above this pole (−6 dB/octave from 1.8 kHz), as rain on leaves does.
@@ -112,6 +119,14 @@ public final class AmbienceSource: GeneratedSource {
         chunkFrames = Int64(rate) * 4
         warmUpFrames = kind.warmUp.frame(atRate: rate)
         states = Array(repeating: State(), count: channels)
+        let controlsPerSecond = Double(rate) / Double(Self.controlFrames)
+        rightEarControls = Int64((0.35 * controlsPerSecond).rounded())
+        foamControls = Int64((0.6 * controlsPerSecond).rounded())
+        var slots = 1
+        while slots <= Int(rightEarControls + foamControls) + 2 { slots <<= 1 }
+        swellSlots = kind == .ocean ? slots : 1
+        swellCache = .allocate(capacity: swellSlots)
+        swellCache.initialize(repeating: (.min, 0), count: swellSlots)
         tilt = exp(-2 * .pi * min(1800, 0.45 * Double(rate)) / Double(rate))
         func pole(_ hertz: Double) -> Double { exp(-2 * .pi * min(hertz, 0.45 * Double(rate)) / Double(rate)) }
         /// A two-pole resonator at `hertz` ringing for about `seconds`: (2r cos w, r²).
@@ -135,6 +150,8 @@ public final class AmbienceSource: GeneratedSource {
             resonator1 = (0, 0); resonator2 = (0, 0)
         }
     }
+
+    deinit { swellCache.deallocate() }
 
     // MARK: Seeded values
 
@@ -205,6 +222,17 @@ public final class AmbienceSource: GeneratedSource {
         return sum
     }
 
+    /// The ocean's swell at control point `index`, kept for later asks: the right ear and the
+    /// foam ask again for what the left ear's body asked a little before (a cache: the swell is a
+    /// function of the index, whichever asks first).
+    private func swell(atControl index: Int64) -> Double {
+        let slot = Int(index & Int64(swellSlots - 1))
+        if swellCache[slot].index == index { return swellCache[slot].value }
+        let value = swell(Double(index * Self.controlFrames) / Double(rate))
+        swellCache[slot] = (index, value)
+        return value
+    }
+
     /// The state-variable filter's g for a centre at `hertz`.
     private func svfG(_ hertz: Double) -> Double { tan(.pi * min(hertz, 0.45 * Double(rate)) / Double(rate)) }
 
@@ -219,10 +247,12 @@ public final class AmbienceSource: GeneratedSource {
             c.envelope = 0.6 + 0.4 * intensity
             c.eventChance = (300 + 2600 * intensity) / Double(rate)
         case .ocean:
-            // The right ear hears each wave 0.35 s after the left.
-            let s = swell(t - (channel == 1 ? 0.35 : 0))
+            // The right ear hears each wave 0.35 s after the left; the foam breaks 0.6 s after
+            // the wave's body (both to the nearest control point).
+            let here = index - (channel == 1 ? rightEarControls : 0)
+            let s = swell(atControl: here)
             c.envelope = 0.2 + 0.8 * s
-            c.detail = min(1, max(0, swell(t - 0.6 - (channel == 1 ? 0.35 : 0)) - 0.35))
+            c.detail = min(1, max(0, swell(atControl: here - foamControls) - 0.35))
             c.pole = exp(-2 * .pi * min(260 + 1300 * s, 0.45 * Double(rate)) / Double(rate))
         case .stream:
             let flow = 0.78 + 0.22 * drift(t, [(29, 0.3), (97, 0.4), (263, 0.3)], stream: 11)
