@@ -119,9 +119,12 @@ public final class AmbienceSource: GeneratedSource {
         chunkFrames = Int64(rate) * 4
         warmUpFrames = kind.warmUp.frame(atRate: rate)
         states = Array(repeating: State(), count: channels)
-        let controlsPerSecond = Double(rate) / Double(Self.controlFrames)
-        rightEarControls = Int64((0.35 * controlsPerSecond).rounded())
-        foamControls = Int64((0.6 * controlsPerSecond).rounded())
+        /// A delay in whole control points, the nearest to `milliseconds`.
+        func controls(_ milliseconds: Int64) -> Int64 {
+            (SessionTime(milliseconds: milliseconds).frame(atRate: rate) + Self.controlFrames / 2) / Self.controlFrames
+        }
+        rightEarControls = controls(350)
+        foamControls = controls(600)
         var slots = 1
         while slots <= Int(rightEarControls + foamControls) + 2 { slots <<= 1 }
         swellSlots = kind == .ocean ? slots : 1
@@ -293,15 +296,13 @@ public final class AmbienceSource: GeneratedSource {
     /// its 64 bits each (a stereo frame hashes once).
     @inline(__always)
     private func white(_ frame: Int64, _ channel: Int, _ stream: UInt64) -> Double {
-        let h = hash(stream &* 16 &+ UInt64(channel >> 1), frame)
-        let bits = channel & 1 == 0 ? h >> 32 : h & 0xFFFF_FFFF
-        return 2 * (Double(bits) * (1.0 / 4_294_967_296)) - 1
+        whitePair(frame, stream, pair: UInt64(channel >> 1))[channel & 1]
     }
 
-    /// White noise at `frame` in both channels of a pair, as `white` gives each.
+    /// White noise at `frame` in both channels of a pair (`pair` 0: the first two), one hash.
     @inline(__always)
-    private func whitePair(_ frame: Int64, _ stream: UInt64) -> SIMD2<Double> {
-        let h = hash(stream &* 16, frame)
+    private func whitePair(_ frame: Int64, _ stream: UInt64, pair: UInt64 = 0) -> SIMD2<Double> {
+        let h = hash(stream &* 16 &+ pair, frame)
         return 2 * (SIMD2(Double(h >> 32), Double(h & 0xFFFF_FFFF)) * (1.0 / 4_294_967_296)) - 1
     }
 
