@@ -41,12 +41,6 @@ final class BeatGenerator {
         var sine: Double, cosine: Double
         let stepSine: Double, stepCosine: Double
 
-        /// A tone at `phase` cycles turning `cyclesPerFrame` each frame.
-        @inline(__always)
-        init(phase: Double, cyclesPerFrame: Double) {
-            self.init(phase: phase, step: Step(cyclesPerFrame))
-        }
-
         /// A tone at `phase` cycles turning by `step` each frame.
         @inline(__always)
         init(phase: Double, step: Step) {
