@@ -20,7 +20,7 @@ public struct RenderOptions: Hashable, Sendable {
 /// The limits of what a session may ask for, in one place: the command line, the service, a
 /// build and the preset decoder check against these.
 public enum SessionLimits {
-    /// The most minutes a session lasts: 24 hours (`RenderPlan.longestSession`).
+    /// The most minutes a session lasts: 24 hours (`RenderPlan.longestSession` is this).
     public static let mostMinutes = 1440.0
     /// A length in whole breath cycles.
     public static let cycles = 1...100_000

@@ -51,8 +51,8 @@ public struct RenderPlan: Sendable {
     /// The guided script's lines as placed, and the language of the words (guide: GuideScript.swift).
     public let guide: GuidePlan
 
-    /// The longest session medrender renders: 24 hours.
-    public static let longestSession = SessionTime.seconds(24 * 3600)
+    /// The longest session medrender renders: 24 hours (`SessionLimits.mostMinutes`).
+    public static let longestSession = SessionTime.seconds(Int64(SessionLimits.mostMinutes) * 60)
     /// Cues are cut with a release of this length (or half the phase, when shorter).
     public static let cueRelease = SessionTime(milliseconds: 20)
 
