@@ -52,10 +52,10 @@ public enum AmbienceKind: String, CaseIterable, Hashable, Sendable {
 /// at 0 gives.
 ///
 /// Two things make the sound. Its texture is white noise (a counter-based generator keyed by the
-/// seed and the frame, each ear 32 of its 64 bits) and random events (drops, bubbles) through filters that start
-/// from rest at the start of each 4-s chunk, run over a warm-up before it, as `NoiseSource` does:
-/// 46 of the slowest filter's time constants (`warmUp`), so what the filters remember from
-/// before the warm-up is under 10⁻²⁰ and a chunk starts where its neighbour left off. Its slow
+/// seed and the frame, a hash every two frames, 16 bits an ear a frame) and random events (drops,
+/// bubbles) through filters that start from rest at the start of each 4-s chunk, run over a
+/// warm-up before it, as `NoiseSource` does: 46 of the slowest filter's time constants
+/// (`warmUp`), so what the filters remember from before the warm-up is under 10⁻²⁰ and a chunk starts where its neighbour left off. Its slow
 /// variation is a closed-form function of time: value noise (seeded knots, smoothly joined) at
 /// several unrelated periods, and for the ocean a table of waves whose times are a running sum of
 /// seeded 8–12-s intervals, so no period ever comes back. The variation is worked out every
@@ -86,7 +86,7 @@ public final class AmbienceSource: GeneratedSource {
 
     /// One channel's filter memory.
     struct State {
-        var hpIn = 0.0, hpOut = 0.0, lp1 = 0.0, lp2 = 0.0, lp3 = 0.0, rumble = 0.0, rumble2 = 0.0
+        var hpIn = 0.0, hpOut = 0.0, lp1 = 0.0, lp2 = 0.0, rumble = 0.0, rumble2 = 0.0
         var aLow = 0.0, aBand = 0.0, bLow = 0.0, bBand = 0.0
         var r1a = 0.0, r1b = 0.0, r2a = 0.0, r2b = 0.0
         var controlIndex: Int64 = .min
@@ -100,11 +100,16 @@ public final class AmbienceSource: GeneratedSource {
     private var waveSizes: [Double] = []
     /// Ocean: the right ear's delay and the foam's after the body, in control points.
     private let rightEarControls: Int64, foamControls: Int64
-    /// Ocean: swells at control points, by index modulo `swellSlots` (a power of two over the
-    /// right ear's delay and the foam's together). Raw memory: an array, a stored property of a
+    /// Ocean: swells at control points, by index modulo `swellSlots` (a power of two over a
+    /// chunk and the right ear's delay and the foam's together, so both chunks of a pair keep theirs). Raw memory: an array, a stored property of a
     /// class, would be checked for exclusive access at every ask.
     private let swellCache: UnsafeMutablePointer<(index: Int64, value: Double)>
     private let swellSlots: Int
+    /// Ocean: two neighbouring chunks of both ears (`renderOceanPair`), which pair they are, and
+    /// the warm-up before each chunk in whole control intervals.
+    private let oceanPair: UnsafeMutablePointer<SIMD4<Float>>
+    private var cachedPair: Int64 = .min
+    private let oceanWarmUpFrames: Int64
     /// Fixed filter coefficients at the rate.
     private let highPass: Double, lowPass: Double, rumblePole: Double
     /// The rain's hiss tilts down above this pole (−6 dB/octave from 1.8 kHz), as rain on leaves does.
@@ -116,8 +121,11 @@ public final class AmbienceSource: GeneratedSource {
         self.rate = rate
         self.channels = channels
         self.seed = seed
-        chunkFrames = Int64(rate) * 4
+        // The ocean's chunks are rendered two side by side: 2 s each, in whole control intervals.
+        chunkFrames = kind == .ocean ? max(1, Int64(rate) * 2 / Self.controlFrames) * Self.controlFrames : Int64(rate) * 4
         warmUpFrames = kind.warmUp.frame(atRate: rate)
+        oceanWarmUpFrames = (warmUpFrames + Self.controlFrames - 1) / Self.controlFrames * Self.controlFrames
+        oceanPair = .allocate(capacity: kind == .ocean ? Int(chunkFrames) : 0)
         states = Array(repeating: State(), count: channels)
         /// A delay in whole control points, the nearest to `milliseconds`.
         func controls(_ milliseconds: Int64) -> Int64 {
@@ -126,7 +134,7 @@ public final class AmbienceSource: GeneratedSource {
         rightEarControls = controls(350)
         foamControls = controls(600)
         var slots = 1
-        while slots <= Int(rightEarControls + foamControls) + 2 { slots <<= 1 }
+        while slots <= Int(chunkFrames / Self.controlFrames + rightEarControls + foamControls) + 2 { slots <<= 1 }
         swellSlots = kind == .ocean ? slots : 1
         swellCache = .allocate(capacity: swellSlots)
         swellCache.initialize(repeating: (.min, 0), count: swellSlots)
@@ -154,7 +162,10 @@ public final class AmbienceSource: GeneratedSource {
         }
     }
 
-    deinit { swellCache.deallocate() }
+    deinit {
+        swellCache.deallocate()
+        oceanPair.deallocate()
+    }
 
     // MARK: Seeded values
 
@@ -292,18 +303,22 @@ public final class AmbienceSource: GeneratedSource {
 
     // MARK: The texture
 
-    /// White noise in −1…1 at `frame` in `channel`: a pair of channels shares one hash, half of
-    /// its 64 bits each (a stereo frame hashes once).
+    /// White noise in −1…1 at `frame` in `channel`: see `whitePair`.
     @inline(__always)
     private func white(_ frame: Int64, _ channel: Int, _ stream: UInt64) -> Double {
-        whitePair(frame, stream, pair: UInt64(channel >> 1))[channel & 1]
+        let pair = whitePair(hash(stream &* 16 &+ UInt64(channel >> 1), frame >> 1), odd: frame & 1 != 0)
+        return Double(pair[channel & 1])
     }
 
-    /// White noise at `frame` in both channels of a pair (`pair` 0: the first two), one hash.
+    /// White noise in both channels of a pair at a frame, from the hash of its two frames
+    /// (`frame >> 1`): each frame takes 32 of the hash's 64 bits (the odd frame the high ones), each
+    /// ear 16 of them, as (k + ½)/32768 for k in −32768…32767, uniform and symmetric in −1…1. One
+    /// hash every two stereo frames: the hash was the larger part of the ocean's instructions.
     @inline(__always)
-    private func whitePair(_ frame: Int64, _ stream: UInt64, pair: UInt64 = 0) -> SIMD2<Double> {
-        let h = hash(stream &* 16 &+ pair, frame)
-        return 2 * (SIMD2(Double(h >> 32), Double(h & 0xFFFF_FFFF)) * (1.0 / 4_294_967_296)) - 1
+    private func whitePair(_ h: UInt64, odd: Bool) -> SIMD2<Float> {
+        let bits = UInt32(truncatingIfNeeded: odd ? h >> 32 : h)
+        let k = SIMD2<Float>(Float(Int16(truncatingIfNeeded: bits)), Float(Int16(truncatingIfNeeded: bits >> 16)))
+        return (k + 0.5) * (1.0 / 32768)
     }
 
     /// Makes `s.here` and `s.next` the controls at `q` and `q + 1` for `channel`, unless they are.
@@ -346,11 +361,7 @@ public final class AmbienceSource: GeneratedSource {
             s.r2b = s.r2a; s.r2a = r2
             out = 1.2 * s.lp2 + 0.05 * (r1 + 0.7 * r2) + 0.8 * s.rumble2
         case .ocean:
-            // The body: noise under a low-pass that opens as the wave rises; the foam: hiss as it breaks.
-            s.lp1 = x + c.pole * (s.lp1 - x)
-            s.lp2 = s.lp1 + c.pole * (s.lp2 - s.lp1)
-            s.lp3 = hp + lowPass * (s.lp3 - hp)
-            out = 1.6 * s.lp2 + 0.35 * c.detail * s.lp3 + 2.5 * s.rumble2
+            preconditionFailure("the ocean renders both ears at once, in renderOcean")
         case .stream:
             // The babble: two state-variable band-passes wandering, under a fast flutter.
             out = c.detail * (Self.bandPass(x, g: c.g1, q: 2.5, &s.aLow, &s.aBand) + 0.6 * Self.bandPass(x, g: c.g2, q: 3, &s.bLow, &s.bBand))
@@ -386,48 +397,104 @@ public final class AmbienceSource: GeneratedSource {
         return k * v1
     }
 
-    /// The ocean in stereo, frames `start ..< start + frameCount` within one chunk, both ears'
-    /// filters as the two lanes of one vector: each lane does what `step` does for its ear, in the
-    /// same order, so the samples are those of `step` to the bit, for half the instructions.
-    private func renderOceanStereo(into out: UnsafeMutablePointer<Float>, from start: Int64, frameCount: Int) {
-        var left = states[0], right = states[1]
-        defer { states[0] = left; states[1] = right }
-        var hpIn = SIMD2(left.hpIn, right.hpIn), hpOut = SIMD2(left.hpOut, right.hpOut)
-        var rumble = SIMD2(left.rumble, right.rumble), rumble2 = SIMD2(left.rumble2, right.rumble2)
-        var lp1 = SIMD2(left.lp1, right.lp1), lp2 = SIMD2(left.lp2, right.lp2), lp3 = SIMD2(left.lp3, right.lp3)
-        defer {
-            left.hpIn = hpIn[0]; right.hpIn = hpIn[1]; left.hpOut = hpOut[0]; right.hpOut = hpOut[1]
-            left.rumble = rumble[0]; right.rumble = rumble[1]; left.rumble2 = rumble2[0]; right.rumble2 = rumble2[1]
-            left.lp1 = lp1[0]; right.lp1 = lp1[1]; left.lp2 = lp2[0]; right.lp2 = lp2[1]; left.lp3 = lp3[0]; right.lp3 = lp3[1]
+    /// The ocean, frames `start ..< start + frameCount`, from the chunk pairs that hold them.
+    private func renderOcean(into out: UnsafeMutablePointer<Float>, from start: Int64, frameCount: Int) {
+        let pairFrames = 2 * chunkFrames
+        var i = 0
+        while i < frameCount {
+            let frame = start + Int64(i)
+            let pair = Self.floorDiv(frame, pairFrames)
+            if pair != cachedPair { renderOceanPair(pair) }
+            // The chunk and the frame in it: the pair's frames are held side by side, a vector of
+            // four floats a frame of the chunk [first chunk L, R; second chunk L, R].
+            let offset = frame - pair * pairFrames
+            let second = offset >= chunkFrames
+            let at = Int(second ? offset - chunkFrames : offset)
+            let n = min(frameCount - i, Int(chunkFrames) - at)
+            let from = UnsafeRawPointer(oceanPair + at) + (second ? 8 : 0)
+            if channels == 2 {
+                let to = UnsafeMutableRawPointer(out + i * 2)
+                for k in 0..<n { to.storeBytes(of: from.load(fromByteOffset: k * 16, as: UInt64.self), toByteOffset: k * 8, as: UInt64.self) }
+            } else {
+                for k in 0..<n { out[i + k] = from.load(fromByteOffset: k * 16, as: Float.self) }
+            }
+            i += n
         }
-        var j = 0
-        while j < frameCount {
-            // A control interval at a time: its figures are the same for all its frames.
-            let first = start + Int64(j)
-            let q = Self.floorDiv(first, Self.controlFrames)
-            refreshControl(&left, q, channel: 0)
-            refreshControl(&right, q, channel: 1)
-            let end = min(frameCount, j + Int((q + 1) * Self.controlFrames - first))
-            let here = SIMD2(left.here.envelope, right.here.envelope), next = SIMD2(left.next.envelope, right.next.envelope)
-            let pole = SIMD2(left.here.pole, right.here.pole), detail = SIMD2(left.here.detail, right.here.detail)
-            let controlStart = q * Self.controlFrames
-            for k in j..<end {
-                let frame = start + Int64(k)
-                let envelope = here + (next - here) * Double(frame - controlStart) / Double(Self.controlFrames)
-                let x = whitePair(frame, 0)
-                let hp = highPass * (hpOut + x - hpIn)
-                hpIn = x; hpOut = hp
+    }
+
+    /// Renders chunks 2·`pair` and 2·`pair` + 1 of the ocean, both ears, into `oceanPair` (a
+    /// vector a frame of the chunk, as the loop makes them): the two chunks side by side as the lanes of vectors of four floats [first chunk L, R; second
+    /// chunk L, R], each chunk's filters started from rest at its own warm-up. A filter waits on
+    /// its own last output every frame, so one chunk's frames cannot share a vector; two chunks'
+    /// can, and each frame's operations (on registers of four floats, as the processor's
+    /// baseline instructions have them) give four samples.
+    ///
+    /// The body is noise under two poles that open as the wave rises, the foam hiss (a high-pass,
+    /// then a low-pass) as it breaks, and a rumble under two poles at 110 Hz.
+    private func renderOceanPair(_ pair: Int64) {
+        cachedPair = pair
+        let chunk = chunkFrames, controlFrames = Self.controlFrames
+        let startA = 2 * pair * chunk
+        let out = oceanPair
+        let hp = SIMD4<Float>(repeating: Float(highPass)), rumblePole = SIMD4<Float>(repeating: Float(self.rumblePole))
+        let foamPole = SIMD4<Float>(repeating: Float(lowPass))
+        var hpOut = SIMD4<Float>(), last = SIMD4<Float>(), rumble = SIMD4<Float>(), rumble2 = SIMD4<Float>()
+        var lp1 = SIMD4<Float>(), lp2 = SIMD4<Float>(), lp3 = SIMD4<Float>()
+        /// The four lanes' controls at control point `q` of the first chunk.
+        func controls(_ q: Int64) -> (Control, Control, Control, Control) {
+            let qB = q + chunk / controlFrames
+            return (control(q, channel: 0), control(q, channel: 1), control(qB, channel: 0), control(qB, channel: 1))
+        }
+        // Frame `t` of each chunk, from its warm-up (whole control intervals) to its end.
+        var t = -oceanWarmUpFrames
+        var next = controls(Self.floorDiv(startA + t, controlFrames))
+        while t < chunk {
+            let q = Self.floorDiv(startA + t, controlFrames)
+            let here = next
+            next = controls(q + 1)
+            let pole = SIMD4<Float>(Float(here.0.pole), Float(here.1.pole), Float(here.2.pole), Float(here.3.pole))
+            let detail = 0.35 * SIMD4<Float>(Float(here.0.detail), Float(here.1.detail), Float(here.2.detail), Float(here.3.detail))
+            let envelope = SIMD4<Float>(Float(here.0.envelope), Float(here.1.envelope), Float(here.2.envelope), Float(here.3.envelope))
+            let slope = (SIMD4<Float>(Float(next.0.envelope), Float(next.1.envelope), Float(next.2.envelope), Float(next.3.envelope))
+                - envelope) * (1 / Float(controlFrames))
+            // The first pair's first chunk starts at the session's start: no noise before it,
+            // so its filters are at rest there.
+            let live = startA + t >= 0 ? SIMD4<Float>(repeating: 1) : SIMD4<Float>(0, 0, 1, 1)
+            let keep = t >= 0
+            var step: Float = 0
+            @inline(__always)
+            func frame(_ x: SIMD4<Float>, _ at: Int) {
+                hpOut = hp * (hpOut + (x - last))
+                last = x
                 rumble = x + rumblePole * (rumble - x)
                 rumble2 = rumble + rumblePole * (rumble2 - rumble)
                 lp1 = x + pole * (lp1 - x)
                 lp2 = lp1 + pole * (lp2 - lp1)
-                lp3 = hp + lowPass * (lp3 - hp)
-                let v = envelope * (1.6 * lp2 + 0.35 * detail * lp3 + 2.5 * rumble2)
-                out[k * 2] = Float(v[0])
-                out[k * 2 + 1] = Float(v[1])
+                lp3 = hpOut + foamPole * (lp3 - hpOut)
+                let v = (envelope + slope * step) * (1.6 * lp2 + detail * lp3 + 2.5 * rumble2)
+                step += 1
+                if keep { out[at] = v }
             }
-            j = end
+            var k: Int64 = 0
+            while k < controlFrames {
+                // Both chunks' frames at `t + k` and the one after: a hash each, 32 bits a frame.
+                let frameA = startA + t + k
+                let a = hash(0, frameA >> 1), b = hash(0, (frameA + chunk) >> 1)
+                frame(Self.whiteQuad(a, b, odd: false) * live, Int(t + k))
+                frame(Self.whiteQuad(a, b, odd: true) * live, Int(t + k + 1))
+                k += 2
+            }
+            t += controlFrames
         }
+    }
+
+    /// `whitePair` of two frames at once, as four lanes: [the first's L, R; the second's L, R],
+    /// from their hashes `a` and `b`.
+    @inline(__always)
+    private static func whiteQuad(_ a: UInt64, _ b: UInt64, odd: Bool) -> SIMD4<Float> {
+        let bits = odd ? (a >> 32) | (b & 0xFFFF_FFFF_0000_0000) : (a & 0xFFFF_FFFF) | (b << 32)
+        let k = SIMD4<Int32>(truncatingIfNeeded: unsafeBitCast(bits, to: SIMD4<Int16>.self))
+        return (SIMD4<Float>(k) + 0.5) * (1.0 / 32768)
     }
 
     /// Starts the filters from rest at the warm-up before `frame`'s chunk and runs them up to it.
@@ -447,15 +514,14 @@ public final class AmbienceSource: GeneratedSource {
     /// Writes frames `start ..< start + frameCount` of the ambience into `out`, interleaved: a
     /// chunk's run at a time, each channel's filters in a local through the run.
     public func render(into out: UnsafeMutablePointer<Float>, from start: Int64, frameCount: Int) {
+        if kind == .ocean { return renderOcean(into: out, from: start, frameCount: frameCount) }
         var i = 0
         while i < frameCount {
             let frame = start + Int64(i)
             if frame != next || frame % chunkFrames == 0 { restart(at: frame) }
             let chunkEnd = (Self.floorDiv(frame, chunkFrames) + 1) * chunkFrames
             let n = Int(min(Int64(frameCount - i), chunkEnd - frame))
-            if channels == 2, kind == .ocean {
-                renderOceanStereo(into: out + i * 2, from: frame, frameCount: n)
-            } else if channels == 2 {
+            if channels == 2 {
                 // Both ears in one loop: their filters are two chains the processor runs side by side.
                 var left = states[0], right = states[1]
                 for j in 0..<n {
