@@ -53,11 +53,12 @@ public enum AmbienceKind: String, CaseIterable, Hashable, Sendable {
 ///
 /// Two things make the sound. Its texture is white noise (a counter-based generator keyed by the
 /// seed and the frame, a hash every two frames, 16 bits an ear a frame) and random events (drops,
-/// bubbles) through filters that start from rest at the start of each 4-s chunk, run over a
-/// warm-up before it, as `NoiseSource` does: 46 of the slowest filter's time constants
-/// (`warmUp`), so what the filters remember from before the warm-up is under 10⁻²⁰ and a chunk starts where its neighbour left off. Its slow
-/// variation is a closed-form function of time: value noise (seeded knots, smoothly joined) at
-/// several unrelated periods, and for the ocean a table of waves whose times are a running sum of
+/// bubbles) through filters that start from rest at the start of each chunk (4 s; the ocean's
+/// 2 s, two rendered side by side), run over a warm-up before it, as `NoiseSource` does: 46 of
+/// the slowest filter's time constants (`warmUp`), so what the filters remember from before the
+/// warm-up is under 10⁻²⁰ and a chunk starts where its neighbour left off. Its slow variation
+/// is a closed-form function of time: value noise (seeded knots, smoothly joined) at several
+/// unrelated periods, and for the ocean a table of waves whose times are a running sum of
 /// seeded 8–12-s intervals, so no period ever comes back. The variation is worked out every
 /// `controlFrames` frames and its amplitude, the envelope, joined linearly between them.
 public final class AmbienceSource: GeneratedSource {

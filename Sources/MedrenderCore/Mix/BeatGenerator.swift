@@ -2,9 +2,9 @@ import Foundation
 
 /// Renders a `BeatPlan`: the tones' phases worked out in closed form from the plan's curves at
 /// the start of every run of `runFrames` frames (on a grid of the session's frames) and turned a
-/// frame at a time in between, so a generator started at any frame renders what one started at
-/// 0 renders from there, to within a few millionths of a cycle (its cursors only hold the figures of
-/// the current slide).
+/// frame at a time in between (to within 2·10⁻⁵ of a cycle of the exact phase), so a generator
+/// started at any frame renders what one started at 0 renders from there (its cursors only hold
+/// the figures of the current slide).
 final class BeatGenerator {
     let plan: BeatPlan
     let channels: Int
