@@ -17,7 +17,8 @@ public final class TruePeakLimiter {
     public let ceiling: Float
 
     private let lookahead: Int
-    private let releaseCoefficient: Float
+    /// What is left of the gain's reduction (1 − gain) a frame later, while it releases.
+    private let releaseKept: Float
     private let detectorDelay: Int
     /// The interpolator's length, from the rate (`InterSampleFilter.taps(rate:)`).
     private let taps: Int
@@ -43,6 +44,8 @@ public final class TruePeakLimiter {
     private var held: [Float]
     private var heldSum: Double = 0
     private var gain: Float = 1
+    /// 1 − gain as the release holds it: it decays to 0, where the gain, 1 − reduction, is 1.
+    private var reduction: Float = 0
     /// The lowest gain applied so far: how hard the limiter has worked (1 when it never acted).
     public private(set) var deepestGain: Float = 1
 
@@ -60,7 +63,7 @@ public final class TruePeakLimiter {
         // A tiny margin covers the interpolator's own error.
         self.ceiling = Float(pow(10, (ceilingDecibels - 0.05) / 20))
         self.lookahead = max(2, Int((lookaheadSeconds * Double(rate)).rounded()))
-        self.releaseCoefficient = Float(1 - exp(-1 / (releaseSeconds * Double(rate))))
+        self.releaseKept = Float(exp(-1 / (releaseSeconds * Double(rate))))
         self.latency = detectorDelay + lookahead - 1
         // Between-sample peaks exceed the samples around them by a few dB at most for real
         // material; below half the ceiling they cannot reach it.
@@ -76,6 +79,8 @@ public final class TruePeakLimiter {
 
     /// How many of the latest input frames were all under the detection threshold.
     private var quietRun = 0
+    /// The history's last frames and a block, one run, for `clearPeak`.
+    private var clearFrames: [Float] = []
 
     /// True when the limiter is at rest: unity gain, and nothing in the window asks for less.
     private var isIdle: Bool {
@@ -86,9 +91,12 @@ public final class TruePeakLimiter {
     /// `gains` is given (room for `frameCount`), it gets the gain applied to each output frame, the
     /// same for every channel: what a stem of this mix is multiplied by to follow it.
     ///
-    /// Most of a session is far under the ceiling: when the limiter is at rest and a whole block,
+    /// Most of a session is under the ceiling: when the limiter is at rest and a whole block,
     /// and the frames before it that the detector has yet to look at, are under half the ceiling,
-    /// the block only passes through the delay line. Otherwise every frame is detected and limited.
+    /// the block only passes through the delay line. When some are nearer, but no peak the detector
+    /// finds in the block (between samples too) is over the ceiling, every need is 1 and the gain
+    /// stays 1: the block passes through as well, once its peaks are found (`clearPeak`). Otherwise
+    /// every frame is detected and limited. The three paths give the same samples.
     public func process(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, frameCount: Int,
                         gains: UnsafeMutablePointer<Float>? = nil) {
         let count = frameCount * channels
@@ -98,14 +106,55 @@ public final class TruePeakLimiter {
             let a = abs(input[i])
             if !(a < detectThreshold) { lastLoud = i / channels; loudest = max(loudest, a.isNaN ? .infinity : a) }
         }
-        if lastLoud < 0, quietRun > detectorDelay + 1, isIdle {
-            passThrough(input, output, frameCount: frameCount)
-            gains?.update(repeating: 1, count: frameCount)
-            quietRun += frameCount
-            return
+        defer { quietRun = lastLoud < 0 ? quietRun + frameCount : frameCount - 1 - lastLoud }
+        if isIdle {
+            if lastLoud < 0, quietRun > detectorDelay + 1 {
+                passThrough(input, output, frameCount: frameCount)
+                gains?.update(repeating: 1, count: frameCount)
+                return
+            }
+            if loudest <= ceiling, let lastPeak = clearPeak(input, frameCount: frameCount) {
+                passThrough(input, output, frameCount: frameCount)
+                previousPeak = lastPeak
+                gains?.update(repeating: 1, count: frameCount)
+                return
+            }
         }
         limitEachFrame(input, output, frameCount: frameCount, gains: gains)
-        quietRun = lastLoud < 0 ? quietRun + frameCount : frameCount - 1 - lastLoud
+    }
+
+    /// Finds the peaks the detector would find while the block goes in (of the frames `detectorDelay`
+    /// before each, as `limitEachFrame` does) and gives the last one's, or nil when one is over
+    /// the ceiling: a need under 1. Its taps read the history's last frames and the block, laid out
+    /// in one run in `clearFrames`, so each peak is the one `limitEachFrame` finds, to the bit.
+    private func clearPeak(_ input: UnsafePointer<Float>, frameCount: Int) -> Float? {
+        let channels = self.channels, taps = self.taps, historyFrames = self.historyFrames
+        let count = (taps + frameCount) * channels
+        if clearFrames.count < count { clearFrames = [Float](repeating: 0, count: count) }
+        // The run starts `taps` frames before the block: the oldest frame a tap reads.
+        let runStart = written - taps
+        let startSlot = ((runStart % historyFrames) + historyFrames) % historyFrames
+        var lastPeak: Float = 0
+        let clear = history.withUnsafeBufferPointer { hist in
+            clearFrames.withUnsafeMutableBufferPointer { run in
+                let r = run.baseAddress!
+                // The history holds each frame twice in a row, so its last `taps` are one run.
+                r.update(from: hist.baseAddress! + startSlot * channels, count: taps * channels)
+                (r + taps * channels).update(from: input, count: frameCount * channels)
+                let backTaps = taps / 2 - 1
+                let run = UnsafeBufferPointer(run)
+                for n in written..<(written + frameCount) {
+                    let m = n - detectorDelay
+                    guard m >= 0 else { continue }
+                    let at = m - runStart
+                    let peak = framePeak(at: at, first: at - backTaps, run)
+                    guard peak <= ceiling else { return false }
+                    lastPeak = peak
+                }
+                return true
+            }
+        }
+        return clear ? lastPeak : nil
     }
 
     /// The quiet path: the block goes through the delay line at unity gain; the detector's state
@@ -140,6 +189,8 @@ public final class TruePeakLimiter {
         }
         written += frameCount
         previousPeak = 0
+        // What is left of the release rounds to a gain of 1 (the limiter is at rest).
+        reduction = 0
         dequeHead = 0
         dequeCount = 1
         minimumIndices[0] = written - 1
@@ -152,10 +203,10 @@ public final class TruePeakLimiter {
                                 gains: UnsafeMutablePointer<Float>?) {
         let channels = self.channels, historyFrames = self.historyFrames, detectorDelay = self.detectorDelay
         let ceiling = self.ceiling, lookahead = self.lookahead, latency = self.latency
-        let releaseCoefficient = self.releaseCoefficient
+        let releaseKept = self.releaseKept
         var written = self.written, previousPeak = self.previousPeak
         var dequeHead = self.dequeHead, dequeCount = self.dequeCount
-        var heldSum = self.heldSum, gain = self.gain, deepestGain = self.deepestGain
+        var heldSum = self.heldSum, gain = self.gain, reduction = self.reduction, deepestGain = self.deepestGain
         var history = self.history, minimumIndices = self.minimumIndices, minimumValues = self.minimumValues, held = self.held
         // Taken out of the instance for the loop, so each is uniquely referenced and written in place.
         self.history = []
@@ -222,8 +273,13 @@ public final class TruePeakLimiter {
                 if heldSlot == lookahead { heldSlot = 0 }
                 let smoothed = Float(heldSum / Double(lookahead))
 
-                // 5. Release slowly, never above what the attack allows.
-                gain = min(smoothed, gain + (1 - gain) * releaseCoefficient)
+                // 5. Release slowly, never above what the attack allows. The reduction (1 − gain)
+                // is held and decays, so the gain comes back to exactly 1 (the limiter at rest
+                // again). Worked on the gain itself, the release stopped 10⁻⁴ short of 1, where its
+                // step is under half a float's step there, and every later frame was limited one
+                // by one.
+                reduction = max(1 - smoothed, reduction * releaseKept)
+                gain = 1 - reduction
                 if gain < deepestGain { deepestGain = gain }
 
                 // 6. Out goes the frame that is `latency` frames old.
@@ -258,6 +314,7 @@ public final class TruePeakLimiter {
         self.dequeCount = dequeCount
         self.heldSum = heldSum
         self.gain = gain
+        self.reduction = reduction
         self.deepestGain = deepestGain
     }
 
