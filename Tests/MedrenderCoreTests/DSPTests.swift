@@ -217,6 +217,44 @@ import Testing
         #expect(big.contains { $0 != 0 })
     }
 
+    /// After a peak, the gain comes back to exactly 1 and the limiter to rest: a later stretch
+    /// whose peaks come near the ceiling but stay under it goes out as it came in, whatever the
+    /// blocks (a block of 7 frames is limited frame by frame, a block of 4,096 passes through).
+    /// Its release once stopped 10⁻⁴ short of 1 and limited every later frame.
+    @Test(arguments: [8000, 48000])
+    func theGainComesBackToOneAfterAPeak(rate: Int) {
+        let frames = 4 * rate, burst = rate / 10
+        let ceiling = pow(10, -1.0 / 20)
+        // A loud burst, then a 220-Hz sine at 0.8 of the ceiling (within 6 dB of it, not over).
+        let input = (0..<frames).map { f -> Float in
+            f < burst ? 1.5 : Float(0.8 * ceiling * sin(2 * Double.pi * 220 * Double(f) / Double(rate)))
+        }
+        func run(block: Int) -> (output: [Float], gains: [Float], latency: Int) {
+            let limiter = TruePeakLimiter(channels: 1, rate: rate)
+            var output = [Float](repeating: 0, count: frames), gains = [Float](repeating: 0, count: frames)
+            var done = 0
+            while done < frames {
+                let n = min(block, frames - done)
+                input.withUnsafeBufferPointer { i in
+                    output.withUnsafeMutableBufferPointer { o in
+                        gains.withUnsafeMutableBufferPointer { g in
+                            limiter.process(i.baseAddress! + done, o.baseAddress! + done, frameCount: n, gains: g.baseAddress! + done)
+                        }
+                    }
+                }
+                done += n
+            }
+            return (output, gains, limiter.latency)
+        }
+        let (output, gains, latency) = run(block: 4096)
+        #expect(gains[burst] < 0.7, "the burst is limited")
+        // Two seconds on, the gain is 1 and every frame is the input's, `latency` frames late.
+        let settled = 2 * rate
+        #expect(gains[settled...].allSatisfy { $0 == 1 }, "the gain stays under 1: \(gains[settled...].min()!)")
+        #expect((settled..<frames).allSatisfy { output[$0] == input[$0 - latency] })
+        #expect(run(block: 7).output == output)
+    }
+
     @Test func nonFiniteInputBecomesSilence() {
         let limiter = TruePeakLimiter(channels: 1, rate: 8000)
         var input = [Float](repeating: 0.1, count: 512)
