@@ -101,11 +101,25 @@ public final class TruePeakLimiter {
                         gains: UnsafeMutablePointer<Float>? = nil) {
         let count = frameCount * channels
         var loudest: Float = 0
-        var lastLoud = -1
-        for i in 0..<count {
-            let a = abs(input[i])
-            if !(a < detectThreshold) { lastLoud = i / channels; loudest = max(loudest, a.isNaN ? .infinity : a) }
+        var lastLoudSample = -1
+        let threshold = detectThreshold
+        /// Samples `range`, one by one: a sample at or over the threshold (or not a number) is loud.
+        func look(_ range: Range<Int>) {
+            for i in range {
+                let a = abs(input[i])
+                if !(a < threshold) { lastLoudSample = i; loudest = max(loudest, a.isNaN ? .infinity : a) }
+            }
         }
+        // Eight samples at a time, looked at one by one only when one of them is loud.
+        let over = SIMD8<Float>(repeating: threshold), under = -over
+        var i = 0
+        while i + 8 <= count {
+            let v = UnsafeRawPointer(input + i).loadUnaligned(as: SIMD8<Float>.self)
+            if !all((v .< over) .& (v .> under)) { look(i..<(i + 8)) }
+            i += 8
+        }
+        look(i..<count)
+        let lastLoud = lastLoudSample < 0 ? -1 : lastLoudSample / channels
         defer { quietRun = lastLoud < 0 ? quietRun + frameCount : frameCount - 1 - lastLoud }
         if isIdle {
             if lastLoud < 0, quietRun > detectorDelay + 1 {
@@ -160,31 +174,31 @@ public final class TruePeakLimiter {
     /// The quiet path: the block goes through the delay line at unity gain; the detector's state
     /// becomes what limiting each frame would have left (every need is 1).
     private func passThrough(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, frameCount: Int) {
+        let channels = self.channels, historyFrames = self.historyFrames, ceiling = self.ceiling
         history.withUnsafeMutableBufferPointer { hist in
-            var writeSlot = written % historyFrames
-            var readIndex = written - latency
-            var readSlot = ((readIndex % historyFrames) + historyFrames) % historyFrames
-            for f in 0..<frameCount {
-                let base = f * channels
-                let mirror = (writeSlot + historyFrames) * channels
+            let h = hist.baseAddress!
+            // Out go the frames `latency` before: the first from the history (one run in its
+            // doubled ring; zeros before the stream's first frame), the rest from the block.
+            let fromHistory = min(latency, frameCount)
+            for f in 0..<fromHistory {
+                let index = written - latency + f
+                let slot = ((index % historyFrames) + historyFrames) % historyFrames
+                for c in 0..<channels { output[f * channels + c] = index >= 0 ? h[slot * channels + c] : 0 }
+            }
+            if frameCount > fromHistory {
+                (output + fromHistory * channels).update(from: input, count: (frameCount - fromHistory) * channels)
+            }
+            // Nothing here is over the ceiling (every need is 1); clamped all the same, as a
+            // limited frame is.
+            for i in 0..<(frameCount * channels) { output[i] = max(-ceiling, min(ceiling, output[i])) }
+            // The block's last frames (as many as the ring holds) go into the history, both halves.
+            let kept = min(frameCount, historyFrames)
+            for f in (frameCount - kept)..<frameCount {
+                let slot = (written + f) % historyFrames
                 for c in 0..<channels {
-                    hist[writeSlot * channels + c] = input[base + c]
-                    hist[mirror + c] = input[base + c]
+                    h[slot * channels + c] = input[f * channels + c]
+                    h[(slot + historyFrames) * channels + c] = input[f * channels + c]
                 }
-                if readIndex >= 0 {
-                    for c in 0..<channels {
-                        var y = hist[readSlot * channels + c]
-                        if !(y <= ceiling) { y = ceiling } else if !(y >= -ceiling) { y = -ceiling }
-                        output[base + c] = y
-                    }
-                } else {
-                    for c in 0..<channels { output[base + c] = 0 }
-                }
-                writeSlot += 1
-                if writeSlot == historyFrames { writeSlot = 0 }
-                readIndex += 1
-                readSlot += 1
-                if readSlot == historyFrames { readSlot = 0 }
             }
         }
         written += frameCount
