@@ -67,8 +67,10 @@ public final class AmbienceSource: GeneratedSource {
     public let channels: Int
     public let chunkFrames: Int64
     public let warmUpFrames: Int64
-    /// Frames between two evaluations of the slow variation.
-    public static let controlFrames: Int64 = 64
+    /// Frames between two evaluations of the slow variation: 64, and 128 for the ocean, whose
+    /// variation (its swells) is the slowest and whose evaluations (four swells and a pole a
+    /// point, both ears, the foam's too) cost the most.
+    public let controlFrames: Int64
     private let seed: UInt64
 
     /// What the slow variation sets at one control point.
@@ -122,20 +124,22 @@ public final class AmbienceSource: GeneratedSource {
         self.rate = rate
         self.channels = channels
         self.seed = seed
+        let controlFrames: Int64 = kind == .ocean ? 128 : 64
+        self.controlFrames = controlFrames
         // The ocean's chunks are rendered two side by side: 2 s each, in whole control intervals.
-        chunkFrames = kind == .ocean ? max(1, Int64(rate) * 2 / Self.controlFrames) * Self.controlFrames : Int64(rate) * 4
+        chunkFrames = kind == .ocean ? max(1, Int64(rate) * 2 / controlFrames) * controlFrames : Int64(rate) * 4
         warmUpFrames = kind.warmUp.frame(atRate: rate)
-        oceanWarmUpFrames = (warmUpFrames + Self.controlFrames - 1) / Self.controlFrames * Self.controlFrames
+        oceanWarmUpFrames = (warmUpFrames + controlFrames - 1) / controlFrames * controlFrames
         oceanPair = .allocate(capacity: kind == .ocean ? Int(chunkFrames) : 0)
         states = Array(repeating: State(), count: channels)
         /// A delay in whole control points, the nearest to `milliseconds`.
         func controls(_ milliseconds: Int64) -> Int64 {
-            (SessionTime(milliseconds: milliseconds).frame(atRate: rate) + Self.controlFrames / 2) / Self.controlFrames
+            (SessionTime(milliseconds: milliseconds).frame(atRate: rate) + controlFrames / 2) / controlFrames
         }
         rightEarControls = controls(350)
         foamControls = controls(600)
         var slots = 1
-        while slots <= Int(chunkFrames / Self.controlFrames + rightEarControls + foamControls) + 2 { slots <<= 1 }
+        while slots <= Int(chunkFrames / controlFrames + rightEarControls + foamControls) + 2 { slots <<= 1 }
         swellSlots = kind == .ocean ? slots : 1
         swellCache = .allocate(capacity: swellSlots)
         swellCache.initialize(repeating: (.min, 0), count: swellSlots)
@@ -243,7 +247,7 @@ public final class AmbienceSource: GeneratedSource {
     private func swell(atControl index: Int64) -> Double {
         let slot = Int(index & Int64(swellSlots - 1))
         if swellCache[slot].index == index { return swellCache[slot].value }
-        let value = swell(Double(index * Self.controlFrames) / Double(rate))
+        let value = swell(Double(index * controlFrames) / Double(rate))
         swellCache[slot] = (index, value)
         return value
     }
@@ -253,7 +257,7 @@ public final class AmbienceSource: GeneratedSource {
 
     /// The slow variation at control point `index` for `channel`.
     private func control(_ index: Int64, channel: Int) -> Control {
-        let t = Double(index * Self.controlFrames) / Double(rate)
+        let t = Double(index * controlFrames) / Double(rate)
         var c = Control()
         switch kind {
         case .rain:
@@ -294,9 +298,9 @@ public final class AmbienceSource: GeneratedSource {
     /// The envelope, the amplitude that the slow variation gives the sound, at `frame` in
     /// `channel`: what `render` multiplies its texture by.
     public func envelope(atFrame frame: Int64, channel: Int = 0) -> Double {
-        let q = Self.floorDiv(frame, Self.controlFrames)
+        let q = Self.floorDiv(frame, controlFrames)
         let a = control(q, channel: channel).envelope, b = control(q + 1, channel: channel).envelope
-        return a + (b - a) * Double(frame - q * Self.controlFrames) / Double(Self.controlFrames)
+        return a + (b - a) * Double(frame - q * controlFrames) / Double(controlFrames)
     }
 
     @inline(__always)
@@ -335,10 +339,10 @@ public final class AmbienceSource: GeneratedSource {
     /// local for a run of frames, so the frame loop touches no stored property it writes.
     @inline(__always)
     private func step(_ frame: Int64, _ ch: Int, _ s: inout State) -> Double {
-        let q = Self.floorDiv(frame, Self.controlFrames)
+        let q = Self.floorDiv(frame, controlFrames)
         refreshControl(&s, q, channel: ch)
         let c = s.here
-        let envelope = c.envelope + (s.next.envelope - c.envelope) * Double(frame - q * Self.controlFrames) / Double(Self.controlFrames)
+        let envelope = c.envelope + (s.next.envelope - c.envelope) * Double(frame - q * controlFrames) / Double(controlFrames)
         let x = white(frame, ch, 0)
         // One-pole filters: high-pass (y = p(y₋₁ + x − x₋₁)) and low-pass (y = x + p(y₋₁ − x)).
         let hp = highPass * (s.hpOut + x - s.hpIn)
@@ -434,7 +438,7 @@ public final class AmbienceSource: GeneratedSource {
     /// then a low-pass) as it breaks, and a rumble under two poles at 110 Hz.
     private func renderOceanPair(_ pair: Int64) {
         cachedPair = pair
-        let chunk = chunkFrames, controlFrames = Self.controlFrames
+        let chunk = chunkFrames, controlFrames = self.controlFrames
         let startA = 2 * pair * chunk
         let out = oceanPair
         let hp = SIMD4<Float>(repeating: Float(highPass)), rumblePole = SIMD4<Float>(repeating: Float(self.rumblePole))
