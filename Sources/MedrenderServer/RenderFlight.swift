@@ -72,6 +72,14 @@ final class RenderFlight: @unchecked Sendable {
 
     var snapshot: (written: Int64, state: State) { condition.withLock { (written, state) } }
 
+    /// True once every byte is written and the render only puts its file in place (a flush, the
+    /// cache): a reader that comes now waits the moment for the whole file and its length.
+    var isWritten: Bool { condition.withLock { allWritten } }
+    private var allWritten = false
+
+    /// The render's side: every byte is written.
+    func wroteAll() { condition.withLock { allWritten = true } }
+
     /// True once the file could not take more and the render goes on in memory.
     var isInMemory: Bool { condition.withLock { fileBytes != nil } }
 

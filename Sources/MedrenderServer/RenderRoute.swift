@@ -84,8 +84,11 @@ extension MedrenderService {
         }
         // A HEAD, or any range (a media player's first request is `bytes=0-`), waits for the whole
         // file: its length is known then, which a player needs to show a duration and to seek (a
-        // stream of unknown length is live to it). A plain GET streams as the render goes.
-        if head || request.headers[.range] != nil {
+        // stream of unknown length is live to it). A plain GET streams as the render goes, unless
+        // every byte is written already: then the file is a moment away (its flush, the cache),
+        // and it is answered whole, with its length (a player that read the stream to its last
+        // page and came back found a live stream of unknown length there).
+        if head || request.headers[.range] != nil || flight.isWritten {
             while case .running = state, !gone.hasLeft {
                 await flight.wait(beyond: written)
                 (written, state) = flight.snapshot
@@ -247,6 +250,7 @@ extension MedrenderService {
                     length += Int64(chunk.count)
                     flight.advance(chunk)
                 }
+                flight.wroteAll()
                 guard flight.isInMemory || fsync(fd) == 0 || flight.spooled else {
                     throw RenderError("cannot flush the render to \(flight.writingPath): \(String(cString: strerror(errno)))", category: .io)
                 }
