@@ -103,9 +103,10 @@ public final class AmbienceSource: GeneratedSource {
     private var waveSizes: [Double] = []
     /// Ocean: the right ear's delay and the foam's after the body, in control points.
     private let rightEarControls: Int64, foamControls: Int64
-    /// Ocean: swells at control points, by index modulo `swellSlots` (a power of two over a
-    /// chunk and the right ear's delay and the foam's together, so both chunks of a pair keep theirs). Raw memory: an array, a stored property of a
-    /// class, would be checked for exclusive access at every ask.
+    /// Ocean: swells at control points, by index modulo `swellSlots` (a power of two over a chunk
+    /// and the right ear's delay and the foam's together, so both chunks of a pair keep theirs).
+    /// Raw memory: an array, a stored property of a class, would be checked for exclusive access
+    /// at every ask.
     private let swellCache: UnsafeMutablePointer<(index: Int64, value: Double)>
     private let swellSlots: Int
     /// Ocean: two neighbouring chunks of both ears (`renderOceanPair`), which pair they are, and
@@ -127,7 +128,9 @@ public final class AmbienceSource: GeneratedSource {
         let controlFrames: Int64 = kind == .ocean ? 128 : 64
         self.controlFrames = controlFrames
         // The ocean's chunks are rendered two side by side: 2 s each, in whole control intervals.
-        chunkFrames = kind == .ocean ? max(1, Int64(rate) * 2 / controlFrames) * controlFrames : Int64(rate) * 4
+        chunkFrames = kind == .ocean
+            ? max(1, SessionTime(milliseconds: 2000).frame(atRate: rate) / controlFrames) * controlFrames
+            : SessionTime(milliseconds: 4000).frame(atRate: rate)
         warmUpFrames = kind.warmUp.frame(atRate: rate)
         oceanWarmUpFrames = (warmUpFrames + controlFrames - 1) / controlFrames * controlFrames
         oceanPair = .allocate(capacity: kind == .ocean ? Int(chunkFrames) : 0)
@@ -428,8 +431,9 @@ public final class AmbienceSource: GeneratedSource {
     }
 
     /// Renders chunks 2·`pair` and 2·`pair` + 1 of the ocean, both ears, into `oceanPair` (a
-    /// vector a frame of the chunk, as the loop makes them): the two chunks side by side as the lanes of vectors of four floats [first chunk L, R; second
-    /// chunk L, R], each chunk's filters started from rest at its own warm-up. A filter waits on
+    /// vector a frame of the chunk, as the loop makes them): the two chunks side by side as the
+    /// lanes of vectors of four floats [first chunk L, R; second chunk L, R], each chunk's filters
+    /// started from rest at its own warm-up. A filter waits on
     /// its own last output every frame, so one chunk's frames cannot share a vector; two chunks'
     /// can, and each frame's operations (on registers of four floats, as the processor's
     /// baseline instructions have them) give four samples.

@@ -147,7 +147,7 @@ public final class TruePeakLimiter {
         if clearFrames.count < count { clearFrames = [Float](repeating: 0, count: count) }
         // The run starts `taps` frames before the block: the oldest frame a tap reads.
         let runStart = written - taps
-        let startSlot = ((runStart % historyFrames) + historyFrames) % historyFrames
+        let startSlot = ring(runStart, historyFrames)
         var lastPeak: Float = 0
         let clear = history.withUnsafeBufferPointer { hist in
             clearFrames.withUnsafeMutableBufferPointer { run in
@@ -182,7 +182,7 @@ public final class TruePeakLimiter {
             let fromHistory = min(latency, frameCount)
             for f in 0..<fromHistory {
                 let index = written - latency + f
-                let slot = ((index % historyFrames) + historyFrames) % historyFrames
+                let slot = ring(index, historyFrames)
                 for c in 0..<channels { output[f * channels + c] = index >= 0 ? h[slot * channels + c] : 0 }
             }
             if frameCount > fromHistory {
@@ -235,7 +235,6 @@ public final class TruePeakLimiter {
             // The ring positions of frame n (going in), of m = n − detectorDelay (detected) and of
             // n − latency (going out), and of n in the held window: counted on, not divided out
             // at every frame.
-            func ring(_ index: Int, _ size: Int) -> Int { ((index % size) + size) % size }
             var slot = ring(written, historyFrames)
             var detectSlot = ring(written - detectorDelay, historyFrames)
             var outSlot = ring(written - latency, historyFrames)
@@ -499,7 +498,7 @@ public final class TruePeakMeter {
                 }
                 guard near else { continue }
                 let first = m - (taps / 2 - 1)
-                let start = ((first % historyFrames) + historyFrames) % historyFrames
+                let start = ring(first, historyFrames)
                 peak = max(peak, kernel.peak(history.baseAddress! + start * channels, channels: channels))
             }
         }
@@ -507,3 +506,7 @@ public final class TruePeakMeter {
         self.peak = peak
     }
 }
+
+/// The slot of frame `index` in a ring of `size` slots, for any index (before the first too).
+@inline(__always)
+private func ring(_ index: Int, _ size: Int) -> Int { ((index % size) + size) % size }
