@@ -4,7 +4,8 @@
 A 15-minute OGG (48 kHz stereo, q5) of box breathing with binaural beats and a generated ocean
 (`generator: ocean`) against the same session with the looped ocean (`sound: ocean`) and no
 beats, in alternated pairs (A, B, B, A, ...) in the same run, so the machine's drift cancels;
-the ratio's min, median and max, each run's peak memory (/usr/bin/time -v), and the machine's
+the ratio's min, median and max, of the time and of the processor time (user and system: what
+the render costs, whatever the other core does), each run's peak memory (/usr/bin/time -v), and the machine's
 load average when it started. Writes its table into BENCHMARKS.md under its own heading.
 """
 import os, re, statistics, subprocess, sys, tempfile, time
@@ -42,7 +43,7 @@ BEATS = """beats:
 
 
 def render(preset, out):
-    """Seconds and peak RSS (MiB) of one render."""
+    """Seconds, processor seconds (user and system) and peak RSS (MiB) of one render."""
     start = time.perf_counter()
     result = subprocess.run(["/usr/bin/time", "-v", MEDRENDER, "--preset", preset, "--minutes", "15", "--rate", "48000",
                              "--quality", "5", "-o", out], capture_output=True, text=True, cwd=ROOT)
@@ -50,7 +51,8 @@ def render(preset, out):
     if result.returncode != 0:
         sys.exit(f"bench-palette: {preset}: {result.stderr.strip()}")
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", result.stderr).group(1)) / 1024
-    return seconds, rss
+    cpu = sum(float(re.search(rf"{kind} time \(seconds\): ([\d.]+)", result.stderr).group(1)) for kind in ("User", "System"))
+    return seconds, cpu, rss
 
 
 def main():
@@ -64,16 +66,19 @@ def main():
             f.write(BASE.format(name="generated", bed="generator: ocean", beats=BEATS))
         with open(looped, "w") as f:
             f.write(BASE.format(name="looped", bed="sound: ocean", beats=""))
-        ratios, times, memory = [], {"generated": [], "looped": []}, {"generated": [], "looped": []}
+        ratios, cpu_ratios = [], []
+        times, cpus, memory = ({"generated": [], "looped": []} for _ in range(3))
         for pair in range(PAIRS):
             order = ["generated", "looped"] if pair % 2 == 0 else ["looped", "generated"]
-            got = {}
+            got, got_cpu = {}, {}
             for which in order:
-                seconds, rss = render(generated if which == "generated" else looped, os.path.join(tmp, which + ".ogg"))
-                got[which] = seconds
+                seconds, cpu, rss = render(generated if which == "generated" else looped, os.path.join(tmp, which + ".ogg"))
+                got[which], got_cpu[which] = seconds, cpu
                 times[which].append(seconds)
+                cpus[which].append(cpu)
                 memory[which].append(rss)
             ratios.append(got["generated"] / got["looped"])
+            cpu_ratios.append(got_cpu["generated"] / got_cpu["looped"])
     med = statistics.median
     table = [
         HEADING, "",
@@ -82,7 +87,9 @@ def main():
         "| comparison | ratio min / median / max | generated s (median) | looped s (median) | target |",
         "| --- | --- | --- | --- | --- |",
         f"| 15-min OGG q5, 48 kHz: binaural beats + generated ocean / looped ocean, no beats | "
-        f"{min(ratios):.2f} / {med(ratios):.2f} / {max(ratios):.2f} | {med(times['generated']):.2f} | {med(times['looped']):.2f} | ≤ 1.05 |", "",
+        f"{min(ratios):.2f} / {med(ratios):.2f} / {max(ratios):.2f} | {med(times['generated']):.2f} | {med(times['looped']):.2f} | ≤ 1.05 |",
+        f"| the same, in processor time (user + system) | "
+        f"{min(cpu_ratios):.2f} / {med(cpu_ratios):.2f} / {max(cpu_ratios):.2f} | {med(cpus['generated']):.2f} | {med(cpus['looped']):.2f} | |", "",
         "| peak memory (MiB) | generated | looped |", "| --- | --- | --- |",
         f"| max of the runs | {max(memory['generated']):.1f} | {max(memory['looped']):.1f} |", "",
     ]
