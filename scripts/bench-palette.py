@@ -5,8 +5,8 @@ A 15-minute OGG (48 kHz stereo, q5) of box breathing with binaural beats and a g
 (`generator: ocean`) against the same session with the looped ocean (`sound: ocean`) and no
 beats, in alternated pairs (A, B, B, A, ...) in the same run, so the machine's drift cancels;
 the ratio's min, median and max, of the time and of the processor time (user and system: what
-the render costs, whatever the other core does), each run's peak memory (/usr/bin/time -v), and the machine's
-load average when it started. Writes its table into BENCHMARKS.md under its own heading.
+the render costs, whatever the other core does), each run's peak memory (/usr/bin/time -v), and
+the machine's load average when it started. Writes its table into BENCHMARKS.md under its own heading.
 """
 import os, re, statistics, subprocess, sys, tempfile, time
 

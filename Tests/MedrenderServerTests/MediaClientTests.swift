@@ -111,8 +111,7 @@ import Testing
         // Its length, as the discoverer finds it: it reads the end of the file with a range request.
         do {
             let discoverer = try #require(which("gst-discoverer-1.0"))
-            // Its own timeout is 10 s, which a loaded machine can spend before it has read the
-            // end; short of the end it reports a duration guessed from the bitrate.
+            // More than its own 10-s timeout: a loaded machine may need it to read the end.
             let found = try runProcess(discoverer, ["--timeout=100", url], killAfter: 120)
             // H:MM:SS.fraction; GStreamer counts from the first decoded block, so within one
             // long Vorbis block (2048 frames, 0.256 s at 8 kHz) of the session's 900 s.
