@@ -21,7 +21,10 @@ import Foundation
 /// start that meets the one found), the piece goes on to the next boundary and tries there: a
 /// stretch that cannot be cut is encoded continuously, and nothing fails.
 ///
-/// Memory: the audio of at most `threads` pieces being encoded and two being gathered.
+/// Each piece is encoded as its audio arrives, on a thread of its own, and its packets go on the
+/// stream as soon as they are settled, the oldest piece's first. Memory: the audio handed to the
+/// pieces and not yet encoded, which the caller waits to keep under about one piece's, and the
+/// next piece's start (its pre-roll and the starts tried, about a second).
 /// Not `Sendable`: one encoder belongs to the thread that feeds it.
 public final class PiecedVorbisEncoder {
     /// The stream serial, as for `VorbisEncoder`.
@@ -30,8 +33,8 @@ public final class PiecedVorbisEncoder {
     public static let defaultPieceSeconds = 15.0
 
     /// The nominal length of a piece in a render, in seconds: about 3 MiB of audio (786,432
-    /// samples), 4 to 30 s (8.2 s at 48 kHz stereo, 30 s at 8 kHz). Memory holds about
-    /// `threads + 1` pieces; the pre-roll (0.5 s) is encoded once more per piece. It depends on
+    /// samples), 4 to 30 s (8.2 s at 48 kHz stereo, 30 s at 8 kHz). Memory holds about one
+    /// piece not yet encoded; the pre-roll (0.5 s) is encoded once more per piece. It depends on
     /// the rate and channels alone, never on the number of threads.
     public static func pieceSeconds(rate: Int, channels: Int) -> Double {
         min(30, max(4, 786_432 / Double(max(1, rate * channels))))
@@ -57,6 +60,9 @@ public final class PiecedVorbisEncoder {
     /// Where the pieces meet: for each splice, the frame at the centre of the last block of the
     /// piece before (the next piece's first block overlaps it from there on, half a long block).
     public private(set) var splices: [Int64] = []
+    /// The most audio the stream has held at once, in samples: what it handed to the pieces and
+    /// they had not yet encoded, and the next piece's start gathered.
+    public private(set) var mostHeld = 0
     /// The long block's length in frames, which the stream's rate and quality choose.
     public var longBlockFrames: Int { longBlock }
 
@@ -67,27 +73,37 @@ public final class PiecedVorbisEncoder {
     /// Frames received so far.
     private var received = 0
 
-    /// A piece whose audio is being gathered.
+    /// The piece being given the audio as it arrives.
+    private var current: PieceWorker
+    /// Its nominal boundary (moved on one piece when no splice is found there).
+    private var boundary: Int
+    /// Whether it is the last piece (no boundary after it).
+    private var currentLast: Bool
+    /// Where it ends, once the splice after it is found: its last block's centre, and the frame its
+    /// audio ends at.
+    private var splice: Int64?
+    private var currentEnd: Int?
+    /// The frame the current piece has been handed audio up to.
+    private var handed = 0
+
+    /// The next piece's audio, gathered from a little before the boundary until its encoder's
+    /// start is chosen.
     private struct Gathering {
-        var index: Int
-        /// The nominal boundary after it (moved on one piece when no splice is found there).
-        var boundary: Int
-        /// The frame its buffer starts at.
         var bufferStart: Int
         var audio: [Float]
-        /// Its encoder's first frame, once chosen.
-        var start: Int?
-        var keepAfter: Int64?
-        /// Its last kept block's centre, once the scout has found the next splice.
-        var keepThrough: Int64?
-        /// The frame its encoder's audio ends at, once known.
-        var end: Int?
-        var last: Bool
     }
-    /// At most two: the piece being gathered, and the next one's pre-roll.
-    private var gathering: [Gathering] = []
-    /// Pieces given to a thread (or encoded), oldest first.
-    private var inFlight: [PieceResult] = []
+    private var next: Gathering?
+    /// Pieces being encoded (the current one last), oldest first: their packets go on the stream
+    /// in this order.
+    private var pieces: [PieceWorker] = []
+    private let shared = PieceQueue()
+    /// How far behind the audio received a piece is held while the splice after it is looked
+    /// for, in frames: more than the scout takes to place a block (a long block's lookahead and
+    /// a block of audio handed at once), so the piece never sees a frame past its end.
+    private let holdBack: Int
+    /// The audio handed to the pieces and not yet encoded, at most (samples): a piece's, so the
+    /// threads never wait on each other; beyond it, the caller waits.
+    private let bound: Int
     private let queue = DispatchQueue(label: "medrender.vorbis-pieces", attributes: .concurrent)
     private var finished = false
 
@@ -113,53 +129,66 @@ public final class PiecedVorbisEncoder {
         let step = 4096
         pieceFrames = max(1, Int((pieceSeconds * Double(rate) / Double(step)).rounded())) * step
         prerollFrames = max(1, Int((Self.prerollSeconds * Double(rate) / Double(step)).rounded(.up))) * step
+        holdBack = 8 * longBlock + 2 * Self.windowStep
+        bound = max(pieceFrames, 2 * holdBack) * channels
         headerPackets = try scout.headerPackets(tags: tags)
         output = try OggPacketWriter(sink: sink, serial: Self.serial)
         try output.writeHeaders(headerPackets)
-        gathering = [Gathering(index: 0, boundary: pieceFrames, bufferStart: 0, audio: [], start: 0, keepAfter: nil, keepThrough: nil,
-                               end: nil, last: !hasBoundary(pieceFrames))]
-        gathering[0].audio.reserveCapacity(capacity(boundary: pieceFrames, bufferStart: 0, last: gathering[0].last))
+        boundary = pieceFrames
+        currentLast = pieceFrames + pieceFrames > totalFrames
+        current = try PieceWorker(index: 0, start: 0, keepAfter: nil, boundary: currentLast ? Int.max : pieceFrames, channels: channels,
+                                  rate: rate, quality: quality, shared: shared, onThread: self.threads > 1)
+        launch(current)
     }
 
     deinit {
-        // A stream abandoned mid-way still waits for its threads, which hold no reference to it.
-        for result in inFlight { _ = result.wait() }
+        // A stream abandoned mid-way stops its pieces and waits for their threads, which hold
+        // no reference to it.
+        for piece in pieces { piece.cancel() }
+        for piece in pieces { piece.waitUntilFinished() }
     }
 
-    /// The samples a piece's buffer holds at most (unless its boundary moves on): to the end for
-    /// the last piece, else to the latest splice its boundary takes and the blocks after it. Reserved
-    /// at once, so a buffer is never copied to grow.
-    private func capacity(boundary: Int, bufferStart: Int, last: Bool) -> Int {
-        let end = last ? totalFrames : min(totalFrames, boundary + pieceFrames / 2 + 4 * longBlock)
-        return max(0, end - bufferStart) * channels
-    }
+    /// The steps in which audio is handed over while a splice is looked for, in frames.
+    private static let windowStep = 4096
 
     /// Whether a nominal boundary is one: at least one piece's length is left after it.
     private func hasBoundary(_ boundary: Int) -> Bool { boundary + pieceFrames <= totalFrames }
     /// How far before a boundary the next piece's buffer starts: the pre-roll and the starts tried.
     private var lead: Int { prerollFrames + 2 * longBlock }
 
+    /// Puts a piece on the stream's list and, with more than one thread, on a thread of its own.
+    private func launch(_ piece: PieceWorker) {
+        pieces.append(piece)
+        if threads > 1 { queue.async { piece.work() } }
+    }
+
     /// Encodes `frameCount` interleaved frames.
     public func write(_ frames: UnsafePointer<Float>, frameCount: Int) throws(IOError) {
         var done = 0
         while done < frameCount {
-            // In steps no longer than the distance to the next frame something happens at.
+            // In steps no longer than the distance to the next frame something happens at, and
+            // short ones while a splice is looked for.
             var n = frameCount - done
-            if let next = gathering.last, !next.last {
-                let open = next.boundary - lead
+            if next == nil, !currentLast {
+                let open = boundary - lead
                 if received < open { n = min(n, open - received) }
             }
-            for g in gathering.indices {
-                if let end = gathering[g].end, received < end { n = min(n, end - received) }
-            }
+            if next != nil { n = min(n, Self.windowStep) }
+            if let end = currentEnd, received < end { n = min(n, end - received) }
             let chunk = frames + done * channels
-            for g in gathering.indices {
-                let end = gathering[g].end ?? Int.max
-                guard received < end else { continue }
-                gathering[g].audio.append(contentsOf: UnsafeBufferPointer(start: chunk, count: n * channels))
+            // The current piece takes everything up to its end, once that is known.
+            let upTo = min(received + n, currentEnd ?? Int.max)
+            if upTo > handed {
+                try waitForRoom()
+                current.push(chunk + (handed - received) * channels, frameCount: upTo - handed, at: handed)
+                handed = upTo
             }
-            // The scout is needed until the last piece starts gathering.
-            if gathering.count == 2 || !gathering[0].last {
+            if next != nil { next!.audio.append(contentsOf: UnsafeBufferPointer(start: chunk, count: n * channels)) }
+            shared.condition.lock()
+            mostHeld = max(mostHeld, shared.queued + (next?.audio.count ?? 0))
+            shared.condition.unlock()
+            // The scout is needed until the last piece starts.
+            if next != nil || !currentLast {
                 try scout.write(chunk, frameCount: n) { (shape) throws(IOError) in scoutBlocks.append(shape) }
             }
             received += n
@@ -168,26 +197,28 @@ public final class PiecedVorbisEncoder {
         }
     }
 
-    /// Opens the next piece's buffer, finds splices, chooses starts, and sends complete pieces
-    /// to be encoded, as far as the audio received allows.
+    /// Waits while the pieces hold more audio than the bound.
+    private func waitForRoom() throws(IOError) {
+        shared.condition.lock()
+        while shared.queued > bound { shared.condition.wait() }
+        shared.condition.unlock()
+        try emit(untilOneFinishes: false)
+    }
+
+    /// Opens the next piece's buffer, finds splices, chooses starts and starts pieces, as far as
+    /// the audio received allows.
     private func advance() throws(IOError) {
-        // The next piece's buffer opens `lead` frames before its nominal boundary.
-        if let current = gathering.last, !current.last, current.keepThrough == nil, gathering.count == 1,
-            received >= current.boundary - lead
-        {
-            let boundary = current.boundary
-            let bufferStart = boundary - lead
-            var next = Gathering(index: current.index + 1, boundary: boundary + pieceFrames, bufferStart: bufferStart, audio: [],
-                                 start: nil, keepAfter: nil, keepThrough: nil, end: nil, last: !hasBoundary(boundary + pieceFrames))
-            next.audio.reserveCapacity(capacity(boundary: next.boundary, bufferStart: bufferStart, last: next.last))
-            let have = received - bufferStart
-            let from = gathering[0].audio.count - have * channels
-            next.audio.append(contentsOf: gathering[0].audio[from...])
-            gathering.append(next)
+        // The current piece goes as far as the audio, but for a margin while its splice is not settled.
+        current.release(through: next == nil ? min(received, currentEnd ?? Int.max) : max(0, received - holdBack))
+        // The next piece's buffer opens `lead` frames before the boundary.
+        if next == nil, !currentLast, received >= boundary - lead {
+            precondition(received == boundary - lead, "the next piece's buffer opened late")
+            next = Gathering(bufferStart: received, audio: [])
+            next!.audio.reserveCapacity((lead + 4 * longBlock + Self.windowStep) * channels)
         }
         // The scout's blocks are looked at only near the next boundary.
-        if let current = gathering.first, gathering.count == 2 || !current.last {
-            let boundary = Int64(current.boundary)
+        if next != nil || !currentLast {
+            let boundary = Int64(self.boundary)
             if let first = scoutBlocks.firstIndex(where: { $0.center >= boundary - Int64(longBlock) }) {
                 scoutBlocks.removeFirst(first)
             } else {
@@ -197,64 +228,82 @@ public final class PiecedVorbisEncoder {
             scoutBlocks.removeAll()
         }
         // The splice: the first two long blocks in a row at or after the nominal boundary.
-        if gathering.count == 2, gathering[0].keepThrough == nil {
-            let boundary = Int64(gathering[0].boundary)
+        if next != nil, splice == nil {
+            let boundary = Int64(self.boundary)
             let half = Int64(longBlock / 2)
-            var found: Int64?
             for i in scoutBlocks.indices.dropLast() where scoutBlocks[i].center >= boundary {
                 let a = scoutBlocks[i], b = scoutBlocks[i + 1]
-                if a.long, b.long, b.center == a.center + half { found = a.center; break }
+                if a.long, b.long, b.center == a.center + half { splice = a.center; break }
             }
-            if let splice = found {
-                gathering[0].keepThrough = splice
-                gathering[0].end = Int(splice) + 3 * longBlock
-                gathering[1].keepAfter = splice
-                // Trim what arrived after the end.
-                let keep = (Int(splice) + 3 * longBlock - gathering[0].bufferStart) * channels
-                if gathering[0].audio.count > keep { gathering[0].audio.removeLast(gathering[0].audio.count - keep) }
-            } else if received >= Int(boundary) + pieceFrames / 2 {
+            if let splice {
+                currentEnd = Int(splice) + 3 * longBlock
+            } else if received >= self.boundary + pieceFrames / 2 {
                 // No two long blocks in a row for half a piece (a stream of transients): this
                 // piece goes on, in one encoder, to the next boundary.
-                extendFirstPiece()
+                try extendCurrentPiece()
             }
         }
         // The next piece's start, once its buffer reaches past the splice.
-        if gathering.count == 2, let splice = gathering[1].keepAfter, gathering[1].start == nil,
-            received >= Int(splice) + 3 * longBlock
-        {
-            if let start = try chooseStart(gathering[1], splice: splice) {
-                gathering[1].start = start
+        if let gathered = next, let splice, let end = currentEnd, received >= end {
+            // The current piece was held back; it must not have been given audio past its end.
+            if received - holdBack <= end, let start = try chooseStart(gathered, splice: splice) {
+                try startNextPiece(gathered, start: start, splice: splice, end: end)
             } else {
                 // No encoder start meets this splice: the piece goes on to the next boundary.
-                extendFirstPiece()
+                try extendCurrentPiece()
             }
         }
-        // A piece whose audio is all here goes to be encoded.
-        if let first = gathering.first, first.start != nil, let end = first.end, received >= end {
-            var piece = gathering.removeFirst()
-            try send(&piece)
-        }
-        try emitFinished(wait: false)
+        try emit(untilOneFinishes: false)
     }
 
-    /// Gives up the splice at the first piece's boundary: the piece keeps every frame the next
-    /// one had gathered and runs on, in one encoder, to the boundary after (or to the end).
-    private func extendFirstPiece() {
-        precondition(gathering.count == 2, "a piece extended with no next piece gathering")
-        let next = gathering.removeLast()
-        var first = gathering[0]
-        gathering[0].audio = []  // one owner of the buffer, so it grows in place
-        // What the first piece trimmed after its planned end is still in the next one's buffer.
-        let have = first.bufferStart + first.audio.count / channels
-        if received > have {
-            let from = (have - next.bufferStart) * channels
-            first.audio.append(contentsOf: next.audio[from...])
+    /// Closes the current piece at its splice and starts the next one at `start`, with the audio
+    /// gathered for it.
+    private func startNextPiece(_ gathered: Gathering, start: Int, splice: Int64, end: Int) throws(IOError) {
+        current.close(end: end, keepThrough: splice)
+        splices.append(splice)
+        // At most `threads` pieces at once: the oldest is written out before another starts.
+        while pieces.count >= threads { try emit(untilOneFinishes: true) }
+        let nextBoundary = boundary + pieceFrames
+        let piece = try PieceWorker(index: current.index + 1, start: start, keepAfter: splice,
+                                    boundary: hasBoundary(nextBoundary) ? nextBoundary : Int.max, channels: channels, rate: rate,
+                                    quality: quality, shared: shared, onThread: threads > 1)
+        next = nil
+        self.splice = nil
+        currentEnd = nil
+        boundary = nextBoundary
+        currentLast = !hasBoundary(nextBoundary)
+        current = piece
+        launch(piece)
+        try waitForRoom()
+        let from = start - gathered.bufferStart
+        gathered.audio.withUnsafeBufferPointer { p in
+            piece.push(p.baseAddress! + from * channels, frameCount: received - start, at: start)
         }
-        first.keepThrough = nil
-        first.end = nil
-        first.boundary += pieceFrames
-        first.last = !hasBoundary(first.boundary)
-        gathering[0] = first
+        handed = received
+        piece.release(through: received)
+    }
+
+    /// Gives up the splice at the current piece's boundary: the piece takes every frame the next
+    /// one had gathered and runs on, in one encoder, to the boundary after (or to the end).
+    private func extendCurrentPiece() throws(IOError) {
+        precondition(next != nil, "a piece extended with no next piece gathering")
+        let gathered = next!
+        next = nil
+        // What the current piece was not given after its planned end is in the next one's buffer.
+        if received > handed {
+            let from = handed - gathered.bufferStart
+            try waitForRoom()
+            gathered.audio.withUnsafeBufferPointer { p in
+                current.push(p.baseAddress! + from * channels, frameCount: received - handed, at: handed)
+            }
+            handed = received
+        }
+        splice = nil
+        currentEnd = nil
+        boundary += pieceFrames
+        currentLast = !hasBoundary(boundary)
+        current.moveBoundary(to: currentLast ? Int.max : boundary)
+        current.release(through: received)
         scoutBlocks.removeAll(keepingCapacity: true)
     }
 
@@ -265,7 +314,6 @@ public final class PiecedVorbisEncoder {
     /// blocks moved the stream's grid (by multiples of half a short block), so the starts tried
     /// are the boundary's pre-roll and then each shift by half a short block, up to two long blocks.
     private func chooseStart(_ piece: Gathering, splice: Int64) throws(IOError) -> Int? {
-        let boundary = piece.boundary - pieceFrames
         let base = boundary - prerollFrames
         let step = max(1, shortBlock / 2)
         let count = 2 * longBlock / step
@@ -316,36 +364,13 @@ public final class PiecedVorbisEncoder {
         return shapes
     }
 
-    /// Gives a complete piece to a thread, or encodes it here with one thread.
-    private func send(_ gathered: inout Gathering) throws(IOError) {
-        guard let start = gathered.start else { return }
-        var audio: [Float] = []
-        swap(&audio, &gathered.audio)
-        let skip = (start - gathered.bufferStart) * channels
-        if skip > 0 { audio.removeFirst(skip) }  // in place: the piece was the buffer's one owner
-        if !gathered.last, let splice = gathered.keepThrough { splices.append(splice) }
-        let piece = VorbisPiece(index: gathered.index, start: start, audio: audio, keepAfter: gathered.keepAfter,
-                                keepThrough: gathered.last ? nil : gathered.keepThrough, channels: channels, rate: rate, quality: quality)
-        // At most `threads` pieces at once: the oldest is written out before another starts.
-        while inFlight.count >= threads { try emitFinished(wait: true) }
-        let result = PieceResult()
-        inFlight.append(result)
-        if threads == 1 {
-            result.set(Result { () throws(IOError) in try piece.encode() })
-        } else {
-            queue.async { result.set(Result { () throws(IOError) in try piece.encode() }) }
-        }
-    }
-
-    /// Writes the oldest pieces that are done, in order; with `wait`, waits for the oldest.
-    private func emitFinished(wait: Bool) throws(IOError) {
-        var waitForOne = wait
-        while let oldest = inFlight.first {
-            guard waitForOne || oldest.isDone else { return }
-            waitForOne = false
-            let packets = try oldest.wait().get()
-            inFlight.removeFirst()
-            for packet in packets {
+    /// Writes the packets of the oldest pieces that may be written, in order; with
+    /// `untilOneFinishes`, waits until the oldest piece is finished and written.
+    private func emit(untilOneFinishes: Bool) throws(IOError) {
+        var waiting = untilOneFinishes
+        while let oldest = pieces.first {
+            let taken = oldest.takePackets(wait: waiting)
+            for packet in taken.packets {
                 let placed = try output.add(packet.bytes, granulePosition: packet.granulePosition, endsStream: packet.endsStream)
                 if let packetObserver {
                     do { try packetObserver(placed) } catch let error as IOError { throw error } catch {
@@ -353,6 +378,13 @@ public final class PiecedVorbisEncoder {
                     }
                 }
             }
+            if let failure = taken.failure { throw failure }
+            guard taken.finished else {
+                if waiting { continue }
+                return
+            }
+            pieces.removeFirst()
+            waiting = false
         }
     }
 
@@ -360,50 +392,11 @@ public final class PiecedVorbisEncoder {
     public func finish() throws(IOError) {
         guard !finished else { return }
         finished = true
-        // Whatever is still gathering ends at the last frame received.
-        if gathering.count == 2, gathering[1].start == nil || received < (gathering[0].end ?? Int.max) {
-            extendFirstPiece()
-        }
-        if gathering.count == 2 {
-            gathering[1].last = true
-            gathering[1].end = received
-        } else if !gathering.isEmpty {
-            gathering[0].last = true
-            gathering[0].end = received
-        }
-        while !gathering.isEmpty {
-            var piece = gathering.removeFirst()
-            try send(&piece)
-        }
-        while !inFlight.isEmpty { try emitFinished(wait: true) }
+        // A splice not settled is given up: the current piece runs to the last frame received.
+        if next != nil { try extendCurrentPiece() }
+        current.close(end: received, keepThrough: nil)
+        while !pieces.isEmpty { try emit(untilOneFinishes: true) }
         try output.flush()
-    }
-}
-
-/// A piece's packets, handed from the thread that encodes it to the one that writes the stream.
-// `@unchecked`: `result` is read and written under `condition` only.
-private final class PieceResult: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var result: Result<[VorbisPiecePacket], IOError>?
-
-    func set(_ value: Result<[VorbisPiecePacket], IOError>) {
-        condition.lock()
-        result = value
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    var isDone: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return result != nil
-    }
-
-    func wait() -> Result<[VorbisPiecePacket], IOError> {
-        condition.lock()
-        defer { condition.unlock() }
-        while result == nil { condition.wait() }
-        return result!
     }
 }
 

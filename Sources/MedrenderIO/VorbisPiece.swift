@@ -1,25 +1,5 @@
 import CVorbis
-
-/// One piece of a pieced Vorbis stream: the audio its encoder is given (from a little before the
-/// piece, the pre-roll, to a little after it) and which of its packets the stream keeps.
-///
-/// Its packets are kept from the first block after `keepAfter` to the block centred on
-/// `keepThrough`, both splices between two long blocks that this piece's encoder and its
-/// neighbour's place at the same frames. A value, so a worker thread can encode it.
-struct VorbisPiece: Sendable {
-    var index: Int
-    /// The frame of the stream its encoder starts at (the pre-roll's first frame).
-    var start: Int
-    /// The audio from `start`, interleaved, to the last frame its encoder needs.
-    var audio: [Float]
-    /// The centre of the last block of the piece before (nil for the first piece).
-    var keepAfter: Int64?
-    /// The centre of this piece's last block (nil for the last piece, which ends the stream).
-    var keepThrough: Int64?
-    var channels: Int
-    var rate: Int
-    var quality: Double
-}
+import Foundation
 
 /// A packet of a piece, placed in the whole stream.
 struct VorbisPiecePacket: Sendable {
@@ -30,56 +10,292 @@ struct VorbisPiecePacket: Sendable {
     var endsStream: Bool
 }
 
-extension VorbisPiece {
-    /// Encodes the piece and gives the packets the stream keeps, in order.
-    ///
-    /// Throws when the piece's blocks do not meet its neighbours' as planned (its first kept block
-    /// must be long and follow a long one; its last must be long and precede a long one).
-    func encode() throws(IOError) -> [VorbisPiecePacket] {
-        let analysis = try VorbisAnalysis(channels: channels, rate: rate, quality: quality)
-        var kept: [VorbisPiecePacket] = []
-        var done = false
-        let offset = Int64(start)
-        let keepAfter = self.keepAfter, keepThrough = self.keepThrough
-        func take(_ shape: VorbisBlockShape) throws(IOError) {
-            guard !done else { return }
-            let center = shape.center + offset
-            if let keepAfter, center <= keepAfter {
-                // Pre-roll: coded so the encoder's state is what a continuous one would have.
-                try analysis.code { _ throws(IOError) in }
+/// What the pieces of one stream share: a lock, and the audio handed to them and not yet encoded,
+/// which the stream keeps under a bound by waiting.
+// `@unchecked`: `queued` is read and written under `condition` only.
+final class PieceQueue: @unchecked Sendable {
+    let condition = NSCondition()
+    /// Samples handed to the pieces' encoders and not yet encoded (or dropped).
+    var queued = 0
+}
+
+/// One piece of a pieced Vorbis stream, encoded as its audio arrives: on a thread of its own, or
+/// on the caller's when the stream has one thread.
+///
+/// Its encoder starts at `start` (the pre-roll's first frame) and is given the audio from there up
+/// to `limit`, which the stream moves on as it learns where the piece ends: while a splice is being
+/// looked for, the piece is held a margin behind the audio received, so that it never sees a frame
+/// past its end (the stream's bytes are those of an encoder given exactly its piece's audio). Its
+/// packets are kept from the first block after `keepAfter` to the block centred on `keepThrough`,
+/// both splices between two long blocks that this piece's encoder and its neighbour's place at
+/// the same frames. Packets centred before the nominal `boundary` are kept whatever the splice, so
+/// the stream writes them as they come.
+// `@unchecked`: every `var` below is read and written under `shared.condition` only, but
+// `analysis` and `done`, which only the thread encoding the piece touches.
+final class PieceWorker: @unchecked Sendable {
+    let index: Int
+    let start: Int
+    let keepAfter: Int64?
+    private let channels: Int
+    private let shared: PieceQueue
+    private let analysis: VorbisAnalysis
+    private let onThread: Bool
+
+    /// The audio handed over and not yet encoded: chunks in order, the first from `taken` on.
+    private var chunks: [(start: Int, audio: [Float])] = []
+    /// The frame of the stream the encoder has been given audio up to.
+    private var taken: Int
+    /// The frame the encoder may be given audio up to.
+    private var limit: Int
+    /// Packets centred before this frame are kept whatever the splice.
+    private var boundary: Int64
+    private var keepThrough: Int64?
+    private var closed = false
+    private var last = false
+    private var cancelled = false
+    private var packets: [VorbisPiecePacket] = []
+    private var failure: IOError?
+    private(set) var finished = false
+    /// The block centred on `keepThrough` is coded: the rest of the audio is not needed.
+    private var done = false
+
+    init(index: Int, start: Int, keepAfter: Int64?, boundary: Int, channels: Int, rate: Int, quality: Double, shared: PieceQueue,
+         onThread: Bool) throws(IOError) {
+        self.index = index
+        self.start = start
+        self.keepAfter = keepAfter
+        self.channels = channels
+        self.shared = shared
+        self.onThread = onThread
+        self.boundary = Int64(boundary)
+        taken = start
+        limit = start
+        analysis = try VorbisAnalysis(channels: channels, rate: rate, quality: quality)
+    }
+
+    /// Hands over `frameCount` frames from the stream's frame `at` (the frame after the last handed).
+    func push(_ frames: UnsafePointer<Float>, frameCount: Int, at: Int) {
+        guard frameCount > 0 else { return }
+        let audio = Array(UnsafeBufferPointer(start: frames, count: frameCount * channels))
+        shared.condition.lock()
+        if cancelled || failure != nil {
+            shared.condition.unlock()
+            return
+        }
+        precondition(at == chunks.last.map { $0.start + $0.audio.count / channels } ?? taken, "a piece was handed audio out of order")
+        chunks.append((at, audio))
+        shared.queued += audio.count
+        shared.condition.broadcast()
+        shared.condition.unlock()
+        if !onThread { work() }
+    }
+
+    /// Lets the encoder go up to frame `frame` (never back).
+    func release(through frame: Int) {
+        shared.condition.lock()
+        if frame > limit {
+            limit = frame
+            shared.condition.broadcast()
+        }
+        shared.condition.unlock()
+        if !onThread { work() }
+    }
+
+    /// Where the piece's nominal boundary moved to (no splice was found at the last one).
+    func moveBoundary(to frame: Int) {
+        shared.condition.lock()
+        boundary = Int64(frame)
+        shared.condition.unlock()
+    }
+
+    /// The piece's audio ends at `end`: its last kept block is centred on `keepThrough` (nil for
+    /// the last piece, which ends the stream).
+    func close(end: Int, keepThrough: Int64?) {
+        shared.condition.lock()
+        closed = true
+        self.keepThrough = keepThrough
+        last = keepThrough == nil
+        limit = end
+        // Audio handed past the end (none, when the stream holds the piece back as it should).
+        var have = chunks.last.map { $0.start + $0.audio.count / channels } ?? taken
+        while have > end, let chunk = chunks.last {
+            let keep = max(0, end - chunk.start) * channels
+            if keep == 0 || chunk.start >= end {
+                chunks.removeLast()
+                shared.queued -= chunk.audio.count
+            } else {
+                chunks[chunks.count - 1].audio.removeLast(chunk.audio.count - keep)
+                shared.queued -= chunk.audio.count - keep
+            }
+            have = chunks.last.map { $0.start + $0.audio.count / channels } ?? taken
+        }
+        if let keepThrough { packets.removeAll { $0.shape.center > keepThrough } }
+        shared.condition.broadcast()
+        shared.condition.unlock()
+        if !onThread { work() }
+    }
+
+    /// Stops the piece: its thread ends without encoding the rest.
+    func cancel() {
+        shared.condition.lock()
+        cancelled = true
+        shared.condition.broadcast()
+        shared.condition.unlock()
+        if !onThread { work() }
+    }
+
+    /// Waits until the piece's encoder is done (or stopped).
+    func waitUntilFinished() {
+        shared.condition.lock()
+        while !finished { shared.condition.wait() }
+        shared.condition.unlock()
+    }
+
+    /// Encodes the audio that may be encoded; on the piece's thread, waits for more until the piece
+    /// is closed and all of it encoded.
+    func work() {
+        while true {
+            shared.condition.lock()
+            var slice: (audio: [Float], from: Int, frames: Int)?
+            while !finished {
+                if cancelled || failure != nil { break }
+                if let first = chunks.first {
+                    let end = min(first.start + first.audio.count / channels, limit)
+                    if end > taken {
+                        slice = (first.audio, taken - first.start, end - taken)
+                        break
+                    }
+                }
+                if closed, taken >= limit { break }
+                if !onThread {
+                    shared.condition.unlock()
+                    return
+                }
+                shared.condition.wait()
+            }
+            if finished {
+                shared.condition.unlock()
                 return
             }
-            try analysis.code { (packet) throws(IOError) in
-                var placed = shape
-                placed.center = center
-                kept.append(VorbisPiecePacket(bytes: Array(UnsafeBufferPointer(start: packet.packet, count: packet.bytes)),
-                                              granulePosition: packet.granulepos + offset, shape: placed, endsStream: packet.e_o_s != 0))
+            guard let (audio, from, frames) = slice else {
+                // Closed and all encoded, cancelled, or failed.
+                let stopped = cancelled || failure != nil
+                shared.condition.unlock()
+                finish(stopped: stopped)
+                return
             }
-            if let keepThrough, center >= keepThrough { done = true }
-        }
-        let frames = audio.count / channels
-        try audio.withUnsafeBufferPointer { (p) throws(IOError) in
-            var at = 0
-            // In steps, so the encoder stops soon after the last block kept.
-            while at < frames, !done {
-                let n = min(VorbisEncoder.blockFrames, frames - at)
-                try analysis.write(p.baseAddress! + at * channels, frameCount: n, block: take)
-                at += n
+            let keepThrough = self.keepThrough
+            shared.condition.unlock()
+            var coded: [VorbisPiecePacket] = []
+            var error: IOError?
+            if !done {
+                do {
+                    try audio.withUnsafeBufferPointer { (p) throws(IOError) in
+                        try analysis.write(p.baseAddress! + from * channels, frameCount: frames) { (shape) throws(IOError) in
+                            try take(shape, keepThrough: keepThrough, into: &coded)
+                        }
+                    }
+                } catch let thrown { error = thrown }
             }
+            shared.condition.lock()
+            taken += frames
+            if let first = chunks.first, taken >= first.start + first.audio.count / channels {
+                chunks.removeFirst()
+                shared.queued -= first.audio.count
+            }
+            if let keepThrough = self.keepThrough {
+                // Coded before the piece was closed: nothing after its last block is kept.
+                coded.removeAll { $0.shape.center > keepThrough }
+                if coded.contains(where: { $0.shape.center >= keepThrough }) { done = true }
+            }
+            packets.append(contentsOf: coded)
+            if let error { failure = error }
+            shared.condition.broadcast()
+            shared.condition.unlock()
         }
-        if keepThrough == nil { try analysis.end(block: take) }
+    }
+
+    /// Codes one block: the pre-roll's are coded only so the encoder's state is a continuous
+    /// one's; the rest are kept, up to the one centred on `keepThrough`.
+    private func take(_ shape: VorbisBlockShape, keepThrough: Int64?, into coded: inout [VorbisPiecePacket]) throws(IOError) {
+        guard !done else { return }
+        let offset = Int64(start)
+        let center = shape.center + offset
+        if let keepAfter, center <= keepAfter {
+            try analysis.code { _ throws(IOError) in }
+            return
+        }
+        try analysis.code { (packet) throws(IOError) in
+            var placed = shape
+            placed.center = center
+            coded.append(VorbisPiecePacket(bytes: Array(UnsafeBufferPointer(start: packet.packet, count: packet.bytes)),
+                                           granulePosition: packet.granulepos + offset, shape: placed, endsStream: packet.e_o_s != 0))
+        }
+        if let keepThrough, center >= keepThrough { done = true }
+    }
+
+    /// Ends the encoder (the last piece's), checks the splices, and lets the stream know.
+    private func finish(stopped: Bool) {
+        var coded: [VorbisPiecePacket] = []
+        var error: IOError?
+        shared.condition.lock()
+        let last = self.last, keepThrough = self.keepThrough
+        shared.condition.unlock()
+        if !stopped {
+            do {
+                if last { try analysis.end { (shape) throws(IOError) in try take(shape, keepThrough: nil, into: &coded) } }
+            } catch let thrown { error = thrown }
+        }
+        shared.condition.lock()
+        packets.append(contentsOf: coded)
+        if let error, failure == nil { failure = error }
         // The splices: long blocks on both sides, where the plan put them.
-        if let keepAfter {
-            guard let first = kept.first, first.shape.long, first.shape.previousLong,
+        if !stopped, failure == nil, let keepAfter {
+            if let first = emittedFirst ?? packets.first, first.shape.long, first.shape.previousLong,
                 first.shape.center == keepAfter + Int64(analysis.longBlock / 2)
-            else { throw IOError(.library, "the Vorbis piece \(index) does not start on its splice at frame \(keepAfter)") }
-        }
-        if let keepThrough {
-            guard let last = kept.last, last.shape.long, last.shape.nextLong, last.shape.center == keepThrough else {
-                throw IOError(.library, "the Vorbis piece \(index) does not end on its splice at frame \(keepThrough)")
+            {
+            } else {
+                failure = IOError(.library, "the Vorbis piece \(index) does not start on its splice at frame \(keepAfter)")
             }
         }
-        return kept
+        if !stopped, failure == nil, let keepThrough {
+            if let lastPacket = packets.last ?? emittedLast, lastPacket.shape.long, lastPacket.shape.nextLong,
+                lastPacket.shape.center == keepThrough
+            {
+            } else {
+                failure = IOError(.library, "the Vorbis piece \(index) does not end on its splice at frame \(keepThrough)")
+            }
+        }
+        // What was handed over and not encoded no longer counts against the stream's bound.
+        for chunk in chunks { shared.queued -= chunk.audio.count }
+        chunks.removeAll()
+        finished = true
+        shared.condition.broadcast()
+        shared.condition.unlock()
+    }
+
+    /// The first and last packets the stream has taken already, for the splices' check.
+    private var emittedFirst: VorbisPiecePacket?
+    private var emittedLast: VorbisPiecePacket?
+
+    /// The packets the stream may write now, in order, and whether the piece is finished (with
+    /// its failure, if it failed). With `wait`, waits until there is a packet or the piece is
+    /// finished.
+    func takePackets(wait: Bool) -> (packets: [VorbisPiecePacket], finished: Bool, failure: IOError?) {
+        shared.condition.lock()
+        defer { shared.condition.unlock() }
+        while true {
+            let horizon = finished || closed ? Int64.max : boundary
+            let ready = packets.prefix { $0.shape.center < horizon }.count
+            if ready > 0 || finished || !wait {
+                let out = Array(packets.prefix(ready))
+                packets.removeFirst(ready)
+                if let first = out.first, emittedFirst == nil { emittedFirst = first }
+                if let lastOut = out.last { emittedLast = lastOut }
+                return (out, finished && packets.isEmpty, finished ? failure : nil)
+            }
+            shared.condition.wait()
+        }
     }
 }
 

@@ -44,6 +44,8 @@ struct PiecedResult {
     var bytes: [UInt8]
     var splices: [Int64]
     var longBlock: Int
+    /// The most audio the encoder held at once, in samples.
+    var mostHeld: Int
 }
 
 /// Encodes `samples` in pieces, handing them over in blocks of `feed` frames.
@@ -62,7 +64,7 @@ func encodePieced(_ samples: [Float], channels: Int, rate: Int, threads: Int, pi
         }
     }
     try encoder.finish()
-    return PiecedResult(bytes: sink.bytes, splices: encoder.splices, longBlock: encoder.longBlockFrames)
+    return PiecedResult(bytes: sink.bytes, splices: encoder.splices, longBlock: encoder.longBlockFrames, mostHeld: encoder.mostHeld)
 }
 
 /// Encodes `samples` with one `VorbisEncoder`.
@@ -173,6 +175,20 @@ struct PiecedVorbisEncoderTests {
         #expect(one.bytes == two.bytes)
         #expect(one.bytes == four.bytes)
         #expect(one.splices == four.splices)
+    }
+
+    @Test("a piece is encoded as its audio arrives: the stream holds about one piece's audio, whatever the threads")
+    func holdsAboutOnePiece() throws {
+        let rate = 22050, channels = 2, seconds = 8.0
+        let input = sessionSignal(frames: 120 * rate, rate: rate, channels: channels, seed: 5)
+        let piece = 4096 * Int((seconds * Double(rate) / 4096).rounded())
+        for threads in [1, 2, 4] {
+            let result = try encodePieced(input, channels: channels, rate: rate, threads: threads, pieceSeconds: seconds, feed: 4096)
+            #expect(result.splices.count >= 12)
+            // One piece, the next one's start (a pre-roll, the starts tried: under half a
+            // piece here) and a block handed over: never two pieces, let alone one a thread.
+            #expect(result.mostHeld <= piece * channels * 3 / 2, "threads \(threads): held \(result.mostHeld) samples, a piece is \(piece * channels)")
+        }
     }
 
     @Test("ogginfo finds nothing wrong", .enabled(if: which("ogginfo") != nil, "needs ogginfo (vorbis-tools)"))
