@@ -5,8 +5,9 @@ public struct MixAssets: Sendable {
     public var sounds: [SoundRef: AudioAsset]
     /// What the planner knows of each sound (length, loudness), for planning again.
     public var facts: [SoundRef: SoundFacts]
-    /// Beds with their seams baked in, by sound and seam length in frames.
-    public private(set) var loops: [LoopKey: AudioAsset] = [:]
+    /// Beds with their seams baked in, by sound and seam length in frames, held as 16-bit samples
+    /// (a bed's loop is the longest sound a render holds).
+    public private(set) var loops: [LoopKey: LoopAsset] = [:]
 
     public struct LoopKey: Hashable, Sendable {
         public var sound: SoundRef
@@ -44,7 +45,7 @@ public struct MixAssets: Sendable {
             let neededLater = playedAsIs.contains(bed.sound)
                 || beds[(index + 1)...].contains { $0.sound == bed.sound && $0.seamFrames != bed.seamFrames }
             if neededLater {
-                loops[key] = LoopedBed.bake(sounds[bed.sound]!, seamFrames: Int(bed.seamFrames))
+                loops[key] = LoopAsset(quantizing: LoopedBed.bake(sounds[bed.sound]!, seamFrames: Int(bed.seamFrames)))
             } else {
                 // Its last use: baked in place, so a long bed is never held twice (unless a
                 // cache shared by other renders holds it too).
@@ -53,7 +54,7 @@ public struct MixAssets: Sendable {
                 let channels = raw.channels
                 _ = consume raw
                 LoopedBed.bake(&samples, channels: channels, seamFrames: Int(bed.seamFrames))
-                loops[key] = AudioAsset(channels: channels, samples: samples)
+                loops[key] = LoopAsset(channels: channels, quantizing: samples)
             }
         }
         for bed in plan.beds where !playedAsIs.contains(bed.sound) { sounds[bed.sound] = nil }
@@ -112,6 +113,7 @@ public final class Mixer {
     }
 
     struct Bed {
+        /// Its loop in `loops`.
         var asset: Int
         var offset: Int64
         var event: BedEvent
@@ -120,6 +122,7 @@ public final class Mixer {
     }
 
     private let assets: [AudioAsset]
+    private let loops: [LoopAsset]
     private var fixed: [Voice] = []
     private var fixedCursor = 0
     private var beds: [Bed] = []
@@ -186,6 +189,7 @@ public final class Mixer {
             fixed.append(v)
         }
         var looped: [MixAssets.LoopKey: Int] = [:]
+        var loopList: [LoopAsset] = []
         for bed in plan.beds {
             if let generator = bed.generator {
                 beds.append(Bed(asset: 0, offset: 0, event: bed,
@@ -198,11 +202,12 @@ public final class Mixer {
                 i = existing
             } else {
                 // Baked once by the render (MixAssets.bake); baked here only when it was not.
-                list.append(assets.loops[key] ?? LoopedBed.bake(list[assetIndex(bed.sound)], seamFrames: Int(bed.seamFrames)))
-                i = list.count - 1
+                loopList.append(assets.loops[key]
+                    ?? LoopAsset(quantizing: LoopedBed.bake(list[assetIndex(bed.sound)], seamFrames: Int(bed.seamFrames))))
+                i = loopList.count - 1
                 looped[key] = i
             }
-            let loopLength = max(1, list[i].frameCount)
+            let loopLength = max(1, loopList[i].frameCount)
             beds.append(Bed(asset: i, offset: Int64(bed.loopOffsetSeed % UInt64(loopLength)), event: bed))
         }
         // A row of assets per kind for the session's cues, then one per segment with its own.
@@ -219,6 +224,7 @@ public final class Mixer {
             cueAsset[((cue.segment ?? -1) + 1) * PhaseKind.allCases.count + PhaseKind.allCases.firstIndex(of: cue.kind)!] = list.count - 1
         }
         self.assets = list
+        self.loops = loopList
         self.phases = plan.schedule.makeIterator()
         active.reserveCapacity(64)
         pendingCues.reserveCapacity(128)
@@ -396,7 +402,7 @@ public final class Mixer {
             mixNoiseBed(bed.event, noise, into: out, blockStart: blockStart, blockEnd: blockEnd, ducked: ducked)
             return
         }
-        let asset = assets[bed.asset]
+        let asset = loops[bed.asset]
         let loopLength = Int64(asset.frameCount)
         guard loopLength > 0 else { return }
         let event = bed.event
@@ -429,12 +435,14 @@ public final class Mixer {
                                 g *= Float(event.fadeCurve.value(at: (Double(event.endFrame - at) - 0.5) / Double(event.fadeOutFrames)))
                             }
                             if ducked { g *= duck[o + j] }
-                            Self.add(src, s + j, ac, into: out, o + j, oc, gl, gr, g)
+                            Self.add(src, s + j, ac, into: out, o + j, oc, gl, gr, g * asset.scale)
                         }
                     } else if ducked {
-                        for j in 0..<n { Self.add(src, s + j, ac, into: out, o + j, oc, gl, gr, event.gain * duck[o + j]) }
+                        let g = event.gain * asset.scale
+                        for j in 0..<n { Self.add(src, s + j, ac, into: out, o + j, oc, gl, gr, g * duck[o + j]) }
                     } else {
-                        for j in 0..<n { Self.add(src, s + j, ac, into: out, o + j, oc, gl, gr, event.gain) }
+                        let g = event.gain * asset.scale
+                        for j in 0..<n { Self.add(src, s + j, ac, into: out, o + j, oc, gl, gr, g) }
                     }
                     frame = end
                     k += Int64(n)
@@ -447,14 +455,14 @@ public final class Mixer {
     /// Adds frame `s` of a sound of `ac` channels to frame `o` of an output of `oc`, at pan gains
     /// `gl`, `gr` and gain `g`.
     @inline(__always)
-    private static func add(_ src: UnsafeBufferPointer<Float>, _ s: Int, _ ac: Int, into out: UnsafeMutablePointer<Float>, _ o: Int,
+    private static func add(_ src: UnsafeBufferPointer<Int16>, _ s: Int, _ ac: Int, into out: UnsafeMutablePointer<Float>, _ o: Int,
                             _ oc: Int, _ gl: Float, _ gr: Float, _ g: Float) {
         if oc == 2 {
-            let l = src[s * ac], r = ac == 2 ? src[s * ac + 1] : l
+            let l = Float(src[s * ac]), r = ac == 2 ? Float(src[s * ac + 1]) : l
             out[o * 2] += l * gl * g
             out[o * 2 + 1] += r * gr * g
         } else {
-            out[o] += (ac == 2 ? (src[s * 2] + src[s * 2 + 1]) * 0.5 : src[s]) * g
+            out[o] += (ac == 2 ? (Float(src[s * 2]) + Float(src[s * 2 + 1])) * 0.5 : Float(src[s])) * g
         }
     }
 }
