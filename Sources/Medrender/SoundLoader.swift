@@ -60,7 +60,7 @@ enum SoundLoader {
             AudioAsset.removeDCOffset(from: &samples, channels: channels)
             asset = try Resampler.resample(AudioAsset(channels: channels, samples: samples), from: reader.rate, to: rate)
             let asPlayed = try loudness(of: asset, rate: rate)
-            let folded = asset.channels == 2 ? try loudness(of: asset.foldedToMono(), rate: rate) : asPlayed
+            let folded = asset.channels == 2 ? try foldedLoudness(of: asset, rate: rate) : asPlayed
             return (asset, SoundLoudness(stereo: asPlayed, mono: folded))
         }
     }
@@ -71,6 +71,25 @@ enum SoundLoader {
         let meter = LoudnessGate(channels: asset.channels, rate: rate)
         asset.samples.withUnsafeBufferPointer { p in
             meter.add(p.baseAddress!, frameCount: asset.frameCount)
+        }
+        let value = meter.integratedLoudness
+        return value.isFinite ? value : nil
+    }
+
+    /// The integrated loudness of a stereo sound folded into mono, as a mono output plays it:
+    /// folded a block at a time, so a long bed is not held twice.
+    static func foldedLoudness(of asset: AudioAsset, rate: Int) throws(IOError) -> Double? {
+        let meter = LoudnessGate(channels: 1, rate: rate)
+        let block = 4096
+        var folded = [Float](repeating: 0, count: block)
+        asset.samples.withUnsafeBufferPointer { p in
+            var at = 0
+            while at < asset.frameCount {
+                let n = min(block, asset.frameCount - at)
+                for f in 0..<n { folded[f] = (p[2 * (at + f)] + p[2 * (at + f) + 1]) * 0.5 }
+                folded.withUnsafeBufferPointer { meter.add($0.baseAddress!, frameCount: n) }
+                at += n
+            }
         }
         let value = meter.integratedLoudness
         return value.isFinite ? value : nil

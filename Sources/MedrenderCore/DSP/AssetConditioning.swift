@@ -39,13 +39,4 @@ extension AudioAsset {
             }
         }
     }
-
-    /// The asset as it plays in a mono output: a stereo sound folded to (L + R) / 2, a mono one
-    /// as it is.
-    public func foldedToMono() -> AudioAsset {
-        guard channels == 2 else { return self }
-        var out = [Float](repeating: 0, count: frameCount)
-        for f in 0..<frameCount { out[f] = (samples[2 * f] + samples[2 * f + 1]) * 0.5 }
-        return AudioAsset(channels: 1, samples: out)
-    }
 }
