@@ -1,3 +1,5 @@
+import Glibc
+
 /// Decoded audio held in memory: interleaved Float32 frames at the output rate.
 ///
 /// Assets are small (clips, loops, cue tones); a session is never held in memory.
@@ -51,6 +53,44 @@ public struct LoopAsset: Sendable {
         let steps = 1 / scale
         self.scale = scale
         self.samples = samples.map { Int16(max(-32767, min(32767, ($0 * steps).rounded()))) }
+    }
+
+    /// Rounds interleaved `samples` to 16 bits under a scale that fits their peak, and leaves
+    /// `samples` empty. The pages of floats already rounded go back to the system as it goes (they
+    /// are not read again), so a long bed is never held both ways at once: rain's 31 s at 48 kHz
+    /// stereo would be 17 MiB for that moment, the largest of a render.
+    public init(channels: Int, consuming samples: inout [Float]) {
+        precondition(channels == 1 || channels == 2, "assets are mono or stereo")
+        precondition(samples.count % channels == 0, "samples must be whole frames")
+        self.channels = channels
+        let peak = samples.reduce(Float(0)) { max($0, abs($1)) }
+        let scale = peak > 0 ? peak / Float(Int16.max) : 1
+        let steps = 1 / scale
+        self.scale = scale
+        let count = samples.count
+        var out: [Int16] = []
+        out.reserveCapacity(count)
+        samples.withUnsafeMutableBufferPointer { p in
+            guard let base = p.baseAddress else { return }
+            let page = max(1, Int(sysconf(Int32(_SC_PAGESIZE))))
+            let start = Int(bitPattern: base)
+            // Only pages wholly inside the samples: the allocation's own header stays.
+            var released = (start + page - 1) / page * page
+            let chunk = 1 << 18
+            var i = 0
+            while i < count {
+                let n = min(chunk, count - i)
+                for k in i..<(i + n) { out.append(Int16(max(-32767, min(32767, (p[k] * steps).rounded())))) }
+                i += n
+                let done = (start + i * MemoryLayout<Float>.stride) / page * page
+                if done > released, i < count {
+                    madvise(UnsafeMutableRawPointer(bitPattern: released), done - released, Int32(MADV_DONTNEED))
+                    released = done
+                }
+            }
+        }
+        samples = []
+        self.samples = out
     }
 
     /// The loop as 32-bit floats.

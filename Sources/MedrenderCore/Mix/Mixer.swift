@@ -54,7 +54,7 @@ public struct MixAssets: Sendable {
                 let channels = raw.channels
                 _ = consume raw
                 LoopedBed.bake(&samples, channels: channels, seamFrames: Int(bed.seamFrames))
-                loops[key] = LoopAsset(channels: channels, quantizing: samples)
+                loops[key] = LoopAsset(channels: channels, consuming: &samples)
             }
         }
         for bed in plan.beds where !playedAsIs.contains(bed.sound) { sounds[bed.sound] = nil }
