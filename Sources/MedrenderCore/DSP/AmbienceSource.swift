@@ -445,8 +445,12 @@ public final class AmbienceSource: GeneratedSource {
         let chunk = chunkFrames, controlFrames = self.controlFrames
         let startA = 2 * pair * chunk
         let out = oceanPair
+        // Each one-pole filter as y = pole·y + (1 − pole)·x: the product of the input is worked
+        // out beside the filter, so a frame waits on one product and one sum of the frame before
+        // (not a difference, a product and a sum).
         let hp = SIMD4<Float>(repeating: Float(highPass)), rumblePole = SIMD4<Float>(repeating: Float(self.rumblePole))
-        let foamPole = SIMD4<Float>(repeating: Float(lowPass))
+        let rumbleGain = 1 - rumblePole
+        let foamPole = SIMD4<Float>(repeating: Float(lowPass)), foamGain = 1 - foamPole
         var hpOut = SIMD4<Float>(), last = SIMD4<Float>(), rumble = SIMD4<Float>(), rumble2 = SIMD4<Float>()
         var lp1 = SIMD4<Float>(), lp2 = SIMD4<Float>(), lp3 = SIMD4<Float>()
         /// The four lanes' controls at control point `q` of the first chunk.
@@ -462,6 +466,7 @@ public final class AmbienceSource: GeneratedSource {
             let here = next
             next = controls(q + 1)
             let pole = SIMD4<Float>(Float(here.0.pole), Float(here.1.pole), Float(here.2.pole), Float(here.3.pole))
+            let gain = 1 - pole
             let detail = 0.35 * SIMD4<Float>(Float(here.0.detail), Float(here.1.detail), Float(here.2.detail), Float(here.3.detail))
             let envelope = SIMD4<Float>(Float(here.0.envelope), Float(here.1.envelope), Float(here.2.envelope), Float(here.3.envelope))
             let slope = (SIMD4<Float>(Float(next.0.envelope), Float(next.1.envelope), Float(next.2.envelope), Float(next.3.envelope))
@@ -475,11 +480,11 @@ public final class AmbienceSource: GeneratedSource {
             func frame(_ x: SIMD4<Float>, _ at: Int) {
                 hpOut = hp * (hpOut + (x - last))
                 last = x
-                rumble = x + rumblePole * (rumble - x)
-                rumble2 = rumble + rumblePole * (rumble2 - rumble)
-                lp1 = x + pole * (lp1 - x)
-                lp2 = lp1 + pole * (lp2 - lp1)
-                lp3 = hpOut + foamPole * (lp3 - hpOut)
+                rumble = rumblePole * rumble + rumbleGain * x
+                rumble2 = rumblePole * rumble2 + rumbleGain * rumble
+                lp1 = pole * lp1 + gain * x
+                lp2 = pole * lp2 + gain * lp1
+                lp3 = foamPole * lp3 + foamGain * hpOut
                 let v = (envelope + slope * step) * (1.6 * lp2 + detail * lp3 + 2.5 * rumble2)
                 step += 1
                 if keep { out[at] = v }
