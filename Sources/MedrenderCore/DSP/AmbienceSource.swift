@@ -451,6 +451,9 @@ public final class AmbienceSource: GeneratedSource {
         let hp = SIMD4<Float>(repeating: Float(highPass)), rumblePole = SIMD4<Float>(repeating: Float(self.rumblePole))
         let rumbleGain = 1 - rumblePole
         let foamPole = SIMD4<Float>(repeating: Float(lowPass)), foamGain = 1 - foamPole
+        // The mix's weights ride in the last filters' input gains: the second rumble filter holds
+        // 2.5 times the rumble, the second low-pass 1.6 times the swell.
+        let rumbleGain2 = 2.5 * rumbleGain
         var hpOut = SIMD4<Float>(), last = SIMD4<Float>(), rumble = SIMD4<Float>(), rumble2 = SIMD4<Float>()
         var lp1 = SIMD4<Float>(), lp2 = SIMD4<Float>(), lp3 = SIMD4<Float>()
         /// The four lanes' controls at control point `q` of the first chunk.
@@ -466,7 +469,7 @@ public final class AmbienceSource: GeneratedSource {
             let here = next
             next = controls(q + 1)
             let pole = SIMD4<Float>(Float(here.0.pole), Float(here.1.pole), Float(here.2.pole), Float(here.3.pole))
-            let gain = 1 - pole
+            let gain = 1 - pole, gain2 = 1.6 * gain
             let detail = 0.35 * SIMD4<Float>(Float(here.0.detail), Float(here.1.detail), Float(here.2.detail), Float(here.3.detail))
             let envelope = SIMD4<Float>(Float(here.0.envelope), Float(here.1.envelope), Float(here.2.envelope), Float(here.3.envelope))
             let slope = (SIMD4<Float>(Float(next.0.envelope), Float(next.1.envelope), Float(next.2.envelope), Float(next.3.envelope))
@@ -475,18 +478,18 @@ public final class AmbienceSource: GeneratedSource {
             // so its filters are at rest there.
             let live = startA + t >= 0 ? SIMD4<Float>(repeating: 1) : SIMD4<Float>(0, 0, 1, 1)
             let keep = t >= 0
-            var step: Float = 0
+            var level = envelope
             @inline(__always)
             func frame(_ x: SIMD4<Float>, _ at: Int) {
                 hpOut = hp * (hpOut + (x - last))
                 last = x
                 rumble = rumblePole * rumble + rumbleGain * x
-                rumble2 = rumblePole * rumble2 + rumbleGain * rumble
+                rumble2 = rumblePole * rumble2 + rumbleGain2 * rumble
                 lp1 = pole * lp1 + gain * x
-                lp2 = pole * lp2 + gain * lp1
+                lp2 = pole * lp2 + gain2 * lp1
                 lp3 = foamPole * lp3 + foamGain * hpOut
-                let v = (envelope + slope * step) * (1.6 * lp2 + detail * lp3 + 2.5 * rumble2)
-                step += 1
+                let v = level * (lp2 + detail * lp3 + rumble2)
+                level += slope
                 if keep { out[at] = v }
             }
             var k: Int64 = 0

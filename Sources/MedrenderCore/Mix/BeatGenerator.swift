@@ -2,7 +2,7 @@ import Foundation
 
 /// Renders a `BeatPlan`: the tones' phases worked out in closed form from the plan's curves at
 /// the start of every run of `runFrames` frames (on a grid of the session's frames) and turned a
-/// frame at a time in between (to within 2·10⁻⁵ of a cycle of the exact phase), so a generator
+/// frame at a time in between (to within 8·10⁻⁵ of a cycle of the exact phase), so a generator
 /// started at any frame renders what one started at 0 renders from there (its cursors only hold
 /// the figures of the current slide).
 final class BeatGenerator {
@@ -31,12 +31,12 @@ final class BeatGenerator {
 
     /// Frames between two tones' phases worked out in closed form: in between, each tone turns by
     /// its frequency at the run's middle frame (a rotation, a complex multiply a frame). A slide
-    /// moves the frequency within a run by so little that the phase strays under 2·10⁻⁵ of a cycle
-    /// (`follow: breath`, the fastest; 2·10⁻⁷ for a timeline's slides: the stray grows as the
+    /// moves the frequency within a run by so little that the phase strays under 8·10⁻⁵ of a cycle
+    /// (`follow: breath`, the fastest; 8·10⁻⁷ for a timeline's slides: the stray grows as the
     /// square of the run, and was under 10⁻⁶ at 32 frames) before the next run starts from the
-    /// exact phase again. 128 frames: the closed form (on a slide, an integral of the curve, its
-    /// value and eight sines) was most of a beat's cost at 32.
-    static let runFrames = 128
+    /// exact phase again. 256 frames: the closed form (on a slide, an integral of the curve, its
+    /// value and eight sines) was most of a beat's cost at 32, and a third of it at 128.
+    static let runFrames = 256
 
     /// A tone turned a frame at a time: its sine and cosine, and a frame's turn.
     struct Rotor {
