@@ -45,14 +45,29 @@ public struct LoopAsset: Sendable {
 
     /// Rounds interleaved `samples` to 16 bits under a scale that fits their peak.
     public init(channels: Int, quantizing samples: [Float]) {
+        let scale = Self.scale(fitting: samples, channels: channels)
+        let steps = 1 / scale
+        self.init(channels: channels, samples: samples.map { Self.round($0, steps) }, scale: scale)
+    }
+
+    private init(channels: Int, samples: [Int16], scale: Float) {
+        self.channels = channels
+        self.samples = samples
+        self.scale = scale
+    }
+
+    /// The value of one step that puts the peak of `samples` at full scale (1 for silence).
+    private static func scale(fitting samples: [Float], channels: Int) -> Float {
         precondition(channels == 1 || channels == 2, "assets are mono or stereo")
         precondition(samples.count % channels == 0, "samples must be whole frames")
-        self.channels = channels
         let peak = samples.reduce(Float(0)) { max($0, abs($1)) }
-        let scale = peak > 0 ? peak / Float(Int16.max) : 1
-        let steps = 1 / scale
-        self.scale = scale
-        self.samples = samples.map { Int16(max(-32767, min(32767, ($0 * steps).rounded()))) }
+        return peak > 0 ? peak / Float(Int16.max) : 1
+    }
+
+    /// `x` in steps of `1 / steps`, rounded to the nearest.
+    @inline(__always)
+    private static func round(_ x: Float, _ steps: Float) -> Int16 {
+        Int16(max(-32767, min(32767, (x * steps).rounded())))
     }
 
     /// Rounds interleaved `samples` to 16 bits under a scale that fits their peak, and leaves
@@ -60,13 +75,8 @@ public struct LoopAsset: Sendable {
     /// are not read again), so a long bed is never held both ways at once: rain's 31 s at 48 kHz
     /// stereo would be 17 MiB for that moment, the largest of a render.
     public init(channels: Int, consuming samples: inout [Float]) {
-        precondition(channels == 1 || channels == 2, "assets are mono or stereo")
-        precondition(samples.count % channels == 0, "samples must be whole frames")
-        self.channels = channels
-        let peak = samples.reduce(Float(0)) { max($0, abs($1)) }
-        let scale = peak > 0 ? peak / Float(Int16.max) : 1
+        let scale = Self.scale(fitting: samples, channels: channels)
         let steps = 1 / scale
-        self.scale = scale
         let count = samples.count
         var out: [Int16] = []
         out.reserveCapacity(count)
@@ -80,7 +90,7 @@ public struct LoopAsset: Sendable {
             var i = 0
             while i < count {
                 let n = min(chunk, count - i)
-                for k in i..<(i + n) { out.append(Int16(max(-32767, min(32767, (p[k] * steps).rounded())))) }
+                for k in i..<(i + n) { out.append(Self.round(p[k], steps)) }
                 i += n
                 let done = (start + i * MemoryLayout<Float>.stride) / page * page
                 if done > released, i < count {
@@ -90,7 +100,7 @@ public struct LoopAsset: Sendable {
             }
         }
         samples = []
-        self.samples = out
+        self.init(channels: channels, samples: out, scale: scale)
     }
 
     /// The loop as 32-bit floats.
