@@ -17,6 +17,13 @@ final class PieceQueue: @unchecked Sendable {
     let condition = NSCondition()
     /// Samples handed to the pieces' encoders and not yet encoded (or dropped).
     var queued = 0
+    /// Buffers whose audio is encoded, kept for the audio handed over next: a block of audio
+    /// handed to a piece would otherwise be an allocation.
+    var spare: [[Float]] = []
+
+    func recycle(_ audio: [Float]) {
+        if spare.count < 16 { spare.append(audio) }
+    }
 }
 
 /// One piece of a pieced Vorbis stream, encoded as its audio arrives: on a thread of its own, or
@@ -76,13 +83,15 @@ final class PieceWorker: @unchecked Sendable {
     /// Hands over `frameCount` frames from the stream's frame `at` (the frame after the last handed).
     func push(_ frames: UnsafePointer<Float>, frameCount: Int, at: Int) {
         guard frameCount > 0 else { return }
-        let audio = Array(UnsafeBufferPointer(start: frames, count: frameCount * channels))
         shared.condition.lock()
         if cancelled || failure != nil {
             shared.condition.unlock()
             return
         }
         precondition(at == chunks.last.map { $0.start + $0.audio.count / channels } ?? taken, "a piece was handed audio out of order")
+        var audio = shared.spare.popLast() ?? []
+        audio.removeAll(keepingCapacity: true)
+        audio.append(contentsOf: UnsafeBufferPointer(start: frames, count: frameCount * channels))
         chunks.append((at, audio))
         shared.queued += audio.count
         shared.condition.broadcast()
@@ -156,6 +165,16 @@ final class PieceWorker: @unchecked Sendable {
     func work() {
         while true {
             shared.condition.lock()
+            // The chunks encoded by the last turn, dropped once nothing here holds them, so
+            // their buffers are used again.
+            var dropped = false
+            while let first = chunks.first, taken >= first.start + first.audio.count / channels {
+                chunks.removeFirst()
+                shared.queued -= first.audio.count
+                shared.recycle(first.audio)
+                dropped = true
+            }
+            if dropped { shared.condition.broadcast() }
             var slice: (audio: [Float], from: Int, frames: Int)?
             while !finished {
                 if cancelled || failure != nil { break }
@@ -199,10 +218,6 @@ final class PieceWorker: @unchecked Sendable {
             }
             shared.condition.lock()
             taken += frames
-            if let first = chunks.first, taken >= first.start + first.audio.count / channels {
-                chunks.removeFirst()
-                shared.queued -= first.audio.count
-            }
             if let keepThrough = self.keepThrough {
                 // Coded before the piece was closed: nothing after its last block is kept.
                 coded.removeAll { $0.shape.center > keepThrough }
