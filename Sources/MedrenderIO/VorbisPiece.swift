@@ -125,18 +125,16 @@ final class PieceWorker: @unchecked Sendable {
         self.keepThrough = keepThrough
         last = keepThrough == nil
         limit = end
-        // Audio handed past the end (none, when the stream holds the piece back as it should).
-        var have = chunks.last.map { $0.start + $0.audio.count / channels } ?? taken
-        while have > end, let chunk = chunks.last {
-            let keep = max(0, end - chunk.start) * channels
-            if keep == 0 || chunk.start >= end {
+        // Audio handed past the end, which the stream could not yet know of when it handed it
+        // (the scout finds a splice a little after the audio passed it); never encoded.
+        while let (chunkStart, samples) = chunks.last.map({ ($0.start, $0.audio.count) }), chunkStart + samples / channels > end {
+            let over = chunkStart + samples / channels - max(end, chunkStart)
+            shared.queued -= over * channels
+            if chunkStart >= end {
                 chunks.removeLast()
-                shared.queued -= chunk.audio.count
             } else {
-                chunks[chunks.count - 1].audio.removeLast(chunk.audio.count - keep)
-                shared.queued -= chunk.audio.count - keep
+                chunks[chunks.count - 1].audio.removeLast(over * channels)
             }
-            have = chunks.last.map { $0.start + $0.audio.count / channels } ?? taken
         }
         if let keepThrough { packets.removeAll { $0.shape.center > keepThrough } }
         shared.condition.broadcast()
@@ -266,20 +264,14 @@ final class PieceWorker: @unchecked Sendable {
         if let error, failure == nil { failure = error }
         // The splices: long blocks on both sides, where the plan put them.
         if !stopped, failure == nil, let keepAfter {
-            if let first = emittedFirst ?? packets.first, first.shape.long, first.shape.previousLong,
-                first.shape.center == keepAfter + Int64(analysis.longBlock / 2)
-            {
-            } else {
-                failure = IOError(.library, "the Vorbis piece \(index) does not start on its splice at frame \(keepAfter)")
-            }
+            let first = emittedFirst ?? packets.first
+            let meets = first.map { $0.shape.long && $0.shape.previousLong && $0.shape.center == keepAfter + Int64(analysis.longBlock / 2) }
+            if meets != true { failure = IOError(.library, "the Vorbis piece \(index) does not start on its splice at frame \(keepAfter)") }
         }
         if !stopped, failure == nil, let keepThrough {
-            if let lastPacket = packets.last ?? emittedLast, lastPacket.shape.long, lastPacket.shape.nextLong,
-                lastPacket.shape.center == keepThrough
-            {
-            } else {
-                failure = IOError(.library, "the Vorbis piece \(index) does not end on its splice at frame \(keepThrough)")
-            }
+            let lastKept = packets.last ?? emittedLast
+            let meets = lastKept.map { $0.shape.long && $0.shape.nextLong && $0.shape.center == keepThrough }
+            if meets != true { failure = IOError(.library, "the Vorbis piece \(index) does not end on its splice at frame \(keepThrough)") }
         }
         // What was handed over and not encoded no longer counts against the stream's bound.
         for chunk in chunks { shared.queued -= chunk.audio.count }
