@@ -50,7 +50,7 @@ public enum PresetDecoder {
     public static func decode(_ text: String, file: String, defaultName: String) throws(PresetError) -> Session {
         let root: Yams.Node
         do {
-            guard let node = try Yams.compose(yaml: text) else {
+            guard let node = try PresetNode.compose(text) else {
                 throw PresetError(file: file, message: "is empty; a preset needs at least a pattern, such as 'pattern: 4-4-4-4'")
             }
             root = node

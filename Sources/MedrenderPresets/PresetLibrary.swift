@@ -225,7 +225,7 @@ public struct PresetLibrary: Sendable {
         let file = URL(fileURLWithPath: path).standardizedFileURL
         guard let sounds = soundsFolder(holding: path),
             let text = try? String(contentsOfFile: sounds + "/CREDITS.yaml", encoding: .utf8),
-            let root = try? Yams.compose(yaml: text), let entry = root[file.lastPathComponent]
+            let root = try? PresetNode.compose(text), let entry = root[file.lastPathComponent]
         else { return false }
         return entry["loop"]?.string == "natural"
     }
@@ -245,7 +245,7 @@ public struct PresetLibrary: Sendable {
         if let beside = creditsFile(forSoundAt: path) {
             let fields = "\(beside) should hold the sound's author and license, as 'author: NAME' and 'license: SPDX-ID' lines"
             guard let text = try? String(contentsOfFile: beside, encoding: .utf8) else { return .unknown("\(beside) cannot be read") }
-            guard let root = try? Yams.compose(yaml: text), root.mapping != nil else { return .unknown("\(beside) is not YAML; " + fields) }
+            guard let root = try? PresetNode.compose(text), root.mapping != nil else { return .unknown("\(beside) is not YAML; " + fields) }
             guard let author = root["author"]?.string, let license = root["license"]?.string else { return .unknown(fields) }
             return .listed(author: author, license: license)
         }
@@ -255,7 +255,7 @@ public struct PresetLibrary: Sendable {
         guard let text = try? String(contentsOfFile: credits, encoding: .utf8) else {
             return .unknown("\(credits) is missing or unreadable")
         }
-        guard let root = try? Yams.compose(yaml: text), root.mapping != nil else {
+        guard let root = try? PresetNode.compose(text), root.mapping != nil else {
             return .unknown("\(credits) is not a YAML mapping of sound file names to author and license")
         }
         guard let entry = root[file.lastPathComponent], let author = entry["author"]?.string, let license = entry["license"]?.string else {

@@ -4,6 +4,14 @@ import Yams
 
 /// A YAML node with where it came from, for decoding with errors that point at the line.
 struct PresetNode {
+    /// The YAML document in `text`, composed without resolving the scalars' tags: a preset reads
+    /// every scalar as text and parses its numbers itself. Yams's default resolver compiles
+    /// regular expressions (through ICU) the first time it is used, which brings 1.5 MiB of
+    /// ICU's pages into every render for nothing.
+    static func compose(_ text: String) throws -> Yams.Node? {
+        try Yams.compose(yaml: text, .basic)
+    }
+
     let node: Yams.Node
     let file: String
     /// The field's path from the root, such as `pattern.inhale`.

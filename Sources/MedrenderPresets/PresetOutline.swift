@@ -24,7 +24,7 @@ public enum PresetOutline {
 
     /// The entries of `yaml`, or nil when it is not YAML (or not one document).
     public static func entries(_ yaml: String) -> [Entry]? {
-        guard let root = try? Yams.compose(yaml: yaml) else { return nil }
+        guard let root = try? PresetNode.compose(yaml) else { return nil }
         var out: [Entry] = []
         let lines = yaml.split(separator: "\n", omittingEmptySubsequences: false).map { Array($0.unicodeScalars) }
         walk(root, path: "", inFlow: false, lines: lines, into: &out)
