@@ -24,11 +24,12 @@ public struct AudioAsset: Sendable {
     }
 }
 
-/// A bed's loop, held as 16-bit samples and a scale: half the memory of 32-bit floats, for the
-/// longest sounds a render holds (a bed's loop is 30 to 60 s). A sample's value is
-/// `Float(samples[i]) * scale`; the scale puts the loop's peak at full scale, so what the 16 bits
-/// add is 96 dB under the loop's own peak, and further under the bed's level in the mix.
-public struct LoopAsset: Sendable {
+/// A sound as the mixer plays it, held as 16-bit samples and a scale: half the memory of 32-bit
+/// floats. A bed's loop (30 to 60 s, the longest sound a render holds), a clip (a voice, a bell)
+/// and a cue's tone are held so. A sample's value is `Float(samples[i]) * scale`; the scale puts
+/// the sound's peak at full scale, so what the 16 bits add is 96 dB under the sound's own peak,
+/// and further under its level in the mix.
+public struct QuantizedAsset: Sendable {
     /// 1 (mono) or 2 (stereo).
     public let channels: Int
     /// Interleaved samples, `frameCount × channels` of them.
@@ -47,7 +48,9 @@ public struct LoopAsset: Sendable {
     public init(channels: Int, quantizing samples: [Float]) {
         let scale = Self.scale(fitting: samples, channels: channels)
         let steps = 1 / scale
-        self.init(channels: channels, samples: samples.map { Self.round($0, steps) }, scale: scale)
+        var out = samples.map { Self.round($0, steps) }
+        Self.keep(samples.withUnsafeBufferPointer(Self.onset), in: &out)
+        self.init(channels: channels, samples: out, scale: scale)
     }
 
     private init(channels: Int, samples: [Int16], scale: Float) {
@@ -70,8 +73,21 @@ public struct LoopAsset: Sendable {
         Int16(max(-32767, min(32767, (x * steps).rounded())))
     }
 
+    /// The first sample that is not silent, which stays so in 16 bits (at least one step, with
+    /// its sign): a sound starts on its frame as it does in floats, where a cue's tone rises from
+    /// a first sample far under half a step. Nil for silence.
+    private static func onset(of samples: UnsafeBufferPointer<Float>) -> (index: Int, held: Int16)? {
+        guard let i = samples.firstIndex(where: { $0 != 0 }) else { return nil }
+        return (i, samples[i] > 0 ? 1 : -1)
+    }
+
+    /// `out` with its onset not rounded to silence.
+    private static func keep(_ onset: (index: Int, held: Int16)?, in out: inout [Int16]) {
+        if let onset, out[onset.index] == 0 { out[onset.index] = onset.held }
+    }
+
     /// Rounds interleaved `samples` to 16 bits under a scale that fits their peak, and leaves
-    /// `samples` empty. The pages of floats already rounded go back to the system as it goes (they
+    /// `samples` empty (for a long bed's loop). The pages of floats already rounded go back to the system as it goes (they
     /// are not read again), so a long bed is never held both ways at once: rain's 31 s at 48 kHz
     /// stereo would be 17 MiB for that moment, the largest of a render.
     public init(channels: Int, consuming samples: inout [Float]) {
@@ -80,6 +96,7 @@ public struct LoopAsset: Sendable {
         let count = samples.count
         var out: [Int16] = []
         out.reserveCapacity(count)
+        let onset = samples.withUnsafeBufferPointer(Self.onset)
         samples.withUnsafeMutableBufferPointer { p in
             guard let base = p.baseAddress else { return }
             let page = max(1, Int(sysconf(Int32(_SC_PAGESIZE))))
@@ -100,9 +117,10 @@ public struct LoopAsset: Sendable {
             }
         }
         samples = []
+        Self.keep(onset, in: &out)
         self.init(channels: channels, samples: out, scale: scale)
     }
 
-    /// The loop as 32-bit floats.
+    /// The sound as 32-bit floats.
     public var floats: [Float] { samples.map { Float($0) * scale } }
 }

@@ -1,13 +1,17 @@
 import Foundation
 
-/// The sounds a mixer plays: every file sound decoded at the output rate, and beds baked to loops.
+/// The sounds a mixer plays: every file sound decoded at the output rate, and, once baked for a
+/// plan, the sounds it plays as they are, its beds' loops and its tones, in 16 bits.
 public struct MixAssets: Sendable {
+    /// Sounds as decoded, in 32-bit floats: what is baked (a sound baked for a plan is let go).
     public var sounds: [SoundRef: AudioAsset]
     /// What the planner knows of each sound (length, loudness), for planning again.
     public var facts: [SoundRef: SoundFacts]
     /// Beds with their seams baked in, by sound and seam length in frames, held as 16-bit samples
     /// (a bed's loop is the longest sound a render holds).
-    public private(set) var loops: [LoopKey: LoopAsset] = [:]
+    public private(set) var loops: [LoopKey: QuantizedAsset] = [:]
+    /// Sounds played as they are (clips, a cue's sound), held as 16-bit samples.
+    public private(set) var played: [SoundRef: QuantizedAsset] = [:]
 
     public struct LoopKey: Hashable, Sendable {
         public var sound: SoundRef
@@ -19,8 +23,8 @@ public struct MixAssets: Sendable {
         self.facts = facts
     }
 
-    /// Synthesized tones (cues, countdown and metronome ticks), by what makes them.
-    public private(set) var tones: [ToneKey: AudioAsset] = [:]
+    /// Synthesized tones (cues, countdown and metronome ticks), by what makes them, in 16 bits.
+    public private(set) var tones: [ToneKey: QuantizedAsset] = [:]
 
     public struct ToneKey: Hashable, Sendable {
         public var timbre: CueTimbre
@@ -29,11 +33,11 @@ public struct MixAssets: Sendable {
         public var rate: Int
     }
 
-    /// Bakes the seam into every bed `plan` loops and synthesizes every tone it plays, once, so
-    /// every mixer of the render (pass 1's parts, pass 2, the stems) shares them. A sound played
-    /// only as a bed is then let go: its loop is what plays, and a long bed held twice is most of
-    /// a render's memory. So the assets serve `plan`: another plan's loops are baked from sounds
-    /// loaded for it.
+    /// Bakes the seam into every bed `plan` loops, rounds every sound it plays as it is to 16 bits
+    /// and synthesizes every tone it plays, once, so every mixer of the render (pass 1's parts,
+    /// pass 2, the stems) shares them. The sounds baked are then let go: the loops and the 16-bit
+    /// sounds are what plays, and a sound held twice, or in floats, is most of a render's memory.
+    /// So the assets serve `plan`: another plan's sounds are baked from sounds loaded for it.
     public mutating func bake(for plan: RenderPlan) {
         var playedAsIs: Set<SoundRef> = []
         for clip in plan.clips { if case .file(let ref) = clip.sound { playedAsIs.insert(ref) } }
@@ -45,7 +49,7 @@ public struct MixAssets: Sendable {
             let neededLater = playedAsIs.contains(bed.sound)
                 || beds[(index + 1)...].contains { $0.sound == bed.sound && $0.seamFrames != bed.seamFrames }
             if neededLater {
-                loops[key] = LoopAsset(quantizing: LoopedBed.bake(sounds[bed.sound]!, seamFrames: Int(bed.seamFrames)))
+                loops[key] = QuantizedAsset(quantizing: LoopedBed.bake(sounds[bed.sound]!, seamFrames: Int(bed.seamFrames)))
             } else {
                 // Its last use: baked in place, so a long bed is never held twice (unless a
                 // cache shared by other renders holds it too).
@@ -54,18 +58,29 @@ public struct MixAssets: Sendable {
                 let channels = raw.channels
                 _ = consume raw
                 LoopedBed.bake(&samples, channels: channels, seamFrames: Int(bed.seamFrames))
-                loops[key] = LoopAsset(channels: channels, consuming: &samples)
+                loops[key] = QuantizedAsset(channels: channels, consuming: &samples)
             }
         }
         for bed in plan.beds where !playedAsIs.contains(bed.sound) { sounds[bed.sound] = nil }
+        for ref in playedAsIs.sorted(by: { $0.name < $1.name }) where played[ref] == nil {
+            guard let asset = sounds.removeValue(forKey: ref) else { continue }
+            played[ref] = QuantizedAsset(quantizing: asset)
+        }
         for key in Self.toneKeys(for: plan) where tones[key] == nil {
-            tones[key] = ToneSynth.tone(timbre: key.timbre, pitchHertz: key.pitchHertz, frameCount: key.frameCount, rate: key.rate)
+            tones[key] = QuantizedAsset(quantizing: ToneSynth.tone(timbre: key.timbre, pitchHertz: key.pitchHertz,
+                                                                   frameCount: key.frameCount, rate: key.rate))
         }
     }
 
     /// The tone of `key`: the one baked, or synthesized now.
-    func tone(_ key: ToneKey) -> AudioAsset {
-        tones[key] ?? ToneSynth.tone(timbre: key.timbre, pitchHertz: key.pitchHertz, frameCount: key.frameCount, rate: key.rate)
+    func tone(_ key: ToneKey) -> QuantizedAsset {
+        tones[key] ?? QuantizedAsset(quantizing: ToneSynth.tone(timbre: key.timbre, pitchHertz: key.pitchHertz,
+                                                                frameCount: key.frameCount, rate: key.rate))
+    }
+
+    /// The sound `ref` as it plays: the one baked, or rounded now; nil when it was not loaded.
+    func playedSound(_ ref: SoundRef) -> QuantizedAsset? {
+        played[ref] ?? sounds[ref].map(QuantizedAsset.init(quantizing:))
     }
 
     /// Every tone a mixer of `plan` synthesizes.
@@ -121,8 +136,8 @@ public final class Mixer {
         var noise: (any GeneratedSource)?
     }
 
-    private let assets: [AudioAsset]
-    private let loops: [LoopAsset]
+    private let assets: [QuantizedAsset]
+    private let loops: [QuantizedAsset]
     private var fixed: [Voice] = []
     private var fixedCursor = 0
     private var beds: [Bed] = []
@@ -151,20 +166,21 @@ public final class Mixer {
         self.position = startFrame
         self.plan = plan
         self.channels = plan.channels
-        var list: [AudioAsset] = []
+        var list: [QuantizedAsset] = []
         var index: [SoundRef: Int] = [:]
         func assetIndex(_ ref: SoundRef) -> Int {
             if let i = index[ref] { return i }
-            guard let asset = assets.sounds[ref] else { preconditionFailure("sound \(ref) was not loaded") }
+            guard let asset = assets.playedSound(ref) else { preconditionFailure("sound \(ref) was not loaded") }
             list.append(asset)
             index[ref] = list.count - 1
             return list.count - 1
         }
         func voice(_ clip: ClipEvent, asset: Int, length: Int) -> Voice {
             let (l, r) = Mixer.panGains(clip.pan, assetChannels: list[asset].channels, outputChannels: plan.channels)
+            let g = clip.gain * list[asset].scale
             return Voice(
                 asset: asset, startFrame: clip.startFrame, frameCount: min(Int64(length), clip.maximumFrames),
-                releaseFrames: clip.releaseFrames, gainLeft: l * clip.gain, gainRight: r * clip.gain)
+                releaseFrames: clip.releaseFrames, gainLeft: l * g, gainRight: r * g)
         }
         // Synthesized ticks for the countdown and the metronome.
         let tickFrames = Int(Mixer.tickFrames(atRate: plan.rate))
@@ -173,7 +189,7 @@ public final class Mixer {
         if let metronome = plan.metronome {
             list.append(assets.tone(.init(timbre: .tick, pitchHertz: metronome.pitchHertz, frameCount: tickFrames, rate: plan.rate)))
         } else {
-            list.append(AudioAsset(channels: 1, samples: []))
+            list.append(QuantizedAsset(channels: 1, quantizing: []))
         }
         metronomeAsset = list.count - 1
         for clip in plan.clips {
@@ -189,7 +205,7 @@ public final class Mixer {
             fixed.append(v)
         }
         var looped: [MixAssets.LoopKey: Int] = [:]
-        var loopList: [LoopAsset] = []
+        var loopList: [QuantizedAsset] = []
         for bed in plan.beds {
             if let generator = bed.generator {
                 beds.append(Bed(asset: 0, offset: 0, event: bed,
@@ -202,8 +218,10 @@ public final class Mixer {
                 i = existing
             } else {
                 // Baked once by the render (MixAssets.bake); baked here only when it was not.
-                loopList.append(assets.loops[key]
-                    ?? LoopAsset(quantizing: LoopedBed.bake(list[assetIndex(bed.sound)], seamFrames: Int(bed.seamFrames))))
+                guard let loop = assets.loops[key] ?? assets.sounds[bed.sound].map({
+                    QuantizedAsset(quantizing: LoopedBed.bake($0, seamFrames: Int(bed.seamFrames)))
+                }) else { preconditionFailure("sound \(bed.sound) was not loaded") }
+                loopList.append(loop)
                 i = loopList.count - 1
                 looped[key] = i
             }
@@ -213,12 +231,12 @@ public final class Mixer {
         // A row of assets per kind for the session's cues, then one per segment with its own.
         cueAsset = Array(repeating: nil, count: PhaseKind.allCases.count * (plan.schedule.segments.count + 1))
         for cue in plan.cues {
-            let asset: AudioAsset
+            let asset: QuantizedAsset
             switch cue.sound.source {
             case .synth(let timbre):
                 asset = assets.tone(.init(timbre: timbre, pitchHertz: cue.sound.pitchHertz, frameCount: Int(cue.lengthFrames), rate: plan.rate))
             case .sound(let ref):
-                asset = assets.sounds[ref] ?? AudioAsset(channels: 1, samples: [])
+                asset = assets.playedSound(ref) ?? QuantizedAsset(channels: 1, quantizing: [])
             }
             list.append(asset)
             cueAsset[((cue.segment ?? -1) + 1) * PhaseKind.allCases.count + PhaseKind.allCases.firstIndex(of: cue.kind)!] = list.count - 1
@@ -267,12 +285,13 @@ public final class Mixer {
             if let event = plan.cueEvent(for: phase), let asset = cueAsset[row * PhaseKind.allCases.count + PhaseKind.allCases.firstIndex(of: phase.kind)!] {
                 let (l, r) = Mixer.panGains(event.pan, assetChannels: assets[asset].channels, outputChannels: channels)
                 let length = min(Int64(assets[asset].frameCount), event.maximumFrames)
+                let g = event.gain * assets[asset].scale
                 pendingCues.append(Voice(
                     asset: asset, startFrame: event.startFrame, frameCount: length,
-                    releaseFrames: min(event.releaseFrames, length), gainLeft: l * event.gain, gainRight: r * event.gain))
+                    releaseFrames: min(event.releaseFrames, length), gainLeft: l * g, gainRight: r * g))
             }
             if let metronome = plan.metronome, metronome.phases.contains(phase.kind) {
-                let gain = Float(decibelsToGain(metronome.gainDecibels))
+                let gain = Float(decibelsToGain(metronome.gainDecibels)) * assets[metronomeAsset].scale
                 let (l, r) = Mixer.panGains(0, assetChannels: 1, outputChannels: channels)
                 var t = phase.start + .seconds(1)
                 let end = phase.end.frame(atRate: plan.rate)
@@ -362,11 +381,11 @@ public final class Mixer {
                 let o = Int(frame - blockStart) * oc
                 let s = Int(k) * ac
                 if oc == 2 {
-                    let l = src[s], r = ac == 2 ? src[s + 1] : l
+                    let l = Float(src[s]), r = ac == 2 ? Float(src[s + 1]) : l
                     out[o] += l * voice.gainLeft * g
                     out[o + 1] += r * voice.gainRight * g
                 } else {
-                    let x = ac == 2 ? (src[s] + src[s + 1]) * 0.5 : src[s]
+                    let x = ac == 2 ? (Float(src[s]) + Float(src[s + 1])) * 0.5 : Float(src[s])
                     out[o] += x * voice.gainLeft * g
                 }
             }
