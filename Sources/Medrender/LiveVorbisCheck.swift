@@ -6,12 +6,16 @@ import MedrenderIO
 /// what they decode to: the file is checked as it is written instead of read again after, and the
 /// check runs on the core the mixer leaves idle.
 ///
-/// At most `queueLimit` packets wait; the encoder waits when the decoder falls that far behind,
-/// so memory does not grow with the session's length.
+/// At most `queueLimit` packets wait, and as many are being decoded; the encoder waits when the
+/// decoder falls that far behind, so memory does not grow with the session's length.
 // `@unchecked`: the queue, the flags, the failure and the figures are read and written under
 // `condition` only; the decoder and the meter belong to the decoding thread alone.
 final class LiveVorbisCheck: @unchecked Sendable {
-    static let queueLimit = 4096
+    /// About 11 s of audio at 48 kHz (a long block's packet is 1,024 frames): the decoder can
+    /// give way to the encoders that long, and waits at the end for no more than that. A packet
+    /// is held in an allocation of its own (about 300 bytes): 4,096 of them, and as many being
+    /// decoded, were 2 MiB of a long render's peak.
+    static let queueLimit = 512
     /// The decoder is woken for this many packets at a time (or the end), not for each one.
     static let batch = 64
 
