@@ -183,11 +183,11 @@ def pieced_rows(tmp, common, mix):
     steps = [("`medrender --version`: the runtime and the libraries mapped", [MEDRENDER, "--version"]),
              ("the cues alone, to WAV: the preset, the plan, both passes' mixers and buffers",
               [MEDRENDER, *common, "--layers", "cues", "--threads", "1", "-o", os.path.join(tmp, "parts-cues.wav")]),
-             ("every layer, to WAV, one thread: the sounds held (the rain bed's loop, 31 s stereo, is 11.5 MiB as it loads, 5.8 MiB in 16 bits)",
+             ("every layer, to WAV, one thread: the sounds held (the rain bed's loop, 31 s stereo, is 11 MiB as it loads, 4.9 MiB in 16 bits; the voice, the bell and the cue tones 2.4 MiB in 16 bits)",
               [MEDRENDER, *common, "--threads", "1", "-o", os.path.join(tmp, "parts-one.wav")]),
              ("every layer, to WAV, every core: pass 1's parts side by side, pass 2's ring",
               [MEDRENDER, *common, "-o", os.path.join(tmp, "parts.wav")]),
-             ("to OGG, one thread: a piece's encoder as the audio arrives, the scout, the live decode check",
+             ("to OGG, one thread: a piece's encoder as the audio arrives, the scout, the live decode check (up to 2,048 packets)",
               [MEDRENDER, *common, "--quality", str(QUALITY), "--threads", "1", "-o", os.path.join(tmp, "parts-one.ogg")]),
              ("to OGG, every core: the audio handed to the pieces and not yet encoded (up to 3 MiB), an encoder a core",
               [MEDRENDER, *common, "--quality", str(QUALITY), "-o", os.path.join(tmp, "parts.ogg")])]

@@ -11,11 +11,11 @@ import MedrenderIO
 // `@unchecked`: the queue, the flags, the failure and the figures are read and written under
 // `condition` only; the decoder and the meter belong to the decoding thread alone.
 final class LiveVorbisCheck: @unchecked Sendable {
-    /// About 11 s of audio at 48 kHz (a long block's packet is 1,024 frames): the decoder can
+    /// About 22 s of audio at 48 kHz (a long block's packet is 1,024 frames): the decoder can
     /// give way to the encoders that long, and waits at the end for no more than that. A packet
     /// is held in an allocation of its own (about 300 bytes): 4,096 of them, and as many being
     /// decoded, were 2 MiB of a long render's peak.
-    static let queueLimit = 512
+    static let queueLimit = 1024
     /// The decoder is woken for this many packets at a time (or the end), not for each one.
     static let batch = 64
 
