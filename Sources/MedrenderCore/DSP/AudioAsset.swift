@@ -87,9 +87,9 @@ public struct QuantizedAsset: Sendable {
     }
 
     /// Rounds interleaved `samples` to 16 bits under a scale that fits their peak, and leaves
-    /// `samples` empty (for a long bed's loop). The pages of floats already rounded go back to the system as it goes (they
-    /// are not read again), so a long bed is never held both ways at once: rain's 31 s at 48 kHz
-    /// stereo would be 17 MiB for that moment, the largest of a render.
+    /// `samples` empty (for a long bed's loop). The pages of floats already rounded go back to the
+    /// system as it goes (they are not read again), so a long bed is never held both ways at
+    /// once: rain's 31 s at 48 kHz stereo would be 17 MiB for that moment, the largest of a render.
     public init(channels: Int, consuming samples: inout [Float]) {
         let scale = Self.scale(fitting: samples, channels: channels)
         let steps = 1 / scale
