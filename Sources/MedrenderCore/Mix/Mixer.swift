@@ -62,7 +62,7 @@ public struct MixAssets: Sendable {
             }
         }
         for bed in plan.beds where !playedAsIs.contains(bed.sound) { sounds[bed.sound] = nil }
-        for ref in playedAsIs.sorted(by: { $0.name < $1.name }) where played[ref] == nil {
+        for ref in playedAsIs where played[ref] == nil {
             guard let asset = sounds.removeValue(forKey: ref) else { continue }
             played[ref] = QuantizedAsset(quantizing: asset)
         }
