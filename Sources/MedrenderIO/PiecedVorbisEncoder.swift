@@ -21,6 +21,9 @@ import Foundation
 /// start that meets the one found), the piece goes on to the next boundary and tries there: a
 /// stretch that cannot be cut is encoded continuously, and nothing fails.
 ///
+/// The audio is held in 16 bits from the moment it arrives (`Int16.heldStep`: 95 dB under full
+/// scale, far under what the codec takes away), and the scout and every piece encode those samples.
+///
 /// Each piece is encoded as its audio arrives, on a thread of its own, and its packets go on the
 /// stream as soon as they are settled, the oldest piece's first. Memory: the audio handed to the
 /// pieces and not yet encoded, which the caller waits to keep under about one piece's, and the
@@ -32,8 +35,8 @@ public final class PiecedVorbisEncoder {
     /// The nominal length of a piece in seconds, for tests that choose their own.
     public static let defaultPieceSeconds = 15.0
 
-    /// The nominal length of a piece in a render, in seconds: about 3 MiB of audio (786,432
-    /// samples), 4 to 30 s (8.2 s at 48 kHz stereo, 30 s at 8 kHz). Memory holds about one
+    /// The nominal length of a piece in a render, in seconds: 786,432 samples (1.5 MiB held in
+    /// 16 bits), 4 to 30 s (8.2 s at 48 kHz stereo, 30 s at 8 kHz). Memory holds about one
     /// piece not yet encoded; the pre-roll (0.5 s) is encoded once more per piece. It depends on
     /// the rate and channels alone, never on the number of threads.
     public static func pieceSeconds(rate: Int, channels: Int) -> Double {
@@ -90,7 +93,7 @@ public final class PiecedVorbisEncoder {
     /// start is chosen.
     private struct Gathering {
         var bufferStart: Int
-        var audio: [Float]
+        var audio: [Int16]
     }
     private var next: Gathering?
     /// Pieces being encoded (the current one last), oldest first: their packets go on the stream
@@ -164,6 +167,20 @@ public final class PiecedVorbisEncoder {
 
     /// Encodes `frameCount` interleaved frames.
     public func write(_ frames: UnsafePointer<Float>, frameCount: Int) throws(IOError) {
+        // Held in 16 bits from here on (`Int16.heldStep`): the scout, the pieces and the next
+        // piece's start all take the same samples, at half the memory of floats.
+        let count = frameCount * channels
+        if held.count < count { held = [Int16](repeating: 0, count: count) }
+        held.withUnsafeMutableBufferPointer { p in
+            for i in 0..<count { p[i] = Int16(held: frames[i]) }
+        }
+        try held.withUnsafeBufferPointer { (p) throws(IOError) in try write(held: p.baseAddress!, frameCount: frameCount) }
+    }
+
+    /// The audio of one `write`, rounded to the 16 bits the stream holds.
+    private var held: [Int16] = []
+
+    private func write(held frames: UnsafePointer<Int16>, frameCount: Int) throws(IOError) {
         var done = 0
         while done < frameCount {
             // In steps no longer than the distance to the next frame something happens at, and

@@ -11,6 +11,30 @@ struct VorbisBlockShape: Sendable, Equatable {
     var nextLong: Bool
 }
 
+/// A sample an analysis takes: a float, or a 16-bit sample as a pieced stream holds its audio.
+protocol VorbisSample {
+    /// The sample as the encoder takes it.
+    var vorbisValue: Float { get }
+}
+
+extension Float: VorbisSample {
+    @inline(__always) var vorbisValue: Float { self }
+}
+
+extension Int16: VorbisSample {
+    /// The value of one step of the audio a pieced stream holds: 2^-14, so that full scale and
+    /// 6 dB over it fit (a stem may peak over full scale) and a sample goes to a float and back
+    /// exactly. Its rounding is 95 dB under full scale, far under what Vorbis itself takes away.
+    static let heldStep: Float = 1.0 / 16384
+
+    @inline(__always) var vorbisValue: Float { Float(self) * Int16.heldStep }
+
+    /// `x` rounded to the nearest step of `heldStep` (within ±2, the held range).
+    @inline(__always) init(held x: Float) {
+        self.init(Swift.max(-32768, Swift.min(32767, (x * 16384).rounded())))
+    }
+}
+
 /// One libvorbis analysis (`vorbis_info`, `vorbis_dsp_state`, `vorbis_block`) without an Ogg stream:
 /// audio in, block shapes and packets out. The pieced encoder runs several of these, and a scout
 /// that only chooses block sizes (`vorbis_analysis_blockout`, a small part of the work) without
@@ -78,8 +102,10 @@ final class VorbisAnalysis {
         return [VorbisPacket(header), VorbisPacket(headerComment), VorbisPacket(headerCode)]
     }
 
-    /// Takes `frameCount` interleaved frames; `block` is called for every block that is ready.
-    func write(_ frames: UnsafePointer<Float>, frameCount: Int, block: (VorbisBlockShape) throws(IOError) -> Void) throws(IOError) {
+    /// Takes `frameCount` interleaved frames (floats, or the 16-bit samples a pieced stream holds);
+    /// `block` is called for every block that is ready.
+    func write<Sample: VorbisSample>(_ frames: UnsafePointer<Sample>, frameCount: Int,
+                                     block: (VorbisBlockShape) throws(IOError) -> Void) throws(IOError) {
         var done = 0
         let channels = self.channels, size = VorbisEncoder.blockFrames
         while done < frameCount {
@@ -91,7 +117,7 @@ final class VorbisAnalysis {
             let n = min(size - pendingFrames, frameCount - done)
             let at = pendingFrames * channels
             pending.withUnsafeMutableBufferPointer { p in
-                for i in 0..<(n * channels) { p[at + i] = frames[done * channels + i] }
+                for i in 0..<(n * channels) { p[at + i] = frames[done * channels + i].vorbisValue }
             }
             pendingFrames += n
             done += n
@@ -117,12 +143,13 @@ final class VorbisAnalysis {
     }
 
     /// The corresponding C function is `vorbis_analysis_wrote`.
-    private func hand(_ frames: UnsafePointer<Float>, frameCount n: Int, block: (VorbisBlockShape) throws(IOError) -> Void) throws(IOError) {
+    private func hand<Sample: VorbisSample>(_ frames: UnsafePointer<Sample>, frameCount n: Int,
+                                            block: (VorbisBlockShape) throws(IOError) -> Void) throws(IOError) {
         guard let buffers = vorbis_analysis_buffer(dsp, Int32(n)) else { throw IOError(.library, "the Vorbis encoder had no buffer") }
         let channels = self.channels
         for c in 0..<channels {
             let channel = buffers[c]!
-            for i in 0..<n { channel[i] = frames[i * channels + c] }
+            for i in 0..<n { channel[i] = frames[i * channels + c].vorbisValue }
         }
         guard vorbis_analysis_wrote(dsp, Int32(n)) == 0 else { throw IOError(.library, "the Vorbis encoder refused audio") }
         try drain(block: block)

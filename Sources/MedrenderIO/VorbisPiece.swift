@@ -19,9 +19,9 @@ final class PieceQueue: @unchecked Sendable {
     var queued = 0
     /// Buffers whose audio is encoded, kept for the audio handed over next: a block of audio
     /// handed to a piece would otherwise be an allocation.
-    var spare: [[Float]] = []
+    var spare: [[Int16]] = []
 
-    func recycle(_ audio: [Float]) {
+    func recycle(_ audio: [Int16]) {
         if spare.count < 16 { spare.append(audio) }
     }
 }
@@ -49,7 +49,7 @@ final class PieceWorker: @unchecked Sendable {
     private let onThread: Bool
 
     /// The audio handed over and not yet encoded: chunks in order, the first from `taken` on.
-    private var chunks: [(start: Int, audio: [Float])] = []
+    private var chunks: [(start: Int, audio: [Int16])] = []
     /// The frame of the stream the encoder has been given audio up to.
     private var taken: Int
     /// The frame the encoder may be given audio up to.
@@ -81,7 +81,7 @@ final class PieceWorker: @unchecked Sendable {
     }
 
     /// Hands over `frameCount` frames from the stream's frame `at` (the frame after the last handed).
-    func push(_ frames: UnsafePointer<Float>, frameCount: Int, at: Int) {
+    func push(_ frames: UnsafePointer<Int16>, frameCount: Int, at: Int) {
         guard frameCount > 0 else { return }
         shared.condition.lock()
         if cancelled || failure != nil {
@@ -173,7 +173,7 @@ final class PieceWorker: @unchecked Sendable {
                 dropped = true
             }
             if dropped { shared.condition.broadcast() }
-            var slice: (audio: [Float], from: Int, frames: Int)?
+            var slice: (audio: [Int16], from: Int, frames: Int)?
             while !finished {
                 if cancelled || failure != nil { break }
                 if let first = chunks.first {

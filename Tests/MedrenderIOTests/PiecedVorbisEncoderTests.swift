@@ -1,6 +1,6 @@
 import Foundation
 import MedrenderCore
-import MedrenderIO
+@testable import MedrenderIO
 import MedrenderTestSupport
 import Testing
 
@@ -177,6 +177,22 @@ struct PiecedVorbisEncoderTests {
         #expect(one.splices == four.splices)
     }
 
+    @Test("the stream holds its audio in 16 bits: the audio rounded first gives the same bytes, every sample within half a step")
+    func holdsSixteenBits() throws {
+        let rate = 22050, channels = 2
+        let input = sessionSignal(frames: 12 * rate, rate: rate, channels: channels, seed: 3)
+        let rounded = input.map { Float(Int16(held: $0)) * Int16.heldStep }
+        #expect(zip(input, rounded).allSatisfy { abs($0 - $1) <= Int16.heldStep / 2 })
+        #expect(zip(input, rounded).contains { $0 != $1 }, "the signal must have samples off the 16-bit grid")
+        let a = try encodePieced(input, channels: channels, rate: rate, threads: 2, pieceSeconds: 2)
+        let b = try encodePieced(rounded, channels: channels, rate: rate, threads: 2, pieceSeconds: 2)
+        #expect(a.bytes == b.bytes)
+        // Full scale and 6 dB over it fit; past that, the held range's ends.
+        #expect(Float(Int16(held: 1)) * Int16.heldStep == 1)
+        #expect(Float(Int16(held: -1.9)) * Int16.heldStep == Float(-1.9).rounded(toStep: Int16.heldStep))
+        #expect(Int16(held: 3) == Int16.max && Int16(held: -3) == Int16.min)
+    }
+
     @Test("a piece is encoded as its audio arrives: the stream holds about one piece's audio, whatever the threads")
     func holdsAboutOnePiece() throws {
         let rate = 22050, channels = 2, seconds = 8.0
@@ -249,4 +265,9 @@ struct PiecedVorbisEncoderTests {
         let reader = try SoundFileReader(path: path)
         #expect(reader.frameCount == Int64(frames))
     }
+}
+
+extension Float {
+    /// The nearest multiple of `step`.
+    fileprivate func rounded(toStep step: Float) -> Float { (self / step).rounded() * step }
 }
