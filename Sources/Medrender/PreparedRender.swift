@@ -35,27 +35,36 @@ public struct PreparedRender: Sendable {
     }
 }
 
+/// A sound as a render keeps it once loaded: a bed's in floats, any other rounded as it plays.
+private enum LoadedSound: Sendable {
+    case floats(AudioAsset, SoundFacts)
+    case played(QuantizedAsset, SoundFacts)
+}
+
 extension RenderJob {
     /// Stage 1: decodes every sound the session plays (from the cache when it holds them) and
     /// plans the session with their lengths.
     public func prepare() throws -> PreparedRender {
         var assets: [SoundRef: AudioAsset] = [:]
+        var played: [SoundRef: QuantizedAsset] = [:]
         var facts: [SoundRef: SoundFacts] = [:]
         // What the session names for these layers and this length, found before the render
         // (`RenderRequest.job`): decoded first, so the session is planned once, with the lengths.
-        try load(RenderPlan.soundsNamed(session: session, options: options).filter { sounds.sounds[$0] != nil }, into: &assets, facts: &facts)
+        try load(RenderPlan.soundsNamed(session: session, options: options).filter { sounds.sounds[$0] != nil },
+                 into: &assets, played: &played, facts: &facts)
         do {
             var plan = try RenderPlan(session: session, options: options, sounds: facts)
             // Should the plan play a sound not named so (none does), it is loaded and the session
             // planned again with its length, rather than mixed without it.
             for _ in 0..<2 {
-                let missing = plan.soundsUsed.filter { assets[$0] == nil }
+                let missing = plan.soundsUsed.filter { assets[$0] == nil && played[$0] == nil }
                 if missing.isEmpty { break }
-                try load(missing, into: &assets, facts: &facts)
+                try load(missing, into: &assets, played: &played, facts: &facts)
                 plan = try RenderPlan(session: session, options: options, sounds: facts)
             }
-            var mix = MixAssets(sounds: assets, facts: facts)
+            var mix = MixAssets(sounds: assets, played: played, facts: facts)
             assets = [:]
+            played = [:]
             mix.bake(for: plan)
             return PreparedRender(job: self, plan: plan, assets: mix, tags: try outputTags(plan: plan))
         } catch let error as PlanError {
@@ -63,8 +72,11 @@ extension RenderJob {
         }
     }
 
-    /// Decodes `refs` (from the cache when it holds them) into `assets`, with their facts.
-    private func load(_ refs: [SoundRef], into assets: inout [SoundRef: AudioAsset], facts: inout [SoundRef: SoundFacts]) throws {
+    /// Decodes `refs` (from the cache when it holds them), with their facts: a bed's sound into
+    /// `assets`, in floats (its seam is baked in them), and every other sound into `played`,
+    /// rounded to 16 bits as soon as it is loaded, as it plays (`MixAssets.played`).
+    private func load(_ refs: [SoundRef], into assets: inout [SoundRef: AudioAsset], played: inout [SoundRef: QuantizedAsset],
+                      facts: inout [SoundRef: SoundFacts]) throws {
         var wanted: [ResolvedSound] = []
         for ref in refs {
             guard let sound = sounds.sounds[ref] else {
@@ -74,14 +86,26 @@ extension RenderJob {
             wanted.append(sound)
         }
         do {
-            // The loaded list (and a cache of this render's own) let go once read, so that baking
-            // a bed that plays only as a bed can do it in place, without a second copy.
-            let loaded = try SoundLoader.load(wanted, rate: options.rate, cache: soundCache ?? SoundCache(), parallel: threads > 1)
-            for (sound, (asset, loudness)) in zip(wanted, loaded) {
-                assets[sound.ref] = asset
-                facts[sound.ref] = SoundFacts(frameCount: Int64(asset.frameCount),
-                                              loudnessLUFS: loudness.forOutput(channels: options.channels),
-                                              loopsNaturally: sound.loopsNaturally)
+            // A render with no shared cache keeps none (a cache of no bytes): a sound is held once,
+            // as `keep` makes it, and a bed that plays only as a bed is baked in place, without a
+            // second copy.
+            let beds = Set(session.ambience.map(\.sound) + session.segments.compactMap { $0.ambience?.sound })
+            let channels = options.channels
+            let loaded = try SoundLoader.load(wanted, rate: options.rate, cache: soundCache ?? SoundCache(maximumBytes: 0),
+                                              parallel: threads > 1) { sound, asset, loudness in
+                let facts = SoundFacts(frameCount: Int64(asset.frameCount), loudnessLUFS: loudness.forOutput(channels: channels),
+                                       loopsNaturally: sound.loopsNaturally)
+                return beds.contains(sound.ref) ? LoadedSound.floats(asset, facts) : .played(QuantizedAsset(quantizing: asset), facts)
+            }
+            for (sound, kept) in zip(wanted, loaded) {
+                switch kept {
+                case .floats(let asset, let soundFacts):
+                    assets[sound.ref] = asset
+                    facts[sound.ref] = soundFacts
+                case .played(let asset, let soundFacts):
+                    played[sound.ref] = asset
+                    facts[sound.ref] = soundFacts
+                }
             }
         }
     }

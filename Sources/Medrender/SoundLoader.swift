@@ -18,17 +18,23 @@ enum SoundLoader {
     /// Loads `sounds` (in their order), two at a time when `parallel`: the largest files first,
     /// so the longest decode starts at once and the short ones share the other core. When some
     /// fail, the first of them in `sounds`' order gives the error, whichever failed first.
-    static func load(_ sounds: [ResolvedSound], rate: Int, cache: SoundCache,
-                     parallel: Bool) throws -> [(asset: AudioAsset, loudness: SoundLoudness)] {
+    /// Each sound is handed to `keep` as soon as it is loaded, on the thread that loaded it: what
+    /// `keep` makes of it is what is held until all are loaded (a sound played as it is, rounded
+    /// to 16 bits at once, is half the memory while a long bed still decodes).
+    static func load<Kept: Sendable>(_ sounds: [ResolvedSound], rate: Int, cache: SoundCache, parallel: Bool,
+                                     keep: @escaping @Sendable (ResolvedSound, AudioAsset, SoundLoudness) -> Kept) throws -> [Kept] {
         let size = { (sound: ResolvedSound) -> Int64 in
             ((try? FileManager.default.attributesOfItem(atPath: sound.path))?[.size] as? NSNumber)?.int64Value ?? 0
         }
         let order = sounds.indices.map { ($0, size(sounds[$0])) }.sorted { $0.1 > $1.1 }.map(\.0)
-        let results = Handoff<[Result<(asset: AudioAsset, loudness: SoundLoudness), any Error>?]>(Array(repeating: nil, count: sounds.count))
+        let results = Handoff<[Result<Kept, any Error>?]>(Array(repeating: nil, count: sounds.count))
         let lock = NSLock()
         let loadOne: @Sendable (Int) -> Void = { k in
             let i = order[k]
-            let result = Result { try load(sounds[i], rate: rate, cache: cache) }
+            let result = Result {
+                let (asset, loudness) = try load(sounds[i], rate: rate, cache: cache)
+                return keep(sounds[i], asset, loudness)
+            }
             lock.withLock { results.value[i] = result }
         }
         if parallel, sounds.count > 1 {

@@ -18,8 +18,10 @@ public struct MixAssets: Sendable {
         public var seamFrames: Int64
     }
 
-    public init(sounds: [SoundRef: AudioAsset], facts: [SoundRef: SoundFacts] = [:]) {
+    /// `played`: sounds already rounded as they play (a render rounds each as it loads).
+    public init(sounds: [SoundRef: AudioAsset], played: [SoundRef: QuantizedAsset] = [:], facts: [SoundRef: SoundFacts] = [:]) {
         self.sounds = sounds
+        self.played = played
         self.facts = facts
     }
 
@@ -43,6 +45,11 @@ public struct MixAssets: Sendable {
         for clip in plan.clips { if case .file(let ref) = clip.sound { playedAsIs.insert(ref) } }
         for cue in plan.cues { if case .sound(let ref) = cue.sound.source { playedAsIs.insert(ref) } }
         let beds = plan.beds.filter { $0.generator == nil }
+        // A bed's sound loaded only as it plays (none is, but for a session whose beds the
+        // render did not know of): its floats back from the 16 bits.
+        for bed in beds where sounds[bed.sound] == nil {
+            if let asset = played[bed.sound] { sounds[bed.sound] = AudioAsset(channels: asset.channels, samples: asset.floats) }
+        }
         for (index, bed) in beds.enumerated() {
             let key = LoopKey(sound: bed.sound, seamFrames: bed.seamFrames)
             guard loops[key] == nil, sounds[bed.sound] != nil else { continue }
