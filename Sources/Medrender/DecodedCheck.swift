@@ -93,7 +93,7 @@ final class DecodedMeasure {
 
     init(channels: Int, rate: Int) throws {
         self.channels = channels
-        meter = LoudnessGate(channels: channels, rate: rate, withRange: true)
+        meter = LoudnessGate(channels: channels, rate: rate, withRange: true, binned: true)
         peak = TruePeakMeter(channels: channels, rate: rate)
     }
 

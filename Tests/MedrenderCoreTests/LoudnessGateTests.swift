@@ -43,6 +43,43 @@ import Testing
         #expect(pairA.blocks != pairB.blocks)
     }
 
+    /// A binned gate (the checks of what a render wrote) reads what the exact one reads, to its
+    /// 0.01-LU step, and keeps as many numbers for two minutes of audio as for twenty seconds.
+    @Test(arguments: [(8000, 1), (48000, 2)])
+    func aBinnedGateReadsWhatTheExactOneReadsInFixedMemory(rate: Int, channels: Int) {
+        var g = SeededGenerator(seed: 5)
+        func feed(seconds: Int, binned: Bool) -> LoudnessGate {
+            let gate = LoudnessGate(channels: channels, rate: rate, withRange: true, binned: binned)
+            var block = [Float](repeating: 0, count: 4000 * channels)
+            var f = 0
+            while f < seconds * rate {
+                let n = min(4000, seconds * rate - f)
+                for i in 0..<n {
+                    // Noise whose level slides and steps over 30 dB, with near-silences.
+                    let t = Double(f + i) / Double(rate)
+                    let db = -30 * abs(sin(t / 7)) - (Int(t / 5) % 3 == 0 ? 12 : 0)
+                    let amplitude = Float(0.3 * pow(10, db / 20))
+                    for c in 0..<channels { block[i * channels + c] = (g.nextUnit() - 0.5) * amplitude }
+                }
+                block.withUnsafeBufferPointer { gate.add($0.baseAddress!, frameCount: n) }
+                f += n
+            }
+            return gate
+        }
+        g = SeededGenerator(seed: 5)
+        let exact = feed(seconds: 120, binned: false)
+        g = SeededGenerator(seed: 5)
+        let binned = feed(seconds: 120, binned: true)
+        #expect(exact.loudnessRange > 5, "the material has a range to measure: \(exact.loudnessRange) LU")
+        #expect(abs(binned.integratedLoudness - exact.integratedLoudness) <= 0.01,
+                "binned \(binned.integratedLoudness) against \(exact.integratedLoudness) LUFS")
+        #expect(abs(binned.loudnessRange - exact.loudnessRange) <= 0.02, "binned \(binned.loudnessRange) against \(exact.loudnessRange) LU")
+        #expect(binned.blocks.isEmpty)
+        let short = feed(seconds: 20, binned: true)
+        #expect(short.heldValues == binned.heldValues)
+        #expect(feed(seconds: 20, binned: false).heldValues < exact.heldValues)
+    }
+
     @Test(arguments: [8000, 22050, 44100, 48000, 96000])
     func aSineAtATenthReadsMinusTwentyLUFS(rate: Int) {
         // A 997 Hz sine of amplitude 0.1 in both channels is −20 LUFS (within 0.1 LU: the

@@ -49,7 +49,7 @@ enum WritePass {
 
         init(_ prepared: PreparedRender, gain: Float, limiter: TruePeakLimiter, measuresOutput: Bool) throws(IOError) {
             let plan = prepared.plan
-            meter = measuresOutput ? LoudnessGate(channels: plan.channels, rate: plan.rate, withRange: true) : nil
+            meter = measuresOutput ? LoudnessGate(channels: plan.channels, rate: plan.rate, withRange: true, binned: true) : nil
             truePeak = TruePeakMeter(channels: plan.channels, rate: plan.rate)
             chain = MasterChain(plan: plan, assets: prepared.assets, gain: gain, limiting: .limiter(limiter),
                                 blockFrames: Renderer.blockFrames)

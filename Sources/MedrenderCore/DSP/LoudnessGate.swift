@@ -12,6 +12,14 @@ import Foundation
 /// session, and so does the check of what a render wrote (the decoded OGG, the WAV or FLAC as
 /// written). Parts of one stream measured apart combine by their blocks
 /// (`integratedLoudness(of:)`), as libebur128's states do.
+///
+/// A gate keeps a number for every 100 ms (1 MiB at three hours with the doubling of its list):
+/// `binned` keeps instead, for each 0.01-LU step of loudness from −70 to +10 LUFS, how many blocks
+/// fell in it and the sum of their energies: a fixed 94 KiB (twice that with a range), whatever
+/// the length. Its loudness is exact but for the blocks in the one step the relative gate falls
+/// in (taken in or out together), and its range is read to the step (libebur128 reads it to
+/// 0.1 LU). The checks of what a render wrote measure so; pass 1, whose loudness sets the gain,
+/// keeps every block.
 public final class LoudnessGate {
     public let channels: Int
     /// 100 ms in frames, rounded as libebur128 rounds it.
@@ -25,17 +33,24 @@ public final class LoudnessGate {
     private var hops: [Double] = [0, 0, 0, 0]
     private var hopsSeen = 0
     private var inHop = 0
-    /// The energy of every 400-ms block so far (a block every 100 ms).
+    /// The energy of every 400-ms block so far (a block every 100 ms); empty when `binned`.
     public private(set) var blocks: [Double] = []
+    /// When binned: the blocks over the absolute gate, and the 3-s windows, by 0.01-LU step.
+    private let binned: Bool
+    private var blockBins: Bins
+    private var windowBins: Bins
     /// With a range: the last thirty 100-ms hops' energies (3 s), and the energy of every 3-s
     /// window, one a second, over the absolute gate.
     private let withRange: Bool
     private var recentHops: [Double]
     private var shortTerm: [Double] = []
 
-    public init(channels: Int, rate: Int, withRange: Bool = false) {
+    public init(channels: Int, rate: Int, withRange: Bool = false, binned: Bool = false) {
         self.channels = channels
         self.withRange = withRange
+        self.binned = binned
+        blockBins = Bins(binned)
+        windowBins = Bins(binned && withRange)
         recentHops = withRange ? [Double](repeating: 0, count: 30) : []
         self.hop = (rate + 5) / 10
         // Mono plays on both speakers: weigh it as dual mono, as the report's meter does.
@@ -55,7 +70,59 @@ public final class LoudnessGate {
         b = (shelf.0, shelf.1, shelf.2, 1, -2, 1)
         a = (shelfA.0, shelfA.1, hpA.0, hpA.1)
         state = [Double](repeating: 0, count: 5 * channels)
-        blocks.reserveCapacity(1024)
+        if !binned { blocks.reserveCapacity(1024) }
+    }
+
+    /// Counts and energy sums by 0.01-LU step of loudness, −70 to +10 LUFS (the ends take what
+    /// lies past them).
+    struct Bins {
+        static let count = 8000
+        var counts: [Int32]
+        var sums: [Double]
+
+        init(_ used: Bool) {
+            counts = used ? [Int32](repeating: 0, count: Self.count) : []
+            sums = used ? [Double](repeating: 0, count: Self.count) : []
+        }
+
+        /// The step an energy's loudness falls in.
+        static func index(_ energy: Double) -> Int {
+            let lufs = -0.691 + 10 * log10(energy)
+            return max(0, min(count - 1, Int(((lufs + 70) * 100).rounded(.down))))
+        }
+
+        /// The loudness at the middle of step `i`, in LUFS.
+        static func middle(_ i: Int) -> Double { -70 + (Double(i) + 0.5) / 100 }
+
+        mutating func add(_ energy: Double) {
+            let i = Self.index(energy)
+            counts[i] += 1
+            sums[i] += energy
+        }
+
+        var total: (sum: Double, count: Int) {
+            var sum = 0.0, n = 0
+            for i in 0..<Self.count where counts[i] > 0 { sum += sums[i]; n += Int(counts[i]) }
+            return (sum, n)
+        }
+
+        /// The steps at or over `energy`, in order of loudness: a step that holds it is taken in
+        /// when its blocks' mean is at or over it.
+        func steps(over energy: Double) -> [(index: Int, count: Int, sum: Double)] {
+            let first = Self.index(energy)
+            var out: [(index: Int, count: Int, sum: Double)] = []
+            for i in first..<Self.count where counts[i] > 0 {
+                if i == first, sums[i] / Double(counts[i]) < energy { continue }
+                out.append((i, Int(counts[i]), sums[i]))
+            }
+            return out
+        }
+    }
+
+    /// How many numbers the gate keeps for its blocks and windows: fixed when binned, one per
+    /// 100 ms and one per second otherwise.
+    public var heldValues: Int {
+        binned ? 2 * (blockBins.counts.count + windowBins.counts.count) : blocks.count + shortTerm.count
     }
 
     /// Adds `frameCount` interleaved frames.
@@ -134,11 +201,20 @@ public final class LoudnessGate {
         if withRange { recentHops[hopsSeen % 30] = energy }
         hopsSeen += 1
         inHop = 0
-        if hopsSeen >= 4 { blocks.append((hops[0] + hops[1] + hops[2] + hops[3]) / 4) }
+        if hopsSeen >= 4 {
+            let block = (hops[0] + hops[1] + hops[2] + hops[3]) / 4
+            if !binned {
+                blocks.append(block)
+            } else if block >= Self.absoluteGate {
+                blockBins.add(block)
+            }
+        }
         // A 3-s window after 3 s, then every second, as libebur128 takes them.
         if withRange, hopsSeen >= 30, hopsSeen % 10 == 0 {
             let window = recentHops.reduce(0, +) / Double(30 * hop)
-            if window >= Self.absoluteGate { shortTerm.append(window) }
+            if window >= Self.absoluteGate {
+                if binned { windowBins.add(window) } else { shortTerm.append(window) }
+            }
         }
     }
 
@@ -148,6 +224,7 @@ public final class LoudnessGate {
     /// The loudness range in LU (0 when nothing passes the gates); needs `withRange`.
     public var loudnessRange: Double {
         precondition(withRange, "a gate made without a range")
+        if binned { return binnedRange }
         guard !shortTerm.isEmpty else { return 0 }
         let relative = shortTerm.reduce(0, +) / Double(shortTerm.count) * 0.01
         let gated = shortTerm.filter { $0 >= relative }.sorted()
@@ -201,11 +278,39 @@ public final class LoudnessGate {
         }
     }
 
+    /// The range from the binned windows: the 10th and 95th percentiles read at their steps' middles.
+    private var binnedRange: Double {
+        let all = windowBins.total
+        guard all.count > 0 else { return 0 }
+        let steps = windowBins.steps(over: all.sum / Double(all.count) * 0.01)
+        let gated = steps.reduce(0) { $0 + $1.count }
+        guard gated > 0 else { return 0 }
+        func percentile(_ p: Double) -> Double {
+            let rank = Int(Double(gated - 1) * p + 0.5)
+            var seen = 0
+            for step in steps {
+                seen += step.count
+                if rank < seen { return Bins.middle(step.index) }
+            }
+            return Bins.middle(steps.last!.index)
+        }
+        return percentile(0.95) - percentile(0.1)
+    }
+
     /// The integrated loudness of this stream, in LUFS (−∞ when every block is gated out).
-    public var integratedLoudness: Double { Self.integratedLoudness(of: [self]) }
+    public var integratedLoudness: Double {
+        guard binned else { return Self.integratedLoudness(of: [self]) }
+        let all = blockBins.total
+        guard all.count > 0 else { return -.infinity }
+        let steps = blockBins.steps(over: all.sum / Double(all.count) * pow(10, -10.0 / 10))
+        let gated = steps.reduce((sum: 0.0, count: 0)) { ($0.sum + $1.sum, $0.count + $1.count) }
+        guard gated.count > 0 else { return -.infinity }
+        return -0.691 + 10 * log10(gated.sum / Double(gated.count))
+    }
 
     /// The integrated loudness of several parts of one stream taken together.
     public static func integratedLoudness(of parts: [LoudnessGate]) -> Double {
+        precondition(!parts.contains(where: \.binned), "parts combine by their blocks: a binned gate keeps none")
         let absolute = pow(10, (-70 + 0.691) / 10)
         var sum = 0.0, count = 0
         for part in parts { for e in part.blocks where e >= absolute { sum += e; count += 1 } }
