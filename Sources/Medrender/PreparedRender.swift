@@ -20,7 +20,8 @@ public struct PreparedRender: Sendable {
     public let job: RenderJob
     /// The session on one clock, with the sounds' lengths.
     public let plan: RenderPlan
-    /// Every sound the plan plays, decoded at its rate, with the tones and loops baked.
+    /// Every sound the plan plays, decoded at its rate and held in 16 bits (a bed decoded straight
+    /// into them), with the tones and loops baked.
     public let assets: MixAssets
     /// The tags of the output: the session's metadata (or its name), the sounds' credits, the sections.
     public let tags: OutputTags
@@ -35,9 +36,10 @@ public struct PreparedRender: Sendable {
     }
 }
 
-/// A sound as a render keeps it once loaded: a bed's in floats, any other rounded as it plays.
+/// A sound as a render keeps it once loaded: a bed's decoded into 16 bits, any other rounded as
+/// it plays.
 private enum LoadedSound: Sendable {
-    case floats(AudioAsset, SoundFacts)
+    case bed(QuantizedAsset, SoundFacts)
     case played(QuantizedAsset, SoundFacts)
 }
 
@@ -45,25 +47,25 @@ extension RenderJob {
     /// Stage 1: decodes every sound the session plays (from the cache when it holds them) and
     /// plans the session with their lengths.
     public func prepare() throws -> PreparedRender {
-        var assets: [SoundRef: AudioAsset] = [:]
+        var beds: [SoundRef: QuantizedAsset] = [:]
         var played: [SoundRef: QuantizedAsset] = [:]
         var facts: [SoundRef: SoundFacts] = [:]
         // What the session names for these layers and this length, found before the render
         // (`RenderRequest.job`): decoded first, so the session is planned once, with the lengths.
         try load(RenderPlan.soundsNamed(session: session, options: options).filter { sounds.sounds[$0] != nil },
-                 into: &assets, played: &played, facts: &facts)
+                 beds: &beds, played: &played, facts: &facts)
         do {
             var plan = try RenderPlan(session: session, options: options, sounds: facts)
             // Should the plan play a sound not named so (none does), it is loaded and the session
             // planned again with its length, rather than mixed without it.
             for _ in 0..<2 {
-                let missing = plan.soundsUsed.filter { assets[$0] == nil && played[$0] == nil }
+                let missing = plan.soundsUsed.filter { beds[$0] == nil && played[$0] == nil }
                 if missing.isEmpty { break }
-                try load(missing, into: &assets, played: &played, facts: &facts)
+                try load(missing, beds: &beds, played: &played, facts: &facts)
                 plan = try RenderPlan(session: session, options: options, sounds: facts)
             }
-            var mix = MixAssets(sounds: assets, played: played, facts: facts)
-            assets = [:]
+            var mix = MixAssets(sounds: [:], beds: beds, played: played, facts: facts)
+            beds = [:]
             played = [:]
             mix.bake(for: plan)
             return PreparedRender(job: self, plan: plan, assets: mix, tags: try outputTags(plan: plan))
@@ -73,9 +75,9 @@ extension RenderJob {
     }
 
     /// Decodes `refs` (from the cache when it holds them), with their facts: a bed's sound into
-    /// `assets`, in floats (its seam is baked in them), and every other sound into `played`,
-    /// rounded to 16 bits as soon as it is loaded, as it plays (`MixAssets.played`).
-    private func load(_ refs: [SoundRef], into assets: inout [SoundRef: AudioAsset], played: inout [SoundRef: QuantizedAsset],
+    /// `beds`, decoded straight into 16 bits (`MixAssets.beds`), and every other sound into
+    /// `played`, rounded to 16 bits as soon as it is loaded, as it plays (`MixAssets.played`).
+    private func load(_ refs: [SoundRef], beds: inout [SoundRef: QuantizedAsset], played: inout [SoundRef: QuantizedAsset],
                       facts: inout [SoundRef: SoundFacts]) throws {
         var wanted: [ResolvedSound] = []
         for ref in refs {
@@ -89,18 +91,21 @@ extension RenderJob {
             // A render with no shared cache keeps none (a cache of no bytes): a sound is held once,
             // as `keep` makes it, and a bed that plays only as a bed is baked in place, without a
             // second copy.
-            let beds = Set(session.ambience.map(\.sound) + session.segments.compactMap { $0.ambience?.sound })
+            let bedSounds = Set(session.ambience.map(\.sound) + session.segments.compactMap { $0.ambience?.sound })
             let channels = options.channels
             let loaded = try SoundLoader.load(wanted, rate: options.rate, cache: soundCache ?? SoundCache(maximumBytes: 0),
-                                              parallel: threads > 1) { sound, asset, loudness in
-                let facts = SoundFacts(frameCount: Int64(asset.frameCount), loudnessLUFS: loudness.forOutput(channels: channels),
+                                              parallel: threads > 1, held: { bedSounds.contains($0.ref) }) { sound, decoded, loudness in
+                let facts = SoundFacts(frameCount: Int64(decoded.frameCount), loudnessLUFS: loudness.forOutput(channels: channels),
                                        loopsNaturally: sound.loopsNaturally)
-                return beds.contains(sound.ref) ? LoadedSound.floats(asset, facts) : .played(QuantizedAsset(quantizing: asset), facts)
+                switch decoded {
+                case .held(let asset): return LoadedSound.bed(asset, facts)
+                case .floats(let asset): return .played(QuantizedAsset(quantizing: asset), facts)
+                }
             }
             for (sound, kept) in zip(wanted, loaded) {
                 switch kept {
-                case .floats(let asset, let soundFacts):
-                    assets[sound.ref] = asset
+                case .bed(let asset, let soundFacts):
+                    beds[sound.ref] = asset
                     facts[sound.ref] = soundFacts
                 case .played(let asset, let soundFacts):
                     played[sound.ref] = asset

@@ -19,10 +19,12 @@ public final class SoundCache: @unchecked Sendable {
         }
         var identity: Identity
         var rate: Int
+        /// Held in 16 bits (a bed), or in floats.
+        var held: Bool
     }
 
     private let lock = NSCondition()
-    private var entries: [Key: (asset: AudioAsset, loudness: SoundLoudness)] = [:]
+    private var entries: [Key: (asset: DecodedSound, loudness: SoundLoudness)] = [:]
     /// When each entry was last used (a counter, larger is more recent).
     private var lastUse: [Key: UInt64] = [:]
     private var clock: UInt64 = 0
@@ -40,7 +42,12 @@ public final class SoundCache: @unchecked Sendable {
     /// Bytes of decoded samples it holds now (never more than `maximumBytes`).
     public var bytes: Int { lock.withLock { heldBytes } }
 
-    static func size(of asset: AudioAsset) -> Int { asset.samples.count * MemoryLayout<Float>.stride }
+    static func size(of asset: DecodedSound) -> Int {
+        switch asset {
+        case .floats(let floats): floats.samples.count * MemoryLayout<Float>.stride
+        case .held(let held): held.samples.count * MemoryLayout<Int16>.stride
+        }
+    }
 
     /// Keeps `key` as used now, and drops the least recently used entries while over the bound.
     /// Called with the lock held.
@@ -68,9 +75,11 @@ public final class SoundCache: @unchecked Sendable {
 
     static func standardized(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
 
-    /// The sound at `path` at `rate`, loaded by `load` the first time it is asked for.
-    /// Sounds of one render may load side by side; a sound is never decoded twice at once.
-    func sound(at path: String, rate: Int, load: () throws -> (AudioAsset, SoundLoudness)) throws -> (asset: AudioAsset, loudness: SoundLoudness) {
+    /// The sound at `path` at `rate` (`held` in 16 bits, or in floats), loaded by `load` the first
+    /// time it is asked for. Sounds of one render may load side by side; a sound is never decoded
+    /// twice at once.
+    func sound(at path: String, rate: Int, held: Bool,
+               load: () throws -> (DecodedSound, SoundLoudness)) throws -> (asset: DecodedSound, loudness: SoundLoudness) {
         let standard = Self.standardized(path)
         let identity: Key.Identity
         if let hash = lock.withLock({ contentHashes[standard] }) {
@@ -80,7 +89,7 @@ public final class SoundCache: @unchecked Sendable {
             identity = .file(path: standard, size: (attributes?[.size] as? NSNumber)?.int64Value ?? -1,
                              modified: (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? -1)
         }
-        let key = Key(identity: identity, rate: rate)
+        let key = Key(identity: identity, rate: rate, held: held)
         lock.lock()
         while true {
             if let entry = entries[key] {
@@ -95,7 +104,7 @@ public final class SoundCache: @unchecked Sendable {
         lock.unlock()
         // Loaded without the lock held; whoever waits for it is woken either way (after a
         // failure, one of them tries again and gives the error of its own).
-        let loaded: (AudioAsset, SoundLoudness)
+        let loaded: (DecodedSound, SoundLoudness)
         do {
             loaded = try load()
         } catch {
@@ -114,5 +123,19 @@ public final class SoundCache: @unchecked Sendable {
             lock.broadcast()
         }
         return loaded
+    }
+}
+
+/// A sound as decoded at a render's rate: in floats, or (a bed's) in 16 bits at `Int16.heldStep`,
+/// decoded straight into them.
+enum DecodedSound: Sendable {
+    case floats(AudioAsset)
+    case held(QuantizedAsset)
+
+    var frameCount: Int {
+        switch self {
+        case .floats(let asset): asset.frameCount
+        case .held(let asset): asset.frameCount
+        }
     }
 }

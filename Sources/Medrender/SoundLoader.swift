@@ -18,11 +18,13 @@ enum SoundLoader {
     /// Loads `sounds` (in their order), two at a time when `parallel`: the largest files first,
     /// so the longest decode starts at once and the short ones share the other core. When some
     /// fail, the first of them in `sounds`' order gives the error, whichever failed first.
-    /// Each sound is handed to `keep` as soon as it is loaded, on the thread that loaded it: what
+    /// The sounds `held` chooses (beds) are loaded in 16 bits. Each sound is handed to `keep` as
+    /// soon as it is loaded, on the thread that loaded it: what
     /// `keep` makes of it is what is held until all are loaded (a sound played as it is, rounded
     /// to 16 bits at once, is half the memory while a long bed still decodes).
     static func load<Kept: Sendable>(_ sounds: [ResolvedSound], rate: Int, cache: SoundCache, parallel: Bool,
-                                     keep: @escaping @Sendable (ResolvedSound, AudioAsset, SoundLoudness) -> Kept) throws -> [Kept] {
+                                     held: @escaping @Sendable (ResolvedSound) -> Bool,
+                                     keep: @escaping @Sendable (ResolvedSound, DecodedSound, SoundLoudness) -> Kept) throws -> [Kept] {
         let size = { (sound: ResolvedSound) -> Int64 in
             ((try? FileManager.default.attributesOfItem(atPath: sound.path))?[.size] as? NSNumber)?.int64Value ?? 0
         }
@@ -32,7 +34,7 @@ enum SoundLoader {
         let loadOne: @Sendable (Int) -> Void = { k in
             let i = order[k]
             let result = Result {
-                let (asset, loudness) = try load(sounds[i], rate: rate, cache: cache)
+                let (asset, loudness) = try load(sounds[i], rate: rate, cache: cache, held: held(sounds[i]))
                 return keep(sounds[i], asset, loudness)
             }
             lock.withLock { results.value[i] = result }
@@ -45,14 +47,27 @@ enum SoundLoader {
         return try results.value.map { try $0!.get() }
     }
 
-    static func load(_ sound: ResolvedSound, rate: Int, cache: SoundCache) throws -> (asset: AudioAsset, loudness: SoundLoudness) {
+    /// Loads a sound at `rate`: `held` (a bed) in 16 bits at `Int16.heldStep`, decoded straight
+    /// into them when the file is at the rate (a 31-s stereo bed is 5.5 MiB so, where its floats
+    /// would be 11 MiB), else resampled in floats and then rounded; otherwise in floats.
+    static func load(_ sound: ResolvedSound, rate: Int, cache: SoundCache, held: Bool) throws -> (asset: DecodedSound, loudness: SoundLoudness) {
         let path = sound.path
-        return try cache.sound(at: path, rate: rate) {
+        return try cache.sound(at: path, rate: rate, held: held) {
             let reader = try SoundFileReader(path: path)
-            var asset = try reader.readAll()
-            guard asset.frameCount > 0 else {
-                throw IOError(.badData, "holds no audio; the sound '\(sound.ref)' needs at least one frame", path: path)
+            let empty = IOError(.badData, "holds no audio; the sound '\(sound.ref)' needs at least one frame", path: path)
+            if held, reader.rate == rate {
+                var asset = try reader.readAllHeld()
+                guard asset.frameCount > 0 else { throw empty }
+                // The offset comes out in place (one copy of a long bed at a time, not two).
+                var samples = asset.samples
+                let channels = asset.channels
+                asset = QuantizedAsset(channels: channels, held: [])
+                AudioAsset.removeDCOffset(fromHeld: &samples, channels: channels)
+                asset = QuantizedAsset(channels: channels, held: samples)
+                return (.held(asset), try loudness(ofHeld: asset, rate: rate))
             }
+            var asset = try reader.readAll()
+            guard asset.frameCount > 0 else { throw empty }
             // Resampled, it must fit in memory too (a long sound at 192000 Hz is 4 times larger).
             let resampledSamples = Double(asset.samples.count) * Double(rate) / Double(reader.rate)
             guard resampledSamples <= Double(SoundFileReader.maximumSamples) else {
@@ -65,10 +80,40 @@ enum SoundLoader {
             asset = AudioAsset(channels: channels, samples: [])
             AudioAsset.removeDCOffset(from: &samples, channels: channels)
             asset = try Resampler.resample(AudioAsset(channels: channels, samples: samples), from: reader.rate, to: rate)
+            if held {
+                let rounded = QuantizedAsset(channels: asset.channels, held: asset.samples.map(Int16.init(held:)))
+                return (.held(rounded), try loudness(ofHeld: rounded, rate: rate))
+            }
             let asPlayed = try loudness(of: asset, rate: rate)
             let folded = asset.channels == 2 ? try foldedLoudness(of: asset, rate: rate) : asPlayed
-            return (asset, SoundLoudness(stereo: asPlayed, mono: folded))
+            return (.floats(asset), SoundLoudness(stereo: asPlayed, mono: folded))
         }
+    }
+
+    /// The loudness of a sound held in 16 bits, as it plays and folded into mono: read a block at
+    /// a time into floats.
+    static func loudness(ofHeld asset: QuantizedAsset, rate: Int) throws(IOError) -> SoundLoudness {
+        let channels = asset.channels
+        let meter = LoudnessGate(channels: channels, rate: rate)
+        let foldedMeter = channels == 2 ? LoudnessGate(channels: 1, rate: rate) : nil
+        let block = 4096
+        var floats = [Float](repeating: 0, count: block * channels)
+        var folded = [Float](repeating: 0, count: block)
+        asset.samples.withUnsafeBufferPointer { p in
+            var at = 0
+            while at < asset.frameCount {
+                let n = min(block, asset.frameCount - at)
+                for i in 0..<(n * channels) { floats[i] = p[at * channels + i].heldValue }
+                floats.withUnsafeBufferPointer { meter.add($0.baseAddress!, frameCount: n) }
+                if let foldedMeter {
+                    for f in 0..<n { folded[f] = (floats[2 * f] + floats[2 * f + 1]) * 0.5 }
+                    folded.withUnsafeBufferPointer { foldedMeter.add($0.baseAddress!, frameCount: n) }
+                }
+                at += n
+            }
+        }
+        let stereo = meter.integratedLoudness, mono = foldedMeter?.integratedLoudness ?? stereo
+        return SoundLoudness(stereo: stereo.isFinite ? stereo : nil, mono: mono.isFinite ? mono : nil)
     }
 
     /// The integrated loudness of a sound, measured as it will play (mono as dual mono), by the

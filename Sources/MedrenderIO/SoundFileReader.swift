@@ -209,6 +209,36 @@ public final class SoundFileReader {
     /// `h:mm:ss` (or `m:ss`).
     static func clock(_ seconds: Double) -> String { ClockLabel.of(seconds: seconds) }
 
+    /// Every frame, as `readAll` reads them (a file of more than two channels folded to stereo),
+    /// rounded to 16 bits at `Int16.heldStep` a block at a time: a long bed is never held in floats.
+    public func readAllHeld(maximumFrames: Int64? = nil) throws(IOError) -> QuantizedAsset {
+        let outChannels = min(channels, 2)
+        let maximumFrames = maximumFrames ?? Int64(Self.maximumSamples / outChannels)
+        guard frameCount <= maximumFrames else { throw tooLong(frames: frameCount, maximumFrames: maximumFrames) }
+        var samples: [Int16] = []
+        // The header's length is a hint (as in `readAll`): at most 32 MiB reserved up front.
+        samples.reserveCapacity(min(Int(max(0, frameCount)) * outChannels, 1 << 24))
+        let block = 4096
+        var buffer = [Float](repeating: 0, count: block * channels)
+        var folded = [Float](repeating: 0, count: block * 2)
+        while true {
+            let got = try buffer.withUnsafeMutableBufferPointer { (p) throws(IOError) -> Int in
+                try read(into: p.baseAddress!, frameCount: block)
+            }
+            if got == 0 { break }
+            if channels > 2 { Self.fold(buffer, channels: channels, frames: got, into: &folded) }
+            let block = channels > 2 ? folded[0..<(got * 2)] : buffer[0..<(got * channels)]
+            if block.contains(where: { !$0.isFinite }) {
+                throw IOError(.badData, "holds samples that are not numbers (NaN or infinity)", path: path)
+            }
+            samples.append(contentsOf: block.lazy.map(Int16.init(held:)))
+            if Int64(samples.count / outChannels) > maximumFrames {
+                throw tooLong(frames: Int64(samples.count / outChannels), maximumFrames: maximumFrames)
+            }
+        }
+        return QuantizedAsset(channels: outChannels, held: samples)
+    }
+
     /// Reads the whole file, in blocks, as mono or stereo: more than two channels are folded down
     /// to two (odd channels left, even channels right).
     ///

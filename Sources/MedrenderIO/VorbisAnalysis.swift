@@ -1,4 +1,5 @@
 import CVorbis
+import MedrenderCore
 
 /// The shape of one Vorbis block as the encoder chose it: where its centre falls and which of the
 /// two block sizes it and its neighbours have.
@@ -22,17 +23,8 @@ extension Float: VorbisSample {
 }
 
 extension Int16: VorbisSample {
-    /// The value of one step of the audio a pieced stream holds: 2^-14, so that full scale and
-    /// 6 dB over it fit (a stem may peak over full scale) and a sample goes to a float and back
-    /// exactly. Its rounding is 95 dB under full scale, far under what Vorbis itself takes away.
-    static let heldStep: Float = 1.0 / 16384
-
-    @inline(__always) var vorbisValue: Float { Float(self) * Int16.heldStep }
-
-    /// `x` rounded to the nearest step of `heldStep` (within ±2, the held range).
-    @inline(__always) init(held x: Float) {
-        self.init(Swift.max(-32768, Swift.min(32767, (x * 16384).rounded())))
-    }
+    /// At `Int16.heldStep`, as a pieced stream holds its audio.
+    @inline(__always) var vorbisValue: Float { heldValue }
 }
 
 /// One libvorbis analysis (`vorbis_info`, `vorbis_dsp_state`, `vorbis_block`) without an Ogg stream:

@@ -1,6 +1,7 @@
 import Foundation
 @testable import Medrender
 import MedrenderCore
+import MedrenderIO
 import MedrenderPresets
 import MedrenderTestSupport
 import Testing
@@ -52,6 +53,30 @@ import Testing
         let a = try Data(contentsOf: URL(fileURLWithPath: dir.file("a.wav")))
         #expect(a == (try Data(contentsOf: URL(fileURLWithPath: dir.file("b.wav")))))
         #expect(a == (try Data(contentsOf: URL(fileURLWithPath: dir.file("fresh.wav")))))
+    }
+
+    /// A bed is decoded straight into 16 bits (at its own rate) or rounded once resampled, and
+    /// its loop baked so: within two steps of the loop baked from floats, never held in floats.
+    @Test(arguments: [48000, 8000])
+    func aBedIsLoadedAndBakedInSixteenBits(rate: Int) throws {
+        let dir = TemporaryDirectory("prepared-bed")
+        var request = try Self.boxBreath(output: dir.file("a.wav"))
+        request.options.rate = rate
+        let prepared = try Renderer.prepare(request)
+        let bed = try #require(prepared.plan.beds.first { $0.generator == nil })
+        let loop = try #require(prepared.assets.loops.first { $0.key.sound == bed.sound && $0.key.seamFrames == bed.seamFrames }?.value)
+        #expect(loop.scale == Int16.heldStep)
+        #expect(prepared.assets.beds.isEmpty, "the bed's sound is let go once its loop is baked")
+        #expect(prepared.assets.sounds.isEmpty, "no sound is held in floats")
+        // The same bed in floats: decoded, its offset out, resampled, baked.
+        let path = try #require(request.job().sounds.sounds[bed.sound]).path
+        let reader = try SoundFileReader(path: path)
+        let decoded = try Resampler.resample(try reader.readAll().withoutDCOffset(), from: reader.rate, to: rate)
+        let floats = LoopedBed.bake(decoded, seamFrames: Int(bed.seamFrames))
+        #expect(floats.samples.count == loop.samples.count)
+        var worst: Float = 0
+        for (a, b) in zip(floats.samples, loop.samples) { worst = max(worst, abs(a - b.heldValue)) }
+        #expect(worst <= 2 * Int16.heldStep, "the 16-bit loop is \(worst / Int16.heldStep) steps from the float one")
     }
 
     /// A prepared render refuses to write over a file it reads.

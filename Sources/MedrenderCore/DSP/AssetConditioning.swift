@@ -39,4 +39,26 @@ extension AudioAsset {
             }
         }
     }
+
+    /// Takes each channel's mean out of 16-bit samples held at `Int16.heldStep`, in place (each
+    /// sample rounded again to the step).
+    public static func removeDCOffset(fromHeld samples: inout [Int16], channels: Int) {
+        let frames = samples.count / channels
+        guard frames > 0 else { return }
+        var means = [Double](repeating: 0, count: channels)
+        samples.withUnsafeBufferPointer { p in
+            for c in 0..<channels {
+                var sum = 0.0
+                for f in 0..<frames { sum += Double(p[f * channels + c]) }
+                means[c] = sum / Double(frames)
+            }
+        }
+        guard means.contains(where: { $0 != 0 }) else { return }
+        samples.withUnsafeMutableBufferPointer { p in
+            for c in 0..<channels {
+                let mean = means[c]
+                for f in 0..<frames { p[f * channels + c] = Int16(Swift.max(-32768, Swift.min(32767, (Double(p[f * channels + c]) - mean).rounded()))) }
+            }
+        }
+    }
 }

@@ -123,4 +123,28 @@ public struct QuantizedAsset: Sendable {
 
     /// The sound as 32-bit floats.
     public var floats: [Float] { samples.map { Float($0) * scale } }
+
+    /// Samples held at the fixed step `Int16.heldStep` (a bed decoded straight into 16 bits, a
+    /// loop baked from one).
+    public init(channels: Int, held samples: [Int16]) {
+        precondition(channels == 1 || channels == 2, "assets are mono or stereo")
+        precondition(samples.count % channels == 0, "samples must be whole frames")
+        self.init(channels: channels, samples: samples, scale: Int16.heldStep)
+    }
+}
+
+extension Int16 {
+    /// A fixed step for audio held in 16 bits before its peak is known: 2^-14, so that full scale
+    /// and 6 dB over it fit and a sample goes to a float and back exactly. Its rounding is 95 dB
+    /// under full scale. A bed is decoded straight into it (never held in floats), and a pieced
+    /// OGG holds the audio handed to its encoders in it.
+    public static let heldStep: Float = 1.0 / 16384
+
+    /// `x` rounded to the nearest step of `heldStep` (within ±2, the held range).
+    @inline(__always) public init(held x: Float) {
+        self.init(Swift.max(-32768, Swift.min(32767, (x * 16384).rounded())))
+    }
+
+    /// The value held, at `heldStep`.
+    @inline(__always) public var heldValue: Float { Float(self) * Int16.heldStep }
 }

@@ -30,7 +30,8 @@ public enum LoopedBed {
     /// Bakes the seam into `samples` (interleaved, `channels` of them) in place: the sound's tail
     /// fades into its first `seamFrames`, and what follows the loop is dropped. The same samples
     /// as `bake(_:seamFrames:)`, without a second copy of a long bed.
-    public static func bake(_ samples: inout [Float], channels: Int, seamFrames requested: Int) {
+    /// A bed held in 16 bits (`Int16.heldStep`) is baked so too, each blended frame rounded again.
+    public static func bake<Sample: BedSample>(_ samples: inout [Sample], channels: Int, seamFrames requested: Int) {
         let frames = samples.count / channels
         let seam = min(max(0, requested), frames / 2)
         guard seam > 0 else { return }
@@ -56,9 +57,9 @@ public enum LoopedBed {
                 for ch in 0..<channels {
                     // The head's frame is read before it is written; the tail (from loopFrames ≥
                     // seam on) never is.
-                    let head = p[i * channels + ch]
-                    let tail = p[(loopFrames + i) * channels + ch]
-                    p[i * channels + ch] = head * fadeIn + tail * fadeOut
+                    let head = p[i * channels + ch].bedValue
+                    let tail = p[(loopFrames + i) * channels + ch].bedValue
+                    p[i * channels + ch] = Sample(bedValue: head * fadeIn + tail * fadeOut)
                 }
             }
         }
@@ -67,15 +68,31 @@ public enum LoopedBed {
 
     /// The normalized correlation of the recording's first `seam` frames with the `seam` frames
     /// from `loopFrames` (the two ends the seam blends), over all channels, −1…1.
-    static func correlation(_ samples: [Float], channels: Int, seam: Int, loopFrames: Int) -> Double {
+    static func correlation<Sample: BedSample>(_ samples: [Sample], channels: Int, seam: Int, loopFrames: Int) -> Double {
         var ht = 0.0, hh = 0.0, tt = 0.0
         samples.withUnsafeBufferPointer { p in
             let tailStart = loopFrames * channels
             for k in 0..<(seam * channels) {
-                let h = Double(p[k]), t = Double(p[tailStart + k])
+                let h = Double(p[k].bedValue), t = Double(p[tailStart + k].bedValue)
                 ht += h * t; hh += h * h; tt += t * t
             }
         }
         return hh > 0 && tt > 0 ? ht / (hh * tt).squareRoot() : 0
     }
+}
+
+/// A sample of a bed: a float, or 16 bits held at `Int16.heldStep`.
+public protocol BedSample {
+    var bedValue: Float { get }
+    init(bedValue: Float)
+}
+
+extension Float: BedSample {
+    @inline(__always) public var bedValue: Float { self }
+    @inline(__always) public init(bedValue: Float) { self = bedValue }
+}
+
+extension Int16: BedSample {
+    @inline(__always) public var bedValue: Float { heldValue }
+    @inline(__always) public init(bedValue: Float) { self.init(held: bedValue) }
 }

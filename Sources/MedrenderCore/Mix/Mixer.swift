@@ -12,15 +12,21 @@ public struct MixAssets: Sendable {
     public private(set) var loops: [LoopKey: QuantizedAsset] = [:]
     /// Sounds played as they are (clips, a cue's sound), held as 16-bit samples.
     public private(set) var played: [SoundRef: QuantizedAsset] = [:]
+    /// Beds' sounds decoded straight into 16 bits (`Int16.heldStep`), before their seams are
+    /// baked: a render loads its beds so, never in floats. Let go once baked.
+    public private(set) var beds: [SoundRef: QuantizedAsset] = [:]
 
     public struct LoopKey: Hashable, Sendable {
         public var sound: SoundRef
         public var seamFrames: Int64
     }
 
-    /// `played`: sounds already rounded as they play (a render rounds each as it loads).
-    public init(sounds: [SoundRef: AudioAsset], played: [SoundRef: QuantizedAsset] = [:], facts: [SoundRef: SoundFacts] = [:]) {
+    /// `played`: sounds already rounded as they play (a render rounds each as it loads); `beds`:
+    /// beds' sounds held in 16 bits at `Int16.heldStep`.
+    public init(sounds: [SoundRef: AudioAsset], beds: [SoundRef: QuantizedAsset] = [:], played: [SoundRef: QuantizedAsset] = [:],
+                facts: [SoundRef: SoundFacts] = [:]) {
         self.sounds = sounds
+        self.beds = beds
         self.played = played
         self.facts = facts
     }
@@ -47,14 +53,36 @@ public struct MixAssets: Sendable {
         let beds = plan.beds.filter { $0.generator == nil }
         // A bed's sound loaded only as it plays (none is, but for a session whose beds the
         // render did not know of): its floats back from the 16 bits.
-        for bed in beds where sounds[bed.sound] == nil {
+        for bed in beds where sounds[bed.sound] == nil && self.beds[bed.sound] == nil {
             if let asset = played[bed.sound] { sounds[bed.sound] = AudioAsset(channels: asset.channels, samples: asset.floats) }
+        }
+        // A bed's sound that also plays as it is (a clip, a cue's sound) plays as it was held.
+        for ref in playedAsIs where played[ref] == nil && sounds[ref] == nil {
+            if let held = self.beds[ref] { played[ref] = held }
         }
         for (index, bed) in beds.enumerated() {
             let key = LoopKey(sound: bed.sound, seamFrames: bed.seamFrames)
-            guard loops[key] == nil, sounds[bed.sound] != nil else { continue }
+            guard loops[key] == nil else { continue }
             let neededLater = playedAsIs.contains(bed.sound)
                 || beds[(index + 1)...].contains { $0.sound == bed.sound && $0.seamFrames != bed.seamFrames }
+            if let held = self.beds[bed.sound] {
+                // Held in 16 bits: baked so, in place at its last use.
+                if !neededLater { self.beds[bed.sound] = nil }
+                var samples = held.samples
+                let channels = held.channels
+                _ = consume held
+                LoopedBed.bake(&samples, channels: channels, seamFrames: Int(bed.seamFrames))
+                // Copied to its own length: the seam's frames cut from its end would stay
+                // allocated for the whole render (0.5 MiB of a 31-s bed with a 3-s seam).
+                let loop = [Int16](unsafeUninitializedCapacity: samples.count) { buffer, count in
+                    _ = buffer.initialize(from: samples)
+                    count = samples.count
+                }
+                samples = []
+                loops[key] = QuantizedAsset(channels: channels, held: loop)
+                continue
+            }
+            guard sounds[bed.sound] != nil else { continue }
             if neededLater {
                 loops[key] = QuantizedAsset(quantizing: LoopedBed.bake(sounds[bed.sound]!, seamFrames: Int(bed.seamFrames)))
             } else {
@@ -69,6 +97,7 @@ public struct MixAssets: Sendable {
             }
         }
         for bed in plan.beds where !playedAsIs.contains(bed.sound) { sounds[bed.sound] = nil }
+        self.beds = [:]
         for ref in playedAsIs where played[ref] == nil {
             guard let asset = sounds.removeValue(forKey: ref) else { continue }
             played[ref] = QuantizedAsset(quantizing: asset)
@@ -227,6 +256,10 @@ public final class Mixer {
                 // Baked once by the render (MixAssets.bake); baked here only when it was not.
                 guard let loop = assets.loops[key] ?? assets.sounds[bed.sound].map({
                     QuantizedAsset(quantizing: LoopedBed.bake($0, seamFrames: Int(bed.seamFrames)))
+                }) ?? assets.beds[bed.sound].map({ held in
+                    var samples = held.samples
+                    LoopedBed.bake(&samples, channels: held.channels, seamFrames: Int(bed.seamFrames))
+                    return QuantizedAsset(channels: held.channels, held: samples)
                 }) else { preconditionFailure("sound \(bed.sound) was not loaded") }
                 loopList.append(loop)
                 i = loopList.count - 1
