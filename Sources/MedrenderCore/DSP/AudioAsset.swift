@@ -26,9 +26,10 @@ public struct AudioAsset: Sendable {
 
 /// A sound as the mixer plays it, held as 16-bit samples and a scale: half the memory of 32-bit
 /// floats. A bed's loop (30 to 60 s, the longest sound a render holds), a clip (a voice, a bell)
-/// and a cue's tone are held so. A sample's value is `Float(samples[i]) * scale`; the scale puts
-/// the sound's peak at full scale, so what the 16 bits add is 96 dB under the sound's own peak,
-/// and further under its level in the mix.
+/// and a cue's tone are held so. A sample's value is `Float(samples[i]) * scale`. A clip's or a
+/// tone's scale puts its peak at full scale, so what the 16 bits add is 96 dB under the sound's own
+/// peak, and further under its level in the mix; a bed, decoded straight into 16 bits before its
+/// peak is known, is held at the fixed step `Int16.heldStep` (95 dB under full scale).
 public struct QuantizedAsset: Sendable {
     /// 1 (mono) or 2 (stereo).
     public let channels: Int
