@@ -227,11 +227,11 @@ public final class SoundFileReader {
             }
             if got == 0 { break }
             if channels > 2 { Self.fold(buffer, channels: channels, frames: got, into: &folded) }
-            let block = channels > 2 ? folded[0..<(got * 2)] : buffer[0..<(got * channels)]
-            if block.contains(where: { !$0.isFinite }) {
+            let frames = channels > 2 ? folded[0..<(got * 2)] : buffer[0..<(got * channels)]
+            if frames.contains(where: { !$0.isFinite }) {
                 throw IOError(.badData, "holds samples that are not numbers (NaN or infinity)", path: path)
             }
-            samples.append(contentsOf: block.lazy.map(Int16.init(held:)))
+            samples.append(contentsOf: frames.lazy.map(Int16.init(held:)))
             if Int64(samples.count / outChannels) > maximumFrames {
                 throw tooLong(frames: Int64(samples.count / outChannels), maximumFrames: maximumFrames)
             }
