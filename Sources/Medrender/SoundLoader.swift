@@ -62,7 +62,7 @@ enum SoundLoader {
                 var samples = asset.samples
                 let channels = asset.channels
                 asset = QuantizedAsset(channels: channels, held: [])
-                AudioAsset.removeDCOffset(fromHeld: &samples, channels: channels)
+                AudioAsset.removeDCOffset(from: &samples, channels: channels)
                 asset = QuantizedAsset(channels: channels, held: samples)
                 return (.held(asset), try loudness(ofHeld: asset, rate: rate))
             }

@@ -212,11 +212,27 @@ public final class SoundFileReader {
     /// Every frame, as `readAll` reads them (a file of more than two channels folded to stereo),
     /// rounded to 16 bits at `Int16.heldStep` a block at a time: a long bed is never held in floats.
     public func readAllHeld(maximumFrames: Int64? = nil) throws(IOError) -> QuantizedAsset {
+        QuantizedAsset(channels: min(channels, 2), held: try readAll(maximumFrames: maximumFrames, as: Int16.init(held:)))
+    }
+
+    /// Reads the whole file, in blocks, as mono or stereo: more than two channels are folded down
+    /// to two (odd channels left, even channels right).
+    ///
+    /// - Parameter maximumFrames: refuse longer files, so a sound cannot exhaust memory; by
+    ///   default, as many as `maximumSamples` allows.
+    public func readAll(maximumFrames: Int64? = nil) throws(IOError) -> AudioAsset {
+        AudioAsset(channels: min(channels, 2), samples: try readAll(maximumFrames: maximumFrames, as: { $0 }))
+    }
+
+    /// The whole file's interleaved samples, mono or stereo, each made by `convert` as its block
+    /// is read.
+    private func readAll<Sample>(maximumFrames: Int64?, as convert: (Float) -> Sample) throws(IOError) -> [Sample] {
         let outChannels = min(channels, 2)
         let maximumFrames = maximumFrames ?? Int64(Self.maximumSamples / outChannels)
         guard frameCount <= maximumFrames else { throw tooLong(frames: frameCount, maximumFrames: maximumFrames) }
-        var samples: [Int16] = []
-        // The header's length is a hint (as in `readAll`): at most 32 MiB reserved up front.
+        var samples: [Sample] = []
+        // The header's length is a hint, not a promise (a small file may claim hours): reserve at
+        // most 2^24 samples up front and let the rest grow as it is read.
         samples.reserveCapacity(min(Int(max(0, frameCount)) * outChannels, 1 << 24))
         let block = 4096
         var buffer = [Float](repeating: 0, count: block * channels)
@@ -231,49 +247,12 @@ public final class SoundFileReader {
             if frames.contains(where: { !$0.isFinite }) {
                 throw IOError(.badData, "holds samples that are not numbers (NaN or infinity)", path: path)
             }
-            samples.append(contentsOf: frames.lazy.map(Int16.init(held:)))
+            samples.append(contentsOf: frames.lazy.map(convert))
             if Int64(samples.count / outChannels) > maximumFrames {
                 throw tooLong(frames: Int64(samples.count / outChannels), maximumFrames: maximumFrames)
             }
         }
-        return QuantizedAsset(channels: outChannels, held: samples)
-    }
-
-    /// Reads the whole file, in blocks, as mono or stereo: more than two channels are folded down
-    /// to two (odd channels left, even channels right).
-    ///
-    /// - Parameter maximumFrames: refuse longer files, so a sound cannot exhaust memory; by
-    ///   default, as many as `maximumSamples` allows.
-    public func readAll(maximumFrames: Int64? = nil) throws(IOError) -> AudioAsset {
-        let outChannels = min(channels, 2)
-        let maximumFrames = maximumFrames ?? Int64(Self.maximumSamples / outChannels)
-        guard frameCount <= maximumFrames else { throw tooLong(frames: frameCount, maximumFrames: maximumFrames) }
-        var samples: [Float] = []
-        // The header's length is a hint, not a promise (a small file may claim hours): reserve at
-        // most 64 MiB up front and let the rest grow as it is read.
-        samples.reserveCapacity(min(Int(max(0, frameCount)) * outChannels, 1 << 24))
-        let block = 4096
-        var buffer = [Float](repeating: 0, count: block * channels)
-        var folded = [Float](repeating: 0, count: block * 2)
-        while true {
-            let got = try buffer.withUnsafeMutableBufferPointer { (p) throws(IOError) -> Int in
-                try read(into: p.baseAddress!, frameCount: block)
-            }
-            if got == 0 { break }
-            if channels <= 2 {
-                samples.append(contentsOf: buffer[0..<(got * channels)])
-            } else {
-                Self.fold(buffer, channels: channels, frames: got, into: &folded)
-                samples.append(contentsOf: folded[0..<(got * 2)])
-            }
-            if Int64(samples.count / outChannels) > maximumFrames {
-                throw tooLong(frames: Int64(samples.count / outChannels), maximumFrames: maximumFrames)
-            }
-        }
-        if samples.contains(where: { !$0.isFinite }) {
-            throw IOError(.badData, "holds samples that are not numbers (NaN or infinity)", path: path)
-        }
-        return AudioAsset(channels: outChannels, samples: samples)
+        return samples
     }
 }
 

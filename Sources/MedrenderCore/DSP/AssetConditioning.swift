@@ -8,8 +8,10 @@ extension AudioAsset {
     }
 
     /// Takes each channel's mean out of `samples` (interleaved, `channels` of them), in place: a
-    /// sound as it loads is not copied to lose its offset.
-    public static func removeDCOffset(from samples: inout [Float], channels: Int) {
+    /// sound as it loads is not copied to lose its offset. Floats, or 16 bits at `Int16.heldStep`
+    /// (each sample rounded again to the step).
+    @inlinable
+    public static func removeDCOffset<Sample: SoundSample>(from samples: inout [Sample], channels: Int) {
         let frames = samples.count / channels
         guard frames > 0 else { return }
         // Each channel summed in frame order, by stride (no division a sample).
@@ -19,15 +21,15 @@ extension AudioAsset {
                 // Both sums in one loop: two chains of additions side by side, each in its order.
                 var left = 0.0, right = 0.0
                 for f in 0..<frames {
-                    left += Double(p[2 * f])
-                    right += Double(p[2 * f + 1])
+                    left += Double(p[2 * f].soundValue)
+                    right += Double(p[2 * f + 1].soundValue)
                 }
                 means = [left / Double(frames), right / Double(frames)]
                 return
             }
             for c in 0..<channels {
                 var sum = 0.0
-                for f in 0..<frames { sum += Double(p[f * channels + c]) }
+                for f in 0..<frames { sum += Double(p[f * channels + c].soundValue) }
                 means[c] = sum / Double(frames)
             }
         }
@@ -35,29 +37,9 @@ extension AudioAsset {
         samples.withUnsafeMutableBufferPointer { p in
             for c in 0..<channels {
                 let mean = means[c]
-                for f in 0..<frames { p[f * channels + c] = Float(Double(p[f * channels + c]) - mean) }
-            }
-        }
-    }
-
-    /// Takes each channel's mean out of 16-bit samples held at `Int16.heldStep`, in place (each
-    /// sample rounded again to the step).
-    public static func removeDCOffset(fromHeld samples: inout [Int16], channels: Int) {
-        let frames = samples.count / channels
-        guard frames > 0 else { return }
-        var means = [Double](repeating: 0, count: channels)
-        samples.withUnsafeBufferPointer { p in
-            for c in 0..<channels {
-                var sum = 0.0
-                for f in 0..<frames { sum += Double(p[f * channels + c]) }
-                means[c] = sum / Double(frames)
-            }
-        }
-        guard means.contains(where: { $0 != 0 }) else { return }
-        samples.withUnsafeMutableBufferPointer { p in
-            for c in 0..<channels {
-                let mean = means[c]
-                for f in 0..<frames { p[f * channels + c] = Int16(Swift.max(-32768, Swift.min(32767, (Double(p[f * channels + c]) - mean).rounded()))) }
+                for f in 0..<frames {
+                    p[f * channels + c] = Sample(soundValue: Float(Double(p[f * channels + c].soundValue) - mean))
+                }
             }
         }
     }

@@ -31,7 +31,7 @@ public enum LoopedBed {
     /// fades into its first `seamFrames`, and what follows the loop is dropped. The same samples
     /// as `bake(_:seamFrames:)`, without a second copy of a long bed.
     /// A bed held in 16 bits (`Int16.heldStep`) is baked so too, each blended frame rounded again.
-    public static func bake<Sample: BedSample>(_ samples: inout [Sample], channels: Int, seamFrames requested: Int) {
+    public static func bake<Sample: SoundSample>(_ samples: inout [Sample], channels: Int, seamFrames requested: Int) {
         let frames = samples.count / channels
         let seam = min(max(0, requested), frames / 2)
         guard seam > 0 else { return }
@@ -57,9 +57,9 @@ public enum LoopedBed {
                 for ch in 0..<channels {
                     // The head's frame is read before it is written; the tail (from loopFrames ≥
                     // seam on) never is.
-                    let head = p[i * channels + ch].bedValue
-                    let tail = p[(loopFrames + i) * channels + ch].bedValue
-                    p[i * channels + ch] = Sample(bedValue: head * fadeIn + tail * fadeOut)
+                    let head = p[i * channels + ch].soundValue
+                    let tail = p[(loopFrames + i) * channels + ch].soundValue
+                    p[i * channels + ch] = Sample(soundValue: head * fadeIn + tail * fadeOut)
                 }
             }
         }
@@ -68,12 +68,12 @@ public enum LoopedBed {
 
     /// The normalized correlation of the recording's first `seam` frames with the `seam` frames
     /// from `loopFrames` (the two ends the seam blends), over all channels, −1…1.
-    static func correlation<Sample: BedSample>(_ samples: [Sample], channels: Int, seam: Int, loopFrames: Int) -> Double {
+    static func correlation<Sample: SoundSample>(_ samples: [Sample], channels: Int, seam: Int, loopFrames: Int) -> Double {
         var ht = 0.0, hh = 0.0, tt = 0.0
         samples.withUnsafeBufferPointer { p in
             let tailStart = loopFrames * channels
             for k in 0..<(seam * channels) {
-                let h = Double(p[k].bedValue), t = Double(p[tailStart + k].bedValue)
+                let h = Double(p[k].soundValue), t = Double(p[tailStart + k].soundValue)
                 ht += h * t; hh += h * h; tt += t * t
             }
         }
@@ -81,18 +81,18 @@ public enum LoopedBed {
     }
 }
 
-/// A sample of a bed: a float, or 16 bits held at `Int16.heldStep`.
-public protocol BedSample {
-    var bedValue: Float { get }
-    init(bedValue: Float)
+/// A sample of a sound as loaded: a float, or 16 bits held at `Int16.heldStep` (a bed's).
+public protocol SoundSample {
+    var soundValue: Float { get }
+    init(soundValue: Float)
 }
 
-extension Float: BedSample {
-    @inline(__always) public var bedValue: Float { self }
-    @inline(__always) public init(bedValue: Float) { self = bedValue }
+extension Float: SoundSample {
+    @inline(__always) public var soundValue: Float { self }
+    @inline(__always) public init(soundValue: Float) { self = soundValue }
 }
 
-extension Int16: BedSample {
-    @inline(__always) public var bedValue: Float { heldValue }
-    @inline(__always) public init(bedValue: Float) { self.init(held: bedValue) }
+extension Int16: SoundSample {
+    @inline(__always) public var soundValue: Float { heldValue }
+    @inline(__always) public init(soundValue: Float) { self.init(held: soundValue) }
 }

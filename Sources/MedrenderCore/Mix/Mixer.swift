@@ -71,15 +71,7 @@ public struct MixAssets: Sendable {
                 var samples = held.samples
                 let channels = held.channels
                 _ = consume held
-                LoopedBed.bake(&samples, channels: channels, seamFrames: Int(bed.seamFrames))
-                // Copied to its own length: the seam's frames cut from its end would stay
-                // allocated for the whole render (0.5 MiB of a 31-s bed with a 3-s seam).
-                let loop = [Int16](unsafeUninitializedCapacity: samples.count) { buffer, count in
-                    _ = buffer.initialize(from: samples)
-                    count = samples.count
-                }
-                samples = []
-                loops[key] = QuantizedAsset(channels: channels, held: loop)
+                loops[key] = Self.loop(baking: &samples, channels: channels, seamFrames: bed.seamFrames)
                 continue
             }
             guard sounds[bed.sound] != nil else { continue }
@@ -106,6 +98,19 @@ public struct MixAssets: Sendable {
             tones[key] = QuantizedAsset(quantizing: ToneSynth.tone(timbre: key.timbre, pitchHertz: key.pitchHertz,
                                                                    frameCount: key.frameCount, rate: key.rate))
         }
+    }
+
+    /// A bed's sound held in 16 bits, with its seam baked in (in place when `samples` is held
+    /// nowhere else; left empty), copied to its own length: the seam's frames cut from its end
+    /// would stay allocated for the whole render (0.5 MiB of a 31-s bed with a 3-s seam).
+    static func loop(baking samples: inout [Int16], channels: Int, seamFrames: Int64) -> QuantizedAsset {
+        LoopedBed.bake(&samples, channels: channels, seamFrames: Int(seamFrames))
+        let loop = [Int16](unsafeUninitializedCapacity: samples.count) { buffer, count in
+            _ = buffer.initialize(from: samples)
+            count = samples.count
+        }
+        samples = []
+        return QuantizedAsset(channels: channels, held: loop)
     }
 
     /// The tone of `key`: the one baked, or synthesized now.
@@ -258,8 +263,7 @@ public final class Mixer {
                     QuantizedAsset(quantizing: LoopedBed.bake($0, seamFrames: Int(bed.seamFrames)))
                 }) ?? assets.beds[bed.sound].map({ held in
                     var samples = held.samples
-                    LoopedBed.bake(&samples, channels: held.channels, seamFrames: Int(bed.seamFrames))
-                    return QuantizedAsset(channels: held.channels, held: samples)
+                    return MixAssets.loop(baking: &samples, channels: held.channels, seamFrames: bed.seamFrames)
                 }) else { preconditionFailure("sound \(bed.sound) was not loaded") }
                 loopList.append(loop)
                 i = loopList.count - 1
