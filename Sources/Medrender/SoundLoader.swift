@@ -64,7 +64,7 @@ enum SoundLoader {
                 asset = QuantizedAsset(channels: channels, held: [])
                 AudioAsset.removeDCOffset(from: &samples, channels: channels)
                 asset = QuantizedAsset(channels: channels, held: samples)
-                return (.held(asset), try loudness(ofHeld: asset, rate: rate))
+                return (.held(asset), loudness(of: asset.samples, channels: channels, rate: rate))
             }
             var asset = try reader.readAll()
             guard asset.frameCount > 0 else { throw empty }
@@ -82,28 +82,27 @@ enum SoundLoader {
             asset = try Resampler.resample(AudioAsset(channels: channels, samples: samples), from: reader.rate, to: rate)
             if held {
                 let rounded = QuantizedAsset(channels: asset.channels, held: asset.samples.map(Int16.init(held:)))
-                return (.held(rounded), try loudness(ofHeld: rounded, rate: rate))
+                return (.held(rounded), loudness(of: rounded.samples, channels: rounded.channels, rate: rate))
             }
-            let asPlayed = try loudness(of: asset, rate: rate)
-            let folded = asset.channels == 2 ? try foldedLoudness(of: asset, rate: rate) : asPlayed
-            return (.floats(asset), SoundLoudness(stereo: asPlayed, mono: folded))
+            return (.floats(asset), loudness(of: asset.samples, channels: asset.channels, rate: rate))
         }
     }
 
-    /// The loudness of a sound held in 16 bits, as it plays and folded into mono: read a block at
-    /// a time into floats.
-    static func loudness(ofHeld asset: QuantizedAsset, rate: Int) throws(IOError) -> SoundLoudness {
-        let channels = asset.channels
+    /// A sound's integrated loudness as it plays (mono as dual mono) and, for a stereo sound,
+    /// folded into mono, by the BS.1770 gate pass 1 uses (it agrees with libebur128, several times
+    /// faster): floats or 16-bit samples, read a block at a time, so a long bed is held once.
+    static func loudness<Sample: SoundSample>(of samples: [Sample], channels: Int, rate: Int) -> SoundLoudness {
+        let frameCount = samples.count / channels
         let meter = LoudnessGate(channels: channels, rate: rate)
         let foldedMeter = channels == 2 ? LoudnessGate(channels: 1, rate: rate) : nil
         let block = 4096
         var floats = [Float](repeating: 0, count: block * channels)
         var folded = [Float](repeating: 0, count: block)
-        asset.samples.withUnsafeBufferPointer { p in
+        samples.withUnsafeBufferPointer { p in
             var at = 0
-            while at < asset.frameCount {
-                let n = min(block, asset.frameCount - at)
-                for i in 0..<(n * channels) { floats[i] = p[at * channels + i].heldValue }
+            while at < frameCount {
+                let n = min(block, frameCount - at)
+                for i in 0..<(n * channels) { floats[i] = p[at * channels + i].soundValue }
                 floats.withUnsafeBufferPointer { meter.add($0.baseAddress!, frameCount: n) }
                 if let foldedMeter {
                     for f in 0..<n { folded[f] = (floats[2 * f] + floats[2 * f + 1]) * 0.5 }
@@ -114,35 +113,5 @@ enum SoundLoader {
         }
         let stereo = meter.integratedLoudness, mono = foldedMeter?.integratedLoudness ?? stereo
         return SoundLoudness(stereo: stereo.isFinite ? stereo : nil, mono: mono.isFinite ? mono : nil)
-    }
-
-    /// The integrated loudness of a sound, measured as it will play (mono as dual mono), by the
-    /// BS.1770 gate pass 1 uses (it agrees with libebur128, several times faster).
-    static func loudness(of asset: AudioAsset, rate: Int) throws(IOError) -> Double? {
-        let meter = LoudnessGate(channels: asset.channels, rate: rate)
-        asset.samples.withUnsafeBufferPointer { p in
-            meter.add(p.baseAddress!, frameCount: asset.frameCount)
-        }
-        let value = meter.integratedLoudness
-        return value.isFinite ? value : nil
-    }
-
-    /// The integrated loudness of a stereo sound folded into mono, as a mono output plays it:
-    /// folded a block at a time, so a long bed is not held twice.
-    static func foldedLoudness(of asset: AudioAsset, rate: Int) throws(IOError) -> Double? {
-        let meter = LoudnessGate(channels: 1, rate: rate)
-        let block = 4096
-        var folded = [Float](repeating: 0, count: block)
-        asset.samples.withUnsafeBufferPointer { p in
-            var at = 0
-            while at < asset.frameCount {
-                let n = min(block, asset.frameCount - at)
-                for f in 0..<n { folded[f] = (p[2 * (at + f)] + p[2 * (at + f) + 1]) * 0.5 }
-                folded.withUnsafeBufferPointer { meter.add($0.baseAddress!, frameCount: n) }
-                at += n
-            }
-        }
-        let value = meter.integratedLoudness
-        return value.isFinite ? value : nil
     }
 }
