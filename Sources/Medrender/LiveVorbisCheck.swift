@@ -88,7 +88,10 @@ final class LiveVorbisCheck: @unchecked Sendable {
                     condition.unlock()
                     break
                 }
-                swap(&batch, &queue)
+                // A batch at a time, the rest left waiting: what is held is the queue and one batch.
+                let n = min(Self.batch, queue.count)
+                batch.append(contentsOf: queue[..<n])
+                queue.removeFirst(n)
                 condition.broadcast()
                 condition.unlock()
                 for packet in batch {
