@@ -47,20 +47,33 @@ enum SoundLoader {
         return try results.value.map { try $0!.get() }
     }
 
-    /// Loads a sound at `rate`: `held` (a bed) in 16 bits at `Int16.heldStep`, decoded straight
-    /// into them when the file is at the rate (a 31-s stereo bed is 5.5 MiB so, where its floats
-    /// would be 11 MiB), else resampled in floats and then rounded; otherwise in floats.
+    /// Loads a sound at `rate`: `held` (a bed) in 16 bits at `Int16.heldStep`, decoded (and
+    /// resampled) straight into them a block at a time; otherwise in floats.
     static func load(_ sound: ResolvedSound, rate: Int, cache: SoundCache, held: Bool) throws -> (asset: DecodedSound, loudness: SoundLoudness) {
         let path = sound.path
         return try cache.sound(at: path, rate: rate, held: held) {
             let reader = try SoundFileReader(path: path)
             let empty = IOError(.badData, "holds no audio; the sound '\(sound.ref)' needs at least one frame", path: path)
-            if held, reader.rate == rate {
-                var asset = try reader.readAllHeld()
+            // Resampled, it must fit in memory too (a long sound at 192000 Hz is 4 times larger):
+            // by the header's length here, and by the frames decoded as it is read.
+            func refuseLarger(samples: Double, bytesPerSample: Int) throws {
+                guard samples > Double(SoundFileReader.maximumSamples) else { return }
+                let gib = samples * Double(bytesPerSample) / Double(1 << 30)
+                let most = Double(SoundFileReader.maximumSamples * bytesPerSample) / Double(1 << 30)
+                throw IOError(.badData, String(format: "would take %.1f GiB at %d Hz; medrender holds each sound in memory, up to %.0f GiB: render at a lower --rate or use a shorter sound", gib, rate, most), path: path)
+            }
+            let channels = min(reader.channels, 2)
+            if held {
+                // Decoded, resampled when the file is at another rate, and rounded to 16 bits a
+                // block at a time (a 31-s stereo bed is 5.5 MiB so, where its floats would be
+                // 11 MiB, and as much again at another rate).
+                if reader.rate != rate, reader.frameCount <= Int64(SoundFileReader.maximumSamples / channels) {
+                    try refuseLarger(samples: Double(reader.frameCount * Int64(channels)) * Double(rate) / Double(reader.rate), bytesPerSample: 2)
+                }
+                var asset = try reader.readAllHeld(resampledTo: rate)
                 guard asset.frameCount > 0 else { throw empty }
                 // The offset comes out in place (one copy of a long bed at a time, not two).
                 var samples = asset.samples
-                let channels = asset.channels
                 asset = QuantizedAsset(channels: channels, held: [])
                 AudioAsset.removeDCOffset(from: &samples, channels: channels)
                 asset = QuantizedAsset(channels: channels, held: samples)
@@ -68,22 +81,12 @@ enum SoundLoader {
             }
             var asset = try reader.readAll()
             guard asset.frameCount > 0 else { throw empty }
-            // Resampled, it must fit in memory too (a long sound at 192000 Hz is 4 times larger).
-            let resampledSamples = Double(asset.samples.count) * Double(rate) / Double(reader.rate)
-            guard resampledSamples <= Double(SoundFileReader.maximumSamples) else {
-                let gib = resampledSamples * 4 / Double(1 << 30)
-                throw IOError(.badData, String(format: "would take %.1f GiB at %d Hz; medrender holds each sound in memory, up to 2 GiB: render at a lower --rate or use a shorter sound", gib, rate), path: path)
-            }
-            // The offset comes out in place (one copy of a long bed at a time, not two).
+            try refuseLarger(samples: Double(asset.samples.count) * Double(rate) / Double(reader.rate), bytesPerSample: 4)
+            // The offset comes out in place (one copy of a sound at a time, not two).
             var samples = asset.samples
-            let channels = asset.channels
             asset = AudioAsset(channels: channels, samples: [])
             AudioAsset.removeDCOffset(from: &samples, channels: channels)
             asset = try Resampler.resample(AudioAsset(channels: channels, samples: samples), from: reader.rate, to: rate)
-            if held {
-                let rounded = QuantizedAsset(channels: asset.channels, held: asset.samples.map(Int16.init(held:)))
-                return (.held(rounded), loudness(of: rounded.samples, channels: rounded.channels, rate: rate))
-            }
             return (.floats(asset), loudness(of: asset.samples, channels: asset.channels, rate: rate))
         }
     }

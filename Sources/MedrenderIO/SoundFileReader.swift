@@ -227,16 +227,63 @@ public final class SoundFileReader {
     /// The whole file's interleaved samples, mono or stereo, each made by `convert` as its block
     /// is read.
     private func readAll<Sample>(maximumFrames: Int64?, as convert: (Float) -> Sample) throws(IOError) -> [Sample] {
-        let outChannels = min(channels, 2)
-        let maximumFrames = maximumFrames ?? Int64(Self.maximumSamples / outChannels)
-        guard frameCount <= maximumFrames else { throw tooLong(frames: frameCount, maximumFrames: maximumFrames) }
         var samples: [Sample] = []
         // The header's length is a hint, not a promise (a small file may claim hours): reserve at
         // most 2^24 samples up front and let the rest grow as it is read.
-        samples.reserveCapacity(min(Int(max(0, frameCount)) * outChannels, 1 << 24))
+        samples.reserveCapacity(min(Int(max(0, frameCount)) * min(channels, 2), 1 << 24))
+        try readBlocks(maximumFrames: maximumFrames) { block in samples.append(contentsOf: block.lazy.map(convert)) }
+        return samples
+    }
+
+    /// Every frame resampled to `target` Hz (exactly `Resampler.targetLength` frames) and rounded
+    /// to 16 bits at `Int16.heldStep` a block at a time, as `readAllHeld` reads them: neither the
+    /// file's rate nor the target's is ever held in floats. The same as `readAllHeld` at the file's
+    /// own rate.
+    ///
+    /// - Parameter maximumSamples: refuse a file whose samples at `target` Hz would be more.
+    public func readAllHeld(resampledTo target: Int, maximumSamples: Int = SoundFileReader.maximumSamples) throws(IOError) -> QuantizedAsset {
+        let outChannels = min(channels, 2)
+        let maximumFrames = Int64(Double(maximumSamples / outChannels) * Double(rate) / Double(target))
+        if target == rate { return try readAllHeld(maximumFrames: maximumFrames) }
+        let resampler = try Resampler(channels: outChannels)
+        let ratio = Double(target) / Double(rate)
+        var samples: [Int16] = []
+        samples.reserveCapacity(min(Resampler.targetLength(frameCount: Int(max(0, frameCount)), from: rate, to: target) * outChannels, 1 << 24))
+        var frames = 0
+        let take = { (block: UnsafeBufferPointer<Float>, end: Bool) throws(IOError) in
+            do {
+                try resampler.process(block.baseAddress!, frameCount: block.count / outChannels, ratio: ratio, endOfInput: end) { p, n in
+                    samples.append(contentsOf: UnsafeBufferPointer(start: p, count: n * outChannels).lazy.map(Int16.init(held:)))
+                }
+            } catch let error as IOError { throw error } catch {
+                throw IOError(.library, "resampling failed", cause: "\(error)")
+            }
+        }
+        try readBlocks(maximumFrames: maximumFrames) { (block) throws(IOError) in
+            frames += block.count / outChannels
+            try block.withUnsafeBufferPointer { (p) throws(IOError) in try take(p, false) }
+        }
+        let none = [Float](repeating: 0, count: outChannels)
+        try none.withUnsafeBufferPointer { (p) throws(IOError) in try take(UnsafeBufferPointer(rebasing: p[0..<0]), true) }
+        let length = Resampler.targetLength(frameCount: frames, from: rate, to: target) * outChannels
+        if samples.count > length {
+            samples.removeLast(samples.count - length)
+        } else if samples.count < length {
+            samples.append(contentsOf: repeatElement(0, count: length - samples.count))
+        }
+        return QuantizedAsset(channels: outChannels, held: samples)
+    }
+
+    /// Reads the whole file a block at a time, as mono or stereo (more than two channels folded),
+    /// and hands each block's interleaved samples to `body`.
+    private func readBlocks(maximumFrames: Int64?, _ body: (ArraySlice<Float>) throws(IOError) -> Void) throws(IOError) {
+        let outChannels = min(channels, 2)
+        let maximumFrames = maximumFrames ?? Int64(Self.maximumSamples / outChannels)
+        guard frameCount <= maximumFrames else { throw tooLong(frames: frameCount, maximumFrames: maximumFrames) }
         let block = 4096
         var buffer = [Float](repeating: 0, count: block * channels)
         var folded = [Float](repeating: 0, count: block * 2)
+        var total: Int64 = 0
         while true {
             let got = try buffer.withUnsafeMutableBufferPointer { (p) throws(IOError) -> Int in
                 try read(into: p.baseAddress!, frameCount: block)
@@ -247,12 +294,10 @@ public final class SoundFileReader {
             if frames.contains(where: { !$0.isFinite }) {
                 throw IOError(.badData, "holds samples that are not numbers (NaN or infinity)", path: path)
             }
-            samples.append(contentsOf: frames.lazy.map(convert))
-            if Int64(samples.count / outChannels) > maximumFrames {
-                throw tooLong(frames: Int64(samples.count / outChannels), maximumFrames: maximumFrames)
-            }
+            total += Int64(got)
+            if total > maximumFrames { throw tooLong(frames: total, maximumFrames: maximumFrames) }
+            try body(frames)
         }
-        return samples
     }
 }
 

@@ -149,7 +149,7 @@ func waveBytes(rate: UInt32, channels: UInt16, frames: Int, value: Int16 = 1000)
         for i in 14..<18 { bytes[8 + i] = 0xFF }
         FileManager.default.createFile(atPath: dir.file("claims.flac"), contents: Data(bytes))
         for (sound, rate, message) in [("claims.flac", "8000", "is 2386:05:34 long; medrender holds each sound in memory"),
-                                       ("hour.flac", "192000", "would take 2.6 GiB at 192000 Hz")] {
+                                       ("hour.flac", "192000", "would take 1.3 GiB at 192000 Hz; medrender holds each sound in memory, up to 1 GiB")] {
             dir.write("p.yaml", "pattern: 4-0-4-0\nsettle: 2\nclosing: 2\nambience: [\(sound)]\n")
             let result = try runMedrender(["--preset", dir.file("p.yaml"), "--cycles", "1", "--rate", rate, "-o", dir.file("out.wav")])
             #expect(result.status == 65, "\(sound): \(result.stderr)")

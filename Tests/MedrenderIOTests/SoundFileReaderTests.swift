@@ -269,4 +269,40 @@ struct SoundFileReaderTests {
         let level = decibels(Double(asset.peak) / (0.125 / 2.0.squareRoot()))
         #expect(abs(level) < 1, "peak \(asset.peak)")
     }
+
+    /// A bed at another rate is resampled and rounded to 16 bits a block at a time: exactly the
+    /// resampled length, and each sample the float resampling's rounded (within a step: the
+    /// resampler fed in other blocks), mono and stereo, up and down.
+    @Test("a sound read into 16 bits at another rate is the float resampling, rounded", arguments: [
+        (44100, 48000, 1), (48000, 44100, 2), (48000, 8000, 2), (22050, 96000, 1), (48000, 48000, 2),
+    ])
+    func heldResampled(from: Int, to: Int, channels: Int) throws {
+        let dir = TemporaryDirectory("io-reader")
+        let path = dir.file("bed.wav")
+        let frames = from + from / 3
+        var samples = [Float](repeating: 0, count: frames * channels)
+        for f in 0..<frames {
+            for c in 0..<channels { samples[f * channels + c] = 0.5 * Float(sin(Double(f) * (0.01 + 0.02 * Double(c)))) }
+        }
+        try writeSoundFile(path, format: .float32, channels: channels, rate: from, samples: samples)
+        let held = try SoundFileReader(path: path).readAllHeld(resampledTo: to)
+        let floats = try Resampler.resample(try SoundFileReader(path: path).readAll(), from: from, to: to)
+        #expect(held.channels == channels)
+        #expect(held.scale == Int16.heldStep)
+        #expect(held.frameCount == Resampler.targetLength(frameCount: frames, from: from, to: to))
+        try #require(held.samples.count == floats.samples.count)
+        var worst: Float = 0
+        for (a, b) in zip(floats.samples, held.samples) { worst = max(worst, abs(a - b.heldValue)) }
+        #expect(worst <= Int16.heldStep, "\(worst / Int16.heldStep) steps from the float resampling")
+    }
+
+    /// A sound that would pass the most samples once resampled is refused as it is read.
+    @Test("a sound too long once resampled into 16 bits is bad data")
+    func heldResampledTooLong() throws {
+        let dir = TemporaryDirectory("io-reader")
+        let path = dir.file("bed.wav")
+        try writeSoundFile(path, format: .float32, channels: 1, rate: 8000, samples: [Float](repeating: 0.1, count: 8000))
+        #expect(throws: IOError.self) { try SoundFileReader(path: path).readAllHeld(resampledTo: 48000, maximumSamples: 40000) }
+        #expect(try SoundFileReader(path: path).readAllHeld(resampledTo: 48000, maximumSamples: 48000).frameCount == 48000)
+    }
 }
