@@ -221,6 +221,28 @@ func withCutCues(_ session: Session) -> Session {
         }
     }
 
+    /// A bed's sound loaded only as it plays (rounded to 16 bits, as a clip's is: a session whose
+    /// beds the render did not know of) is still looped: its loop is baked from those samples and
+    /// mixes as the same samples given in floats.
+    @Test func aBedLoadedOnlyAsItPlaysIsStillLooped() throws {
+        let (session, sounds) = Self.everyLayerSession(swell: .tone)
+        let facts = sounds.mapValues { SoundFacts(frameCount: Int64($0.frameCount)) }
+        let plan = try RenderPlan(session: session, options: RenderOptions(rate: 8000, length: .duration(.seconds(46))), sounds: facts)
+        let beds = [SoundRef("bed"), SoundRef("bed2")]
+        var played: [SoundRef: QuantizedAsset] = [:]
+        var floats = sounds
+        for ref in beds {
+            let rounded = QuantizedAsset(quantizing: sounds[ref]!)
+            played[ref] = rounded
+            floats[ref] = AudioAsset(channels: rounded.channels, samples: rounded.floats)
+        }
+        var onlyPlayed = MixAssets(sounds: sounds.filter { !beds.contains($0.key) }, played: played, facts: facts)
+        onlyPlayed.bake(for: plan)
+        #expect(Set(onlyPlayed.loops.keys.map(\.sound)) == Set(beds))
+        #expect(onlyPlayed.sounds.isEmpty)
+        #expect(mix(plan, assets: onlyPlayed) == mix(plan, assets: MixAssets(sounds: floats, facts: facts)))
+    }
+
     @Test(arguments: [0, 1, 4095, 4096, 4097, 8000 * 17 + 3, 8000 * 33 + 11], [BreathSwell.Kind.noise, .tone])
     func mixerStartedMidwayRendersWhatTheWholeMixHasThere(start: Int, swell: BreathSwell.Kind) throws {
         let (session, sounds) = Self.everyLayerSession(swell: swell)
