@@ -178,6 +178,10 @@ def pieced_rows(tmp, common, mix):
     lines = ["", "| OGG render (48 kHz stereo, every core) | peak RSS (MiB) | over `--version` (MiB) |", "| --- | --- | --- |",
              f"| `medrender --version` | {base:.1f} | 0 |"]
     lines += [f"| {m} min | {mem:.1f} | {mem - base:.1f} |" for m, mem in memory]
+    # The beds (48 kHz files) resampled as they load: the same session at the CD's rate.
+    cd = peak_rss([MEDRENDER, "--preset", PRESET, "--minutes", str(MINUTES), "--rate", "44100", "--quality", str(QUALITY),
+                   "-o", os.path.join(tmp, "mem-cd.ogg")])
+    lines.append(f"| {MINUTES} min at 44.1 kHz (the beds resampled as they load) | {cd:.1f} | {cd - base:.1f} |")
     lines += ["", "Target: at most 16 MiB over `--version`, flat in the session's length."]
     # Where a 15-minute render's memory goes: each step adds one part to the one before.
     steps = [("`medrender --version`: the runtime and the libraries mapped", [MEDRENDER, "--version"]),
