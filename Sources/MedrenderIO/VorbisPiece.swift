@@ -348,12 +348,13 @@ final class OggPacketWriter {
     @discardableResult
     func add(_ bytes: [UInt8], granulePosition: Int64, beginsStream: Bool = false, endsStream: Bool) throws(IOError) -> VorbisPacket {
         if endsStream, packetNumber > 3 { try flush() }
-        var copy = bytes
         let number = packetNumber
         packetNumber += 1
-        let code = copy.withUnsafeMutableBufferPointer { p in
-            var packet = ogg_packet(packet: p.baseAddress, bytes: p.count, b_o_s: beginsStream ? 1 : 0, e_o_s: endsStream ? 1 : 0,
-                                    granulepos: granulePosition, packetno: number)
+        // libogg copies the bytes onto its pages and never writes through the pointer: the
+        // packet's own bytes are handed over, not a copy of them (an allocation a packet).
+        let code = bytes.withUnsafeBufferPointer { p in
+            var packet = ogg_packet(packet: p.baseAddress.map(UnsafeMutablePointer.init(mutating:)), bytes: p.count,
+                                    b_o_s: beginsStream ? 1 : 0, e_o_s: endsStream ? 1 : 0, granulepos: granulePosition, packetno: number)
             return ogg_stream_packetin(stream, &packet)
         }
         guard code == 0 else { throw IOError(.library, "the Ogg stream refused a packet") }
