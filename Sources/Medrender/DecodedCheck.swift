@@ -100,26 +100,7 @@ final class DecodedMeasure {
     func add(_ frames: UnsafePointer<Float>, frameCount: Int) throws {
         meter.add(frames, frameCount: frameCount)
         peak.add(frames, frameCount: frameCount)
-        sample = max(sample, Self.largestMagnitude(frames, count: frameCount * channels))
-    }
-
-    /// The largest magnitude of `count` samples, eight at a time (a running maximum one sample at a
-    /// time waits on each comparison in turn).
-    static func largestMagnitude(_ samples: UnsafePointer<Float>, count: Int) -> Float {
-        var largest = SIMD8<Float>(repeating: 0)
-        var i = 0
-        let raw = UnsafeRawPointer(samples)
-        while i + 8 <= count {
-            let v = raw.loadUnaligned(fromByteOffset: i * MemoryLayout<Float>.stride, as: SIMD8<Float>.self)
-            largest = pointwiseMax(largest, pointwiseMax(v, -v))
-            i += 8
-        }
-        var result = largest.max()
-        while i < count {
-            result = max(result, abs(samples[i]))
-            i += 1
-        }
-        return result
+        sample = max(sample, SamplePeak.largestMagnitude(frames, count: frameCount * channels))
     }
 
     func figures() throws -> DecodedFigures {

@@ -67,6 +67,7 @@ enum SoundLoader {
                 // Decoded, resampled when the file is at another rate, and rounded to 16 bits a
                 // block at a time (a 31-s stereo bed is 5.5 MiB so, where its floats would be
                 // 11 MiB, and as much again at another rate).
+                // (A header that claims more than any sound may hold is refused by its length, as it is read.)
                 if reader.rate != rate, reader.frameCount <= Int64(SoundFileReader.maximumSamples / channels) {
                     try refuseLarger(samples: Double(reader.frameCount * Int64(channels)) * Double(rate) / Double(reader.rate), bytesPerSample: 2)
                 }

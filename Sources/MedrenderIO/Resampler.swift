@@ -103,12 +103,18 @@ public final class Resampler {
                 if data.end_of_input == 1 && produced == 0 && consumed >= asset.frameCount { finished = true }
             }
         }
-        let have = output.count / c
-        if have > targetFrames {
-            output.removeLast((have - targetFrames) * c)
-        } else if have < targetFrames {
-            output.append(contentsOf: repeatElement(0, count: (targetFrames - have) * c))
-        }
+        Self.fit(&output, frames: targetFrames, channels: c, silence: 0)
         return AudioAsset(channels: c, samples: output)
+    }
+
+    /// Trims or pads with silence interleaved `samples` to exactly `frames` frames: a converter
+    /// drained to the end makes the exact length give or take a few frames.
+    static func fit<Sample>(_ samples: inout [Sample], frames: Int, channels: Int, silence: Sample) {
+        let have = samples.count / channels
+        if have > frames {
+            samples.removeLast((have - frames) * channels)
+        } else if have < frames {
+            samples.append(contentsOf: repeatElement(silence, count: (frames - have) * channels))
+        }
     }
 }

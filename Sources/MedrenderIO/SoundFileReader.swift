@@ -265,12 +265,7 @@ public final class SoundFileReader {
         }
         let none = [Float](repeating: 0, count: outChannels)
         try none.withUnsafeBufferPointer { (p) throws(IOError) in try take(UnsafeBufferPointer(rebasing: p[0..<0]), true) }
-        let length = Resampler.targetLength(frameCount: frames, from: rate, to: target) * outChannels
-        if samples.count > length {
-            samples.removeLast(samples.count - length)
-        } else if samples.count < length {
-            samples.append(contentsOf: repeatElement(0, count: length - samples.count))
-        }
+        Resampler.fit(&samples, frames: Resampler.targetLength(frameCount: frames, from: rate, to: target), channels: outChannels, silence: 0)
         return QuantizedAsset(channels: outChannels, held: samples)
     }
 

@@ -86,9 +86,7 @@ enum LoudnessPass {
                 for k in members.indices where counts[k] > 0 {
                     let peak = buffers[k].withUnsafeMutableBufferPointer { samples -> Float in
                         chains[k].render(into: samples.baseAddress!, frameCount: counts[k])
-                        var peak: Float = 0
-                        for i in 0..<(counts[k] * plan.channels) { peak = max(peak, abs(samples[i])) }
-                        return peak
+                        return SamplePeak.largestMagnitude(samples.baseAddress!, count: counts[k] * plan.channels)
                     }
                     if peak > 0 { peaks.record(part: members[k], peak: peak) }
                 }

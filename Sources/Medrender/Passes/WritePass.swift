@@ -63,7 +63,7 @@ enum WritePass {
             block.frames = frames
             guard measuresOutput, let meter else { return true }
             let start = block.samples + offset * chain.channels
-            for i in 0..<(frames * chain.channels) { samplePeak = max(samplePeak, abs(start[i])) }
+            samplePeak = max(samplePeak, SamplePeak.largestMagnitude(start, count: frames * chain.channels))
             truePeak.add(start, frameCount: frames)
             meter.add(start, frameCount: frames)
             return true
