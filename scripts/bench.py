@@ -191,7 +191,7 @@ def pieced_rows(tmp, common, mix):
               [MEDRENDER, *common, "--threads", "1", "-o", os.path.join(tmp, "parts-one.wav")]),
              ("every layer, to WAV, every core: pass 1's parts side by side, pass 2's ring",
               [MEDRENDER, *common, "-o", os.path.join(tmp, "parts.wav")]),
-             ("to OGG, one thread: a piece's encoder as the audio arrives, the scout, the live decode check (up to 2,048 packets)",
+             ("to OGG, one thread: a piece's encoder as the audio arrives, the scout, the live decode check (up to 1,088 packets)",
               [MEDRENDER, *common, "--quality", str(QUALITY), "--threads", "1", "-o", os.path.join(tmp, "parts-one.ogg")]),
              ("to OGG, every core: the audio handed to the pieces and not yet encoded (up to 1.5 MiB, in 16 bits), an encoder a core",
               [MEDRENDER, *common, "--quality", str(QUALITY), "-o", os.path.join(tmp, "parts.ogg")])]

@@ -6,8 +6,8 @@ import MedrenderIO
 /// what they decode to: the file is checked as it is written instead of read again after, and the
 /// check runs on the core the mixer leaves idle.
 ///
-/// At most `queueLimit` packets wait, and as many are being decoded; the encoder waits when the
-/// decoder falls that far behind, so memory does not grow with the session's length.
+/// At most `queueLimit` packets wait, and a `batch` of them is being decoded; the encoder waits
+/// when the decoder falls that far behind, so memory does not grow with the session's length.
 // `@unchecked`: the queue, the flags, the failure and the figures are read and written under
 // `condition` only; the decoder and the meter belong to the decoding thread alone.
 final class LiveVorbisCheck: @unchecked Sendable {
@@ -16,7 +16,8 @@ final class LiveVorbisCheck: @unchecked Sendable {
     /// is held in an allocation of its own (about 300 bytes): 4,096 of them, and as many being
     /// decoded, were 2 MiB of a long render's peak.
     static let queueLimit = 1024
-    /// The decoder is woken for this many packets at a time (or the end), not for each one.
+    /// The decoder is woken for this many packets at a time (or the end), not for each one, and
+    /// takes this many at a time.
     static let batch = 64
 
     private let condition = NSCondition()
