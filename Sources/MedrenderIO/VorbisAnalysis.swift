@@ -12,21 +12,6 @@ struct VorbisBlockShape: Sendable, Equatable {
     var nextLong: Bool
 }
 
-/// A sample an analysis takes: a float, or a 16-bit sample as a pieced stream holds its audio.
-protocol VorbisSample {
-    /// The sample as the encoder takes it.
-    var vorbisValue: Float { get }
-}
-
-extension Float: VorbisSample {
-    @inline(__always) var vorbisValue: Float { self }
-}
-
-extension Int16: VorbisSample {
-    /// At `Int16.heldStep`, as a pieced stream holds its audio.
-    @inline(__always) var vorbisValue: Float { heldValue }
-}
-
 /// One libvorbis analysis (`vorbis_info`, `vorbis_dsp_state`, `vorbis_block`) without an Ogg stream:
 /// audio in, block shapes and packets out. The pieced encoder runs several of these, and a scout
 /// that only chooses block sizes (`vorbis_analysis_blockout`, a small part of the work) without
@@ -96,7 +81,7 @@ final class VorbisAnalysis {
 
     /// Takes `frameCount` interleaved frames (floats, or the 16-bit samples a pieced stream holds);
     /// `block` is called for every block that is ready.
-    func write<Sample: VorbisSample>(_ frames: UnsafePointer<Sample>, frameCount: Int,
+    func write<Sample: SoundSample>(_ frames: UnsafePointer<Sample>, frameCount: Int,
                                      block: (VorbisBlockShape) throws(IOError) -> Void) throws(IOError) {
         var done = 0
         let channels = self.channels, size = VorbisEncoder.blockFrames
@@ -109,7 +94,7 @@ final class VorbisAnalysis {
             let n = min(size - pendingFrames, frameCount - done)
             let at = pendingFrames * channels
             pending.withUnsafeMutableBufferPointer { p in
-                for i in 0..<(n * channels) { p[at + i] = frames[done * channels + i].vorbisValue }
+                for i in 0..<(n * channels) { p[at + i] = frames[done * channels + i].soundValue }
             }
             pendingFrames += n
             done += n
@@ -135,13 +120,13 @@ final class VorbisAnalysis {
     }
 
     /// The corresponding C function is `vorbis_analysis_wrote`.
-    private func hand<Sample: VorbisSample>(_ frames: UnsafePointer<Sample>, frameCount n: Int,
+    private func hand<Sample: SoundSample>(_ frames: UnsafePointer<Sample>, frameCount n: Int,
                                             block: (VorbisBlockShape) throws(IOError) -> Void) throws(IOError) {
         guard let buffers = vorbis_analysis_buffer(dsp, Int32(n)) else { throw IOError(.library, "the Vorbis encoder had no buffer") }
         let channels = self.channels
         for c in 0..<channels {
             let channel = buffers[c]!
-            for i in 0..<n { channel[i] = frames[i * channels + c].vorbisValue }
+            for i in 0..<n { channel[i] = frames[i * channels + c].soundValue }
         }
         guard vorbis_analysis_wrote(dsp, Int32(n)) == 0 else { throw IOError(.library, "the Vorbis encoder refused audio") }
         try drain(block: block)

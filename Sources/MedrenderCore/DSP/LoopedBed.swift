@@ -81,18 +81,20 @@ public enum LoopedBed {
     }
 }
 
-/// A sample of a sound as loaded: a float, or 16 bits held at `Int16.heldStep` (a bed's).
+/// A sample of a sound as loaded: a float, or 16 bits held at `Int16.heldStep` (a bed's, and the
+/// audio a pieced OGG hands its encoders).
 public protocol SoundSample {
     var soundValue: Float { get }
     init(soundValue: Float)
 }
 
+// Inlinable: the pieced encoder's analyses (another module) take every sample of a render so.
 extension Float: SoundSample {
-    @inline(__always) public var soundValue: Float { self }
-    @inline(__always) public init(soundValue: Float) { self = soundValue }
+    @inlinable @inline(__always) public var soundValue: Float { self }
+    @inlinable @inline(__always) public init(soundValue: Float) { self = soundValue }
 }
 
 extension Int16: SoundSample {
-    @inline(__always) public var soundValue: Float { heldValue }
-    @inline(__always) public init(soundValue: Float) { self.init(held: soundValue) }
+    @inlinable @inline(__always) public var soundValue: Float { heldValue }
+    @inlinable @inline(__always) public init(soundValue: Float) { self.init(held: soundValue) }
 }
