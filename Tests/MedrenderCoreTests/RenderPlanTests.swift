@@ -240,6 +240,7 @@ func withCutCues(_ session: Session) -> Session {
         onlyPlayed.bake(for: plan)
         #expect(Set(onlyPlayed.loops.keys.map(\.sound)) == Set(beds))
         #expect(onlyPlayed.sounds.isEmpty)
+        #expect(Set(onlyPlayed.played.keys).isDisjoint(with: beds), "a bed that does not play as it is is held once, as its loop")
         #expect(mix(plan, assets: onlyPlayed) == mix(plan, assets: MixAssets(sounds: floats, facts: facts)))
     }
 

@@ -52,9 +52,12 @@ public struct MixAssets: Sendable {
         for cue in plan.cues { if case .sound(let ref) = cue.sound.source { playedAsIs.insert(ref) } }
         let beds = plan.beds.filter { $0.generator == nil }
         // A bed's sound loaded only as it plays (none is, but for a session whose beds the
-        // render did not know of): its floats back from the 16 bits.
+        // render did not know of): its floats back from the 16 bits, which are let go unless the
+        // sound also plays as it is.
         for bed in beds where sounds[bed.sound] == nil && self.beds[bed.sound] == nil {
-            if let asset = played[bed.sound] { sounds[bed.sound] = AudioAsset(channels: asset.channels, samples: asset.floats) }
+            guard let asset = played[bed.sound] else { continue }
+            sounds[bed.sound] = AudioAsset(channels: asset.channels, samples: asset.floats)
+            if !playedAsIs.contains(bed.sound) { played[bed.sound] = nil }
         }
         // A bed's sound that also plays as it is (a clip, a cue's sound) plays as it was held.
         for ref in playedAsIs where played[ref] == nil && sounds[ref] == nil {
