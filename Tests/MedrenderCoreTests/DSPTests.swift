@@ -278,3 +278,23 @@ import Testing
         for (x, q) in zip(input, a) { #expect(abs(Float(q) - x * 32767) <= 1.5) }
     }
 }
+
+@Suite struct SamplePeakTests {
+    /// The vector measure against one sample at a time, on lengths that end mid-vector, with the
+    /// largest magnitude negative or positive, anywhere, and with samples that are not numbers.
+    @Test(arguments: [0, 1, 7, 8, 9, 63, 64, 1001])
+    func largestMagnitudeIsTheLargestAbsoluteValue(count: Int) {
+        var generator = SystemRandomNumberGenerator()
+        for trial in 0..<50 {
+            var samples = (0..<count).map { _ in Float.random(in: -0.9...0.9, using: &generator) }
+            if count > 0 {
+                let at = Int.random(in: 0..<count, using: &generator)
+                samples[at] = trial % 2 == 0 ? -0.95 : 0.95
+                if trial % 5 == 0 { samples[Int.random(in: 0..<count, using: &generator)] = .nan }
+            }
+            let expected = samples.reduce(Float(0)) { $1.isNaN ? $0 : max($0, abs($1)) }
+            let measured = samples.withUnsafeBufferPointer { SamplePeak.largestMagnitude($0.baseAddress ?? UnsafePointer(bitPattern: 8)!, count: count) }
+            #expect(measured == expected, "trial \(trial): \(measured) against \(expected)")
+        }
+    }
+}
