@@ -263,8 +263,8 @@ public final class PiecedVorbisEncoder {
         // The next piece's start, once its buffer reaches past the splice.
         if let gathered = next, let splice, let end = currentEnd, received >= end {
             // The current piece was held back; it must not have been given audio past its end.
-            if received - holdBack <= end, let start = try chooseStart(gathered, splice: splice) {
-                try startNextPiece(gathered, start: start, splice: splice, end: end)
+            if received - holdBack <= end, let chosen = try chooseStart(gathered, splice: splice) {
+                try startNextPiece(gathered, piece: chosen, splice: splice, end: end)
             } else {
                 // No encoder start meets this splice: the piece goes on to the next boundary.
                 try extendCurrentPiece()
@@ -273,28 +273,40 @@ public final class PiecedVorbisEncoder {
         try emit(untilOneFinishes: false)
     }
 
-    /// Closes the current piece at its splice and starts the next one at `start`, with the audio
-    /// gathered for it.
-    private func startNextPiece(_ gathered: Gathering, start: Int, splice: Int64, end: Int) throws(IOError) {
+    /// The next piece, its encoder starting at `start` and its packets kept after `splice`.
+    private func nextPiece(start: Int, splice: Int64) throws(IOError) -> PieceWorker {
+        let nextBoundary = boundary + pieceFrames
+        return try PieceWorker(index: current.index + 1, start: start, keepAfter: splice,
+                               boundary: hasBoundary(nextBoundary) ? nextBoundary : Int.max, channels: channels, rate: rate,
+                               quality: quality, shared: shared, onThread: threads > 1)
+    }
+
+    /// The next piece as its start was chosen: its encoder, and the frame it has been given audio
+    /// up to (its start, or further when the try of its start was its own encoder's).
+    private struct ChosenStart {
+        var piece: PieceWorker
+        var handed: Int
+    }
+
+    /// Closes the current piece at its splice and starts the next one, with the audio gathered
+    /// for it.
+    private func startNextPiece(_ gathered: Gathering, piece chosen: ChosenStart, splice: Int64, end: Int) throws(IOError) {
         current.close(end: end, keepThrough: splice)
         splices.append(splice)
         // At most `threads` pieces at once: the oldest is written out before another starts.
         while pieces.count >= threads { try emit(untilOneFinishes: true) }
-        let nextBoundary = boundary + pieceFrames
-        let piece = try PieceWorker(index: current.index + 1, start: start, keepAfter: splice,
-                                    boundary: hasBoundary(nextBoundary) ? nextBoundary : Int.max, channels: channels, rate: rate,
-                                    quality: quality, shared: shared, onThread: threads > 1)
+        let piece = chosen.piece
         next = nil
         self.splice = nil
         currentEnd = nil
-        boundary = nextBoundary
-        currentLast = !hasBoundary(nextBoundary)
+        boundary += pieceFrames
+        currentLast = !hasBoundary(boundary)
         current = piece
         launch(piece)
         try waitForRoom()
-        let from = start - gathered.bufferStart
+        let from = chosen.handed - gathered.bufferStart
         gathered.audio.withUnsafeBufferPointer { p in
-            piece.push(p.baseAddress! + from * channels, frameCount: received - start, at: start)
+            piece.push(p.baseAddress! + from * channels, frameCount: received - chosen.handed, at: chosen.handed)
         }
         handed = received
         piece.release(through: received)
@@ -330,7 +342,12 @@ public final class PiecedVorbisEncoder {
     /// An encoder starting on a step of 4096 frames has a continuous one's grid unless short
     /// blocks moved the stream's grid (by multiples of half a short block), so the starts tried
     /// are the boundary's pre-roll and then each shift by half a short block, up to two long blocks.
-    private func chooseStart(_ piece: Gathering, splice: Int64) throws(IOError) -> Int? {
+    ///
+    /// The base is tried with the next piece's own encoder, which codes its pre-roll as it goes:
+    /// when the base meets the splice (it mostly does), that encoder is the piece's and goes on
+    /// from there, so no encoder is started for the try and the pre-roll is coded once. The other
+    /// starts are tried with encoders that only choose block sizes.
+    private func chooseStart(_ piece: Gathering, splice: Int64) throws(IOError) -> ChosenStart? {
         let base = boundary - prerollFrames
         let step = max(1, shortBlock / 2)
         let count = 2 * longBlock / step
@@ -338,7 +355,13 @@ public final class PiecedVorbisEncoder {
         var order: [Int] = [0]
         let half = Int64(longBlock / 2)
         // The base's blocks, once: through the splice for its grid, and on to the block after for its try.
-        let baseShapes = try blocks(of: piece, from: base, through: splice + half)
+        let candidate = try nextPiece(start: base, splice: splice)
+        let at = base - piece.bufferStart
+        precondition(at >= 0, "the piece's buffer starts after the start tried")
+        let led = try piece.audio.withUnsafeBufferPointer { (p) throws(IOError) in
+            try candidate.lead(p.baseAddress! + at * channels, frameCount: p.count / channels - at, through: splice + half)
+        }
+        let baseShapes = led.shapes
         let toSplice = baseShapes.firstIndex(where: { $0.center >= splice }).map { baseShapes[...$0] } ?? baseShapes[...]
         if let grid = toSplice.last(where: \.long)?.center {
             let shift = Int(((grid - splice) % half + half) % half)
@@ -353,7 +376,8 @@ public final class PiecedVorbisEncoder {
             if let i = shapes.firstIndex(where: { $0.center == splice }), i + 1 < shapes.count, shapes[i].long,
                 shapes[i + 1].long, shapes[i + 1].center == splice + half
             {
-                return start
+                return d == 0 ? ChosenStart(piece: candidate, handed: led.handed)
+                    : ChosenStart(piece: try nextPiece(start: start, splice: splice), handed: start)
             }
         }
         return nil

@@ -80,6 +80,34 @@ final class PieceWorker: @unchecked Sendable {
         analysis = try VorbisAnalysis(channels: channels, rate: rate, quality: quality)
     }
 
+    /// Encodes the piece's first frames on the caller's thread, before the piece is launched: the
+    /// `frameCount` interleaved frames at `audio`, which start at the piece's `start`, until its
+    /// encoder has placed a block centred at or after `through`. Gives the shapes of the blocks it
+    /// placed, centred in the stream's frames: the stream tries the piece's start on them, and
+    /// when the start meets its splice this encoder goes on from there, its pre-roll coded once
+    /// and no other encoder started for the try. Returns the frame the encoder was given audio up
+    /// to, where the audio handed to it next starts.
+    func lead(_ audio: UnsafePointer<Int16>, frameCount: Int, through: Int64) throws(IOError) -> (shapes: [VorbisBlockShape], handed: Int) {
+        precondition(taken == start && chunks.isEmpty && packets.isEmpty, "a piece led after it was given audio")
+        var shapes: [VorbisBlockShape] = []
+        var coded: [VorbisPiecePacket] = []
+        var at = 0
+        while at < frameCount, shapes.last.map({ $0.center < through }) ?? true {
+            let n = min(VorbisEncoder.blockFrames, frameCount - at)
+            try analysis.write(audio + at * channels, frameCount: n) { (shape) throws(IOError) in
+                var placed = shape
+                placed.center += Int64(start)
+                shapes.append(placed)
+                try take(shape, keepThrough: nil, into: &coded)
+            }
+            at += n
+        }
+        taken = start + at
+        limit = taken
+        packets = coded
+        return (shapes, taken)
+    }
+
     /// Hands over `frameCount` frames from the stream's frame `at` (the frame after the last handed).
     func push(_ frames: UnsafePointer<Int16>, frameCount: Int, at: Int) {
         guard frameCount > 0 else { return }
