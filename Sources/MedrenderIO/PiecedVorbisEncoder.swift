@@ -263,6 +263,11 @@ public final class PiecedVorbisEncoder {
         // The next piece's start, once its buffer reaches past the splice.
         if let gathered = next, let splice, let end = currentEnd, received >= end {
             // The current piece was held back; it must not have been given audio past its end.
+            // The try of the next piece's start makes that piece's encoder: with more than one
+            // thread, the oldest pieces are written out first, so that no more than `threads`
+            // pieces' encoders are held at once, as when the piece was made once its start was
+            // chosen. (With one, the current piece is the only one, and it ends once closed.)
+            while threads > 1, pieces.count >= threads { try emit(untilOneFinishes: true) }
             if received - holdBack <= end, let chosen = try chooseStart(gathered, splice: splice) {
                 try startNextPiece(gathered, piece: chosen, splice: splice, end: end)
             } else {
