@@ -268,8 +268,8 @@ public final class PiecedVorbisEncoder {
             // pieces' encoders are held at once, as when the piece was made once its start was
             // chosen. (With one, the current piece is the only one, and it ends once closed.)
             while threads > 1, pieces.count >= threads { try emit(untilOneFinishes: true) }
-            if received - holdBack <= end, let chosen = try chooseStart(gathered, splice: splice) {
-                try startNextPiece(gathered, piece: chosen, splice: splice, end: end)
+            if received - holdBack <= end, let piece = try chooseStart(gathered, splice: splice) {
+                try startNextPiece(gathered, piece: piece, splice: splice, end: end)
             } else {
                 // No encoder start meets this splice: the piece goes on to the next boundary.
                 try extendCurrentPiece()
@@ -286,21 +286,15 @@ public final class PiecedVorbisEncoder {
                                quality: quality, shared: shared, onThread: threads > 1)
     }
 
-    /// The next piece as its start was chosen: its encoder, and the frame it has been given audio
-    /// up to (its start, or further when the try of its start was its own encoder's).
-    private struct ChosenStart {
-        var piece: PieceWorker
-        var handed: Int
-    }
-
     /// Closes the current piece at its splice and starts the next one, with the audio gathered
     /// for it.
-    private func startNextPiece(_ gathered: Gathering, piece chosen: ChosenStart, splice: Int64, end: Int) throws(IOError) {
+    private func startNextPiece(_ gathered: Gathering, piece: PieceWorker, splice: Int64, end: Int) throws(IOError) {
         current.close(end: end, keepThrough: splice)
         splices.append(splice)
-        // At most `threads` pieces at once: the oldest is written out before another starts.
+        // At most `threads` pieces at once: the oldest is written out before another starts (with
+        // more than one thread, `advance` has done so before the piece was made).
         while pieces.count >= threads { try emit(untilOneFinishes: true) }
-        let piece = chosen.piece
+        let from = piece.nextFrame
         next = nil
         self.splice = nil
         currentEnd = nil
@@ -309,9 +303,8 @@ public final class PiecedVorbisEncoder {
         current = piece
         launch(piece)
         try waitForRoom()
-        let from = chosen.handed - gathered.bufferStart
         gathered.audio.withUnsafeBufferPointer { p in
-            piece.push(p.baseAddress! + from * channels, frameCount: received - chosen.handed, at: chosen.handed)
+            piece.push(p.baseAddress! + (from - gathered.bufferStart) * channels, frameCount: received - from, at: from)
         }
         handed = received
         piece.release(through: received)
@@ -352,7 +345,7 @@ public final class PiecedVorbisEncoder {
     /// when the base meets the splice (it mostly does), that encoder is the piece's and goes on
     /// from there, so no encoder is started for the try and the pre-roll is coded once. The other
     /// starts are tried with encoders that only choose block sizes.
-    private func chooseStart(_ piece: Gathering, splice: Int64) throws(IOError) -> ChosenStart? {
+    private func chooseStart(_ piece: Gathering, splice: Int64) throws(IOError) -> PieceWorker? {
         let base = boundary - prerollFrames
         let step = max(1, shortBlock / 2)
         let count = 2 * longBlock / step
@@ -363,10 +356,9 @@ public final class PiecedVorbisEncoder {
         let candidate = try nextPiece(start: base, splice: splice)
         let at = base - piece.bufferStart
         precondition(at >= 0, "the piece's buffer starts after the start tried")
-        let led = try piece.audio.withUnsafeBufferPointer { (p) throws(IOError) in
+        let baseShapes = try piece.audio.withUnsafeBufferPointer { (p) throws(IOError) in
             try candidate.lead(p.baseAddress! + at * channels, frameCount: p.count / channels - at, through: splice + half)
         }
-        let baseShapes = led.shapes
         let toSplice = baseShapes.firstIndex(where: { $0.center >= splice }).map { baseShapes[...$0] } ?? baseShapes[...]
         if let grid = toSplice.last(where: \.long)?.center {
             let shift = Int(((grid - splice) % half + half) % half)
@@ -381,8 +373,7 @@ public final class PiecedVorbisEncoder {
             if let i = shapes.firstIndex(where: { $0.center == splice }), i + 1 < shapes.count, shapes[i].long,
                 shapes[i + 1].long, shapes[i + 1].center == splice + half
             {
-                return d == 0 ? ChosenStart(piece: candidate, handed: led.handed)
-                    : ChosenStart(piece: try nextPiece(start: start, splice: splice), handed: start)
+                return d == 0 ? candidate : try nextPiece(start: start, splice: splice)
             }
         }
         return nil
@@ -392,22 +383,11 @@ public final class PiecedVorbisEncoder {
     /// up to the first one centred at or after `through`.
     private func blocks(of piece: Gathering, from start: Int, through: Int64) throws(IOError) -> [VorbisBlockShape] {
         let analysis = try VorbisAnalysis(channels: channels, rate: rate, quality: quality)
-        var shapes: [VorbisBlockShape] = []
-        let frames = piece.audio.count / channels
-        var at = start - piece.bufferStart
+        let at = start - piece.bufferStart
         precondition(at >= 0, "the piece's buffer starts after the start tried")
-        try piece.audio.withUnsafeBufferPointer { (p) throws(IOError) in
-            while at < frames, shapes.last.map({ $0.center < through }) ?? true {
-                let n = min(VorbisEncoder.blockFrames, frames - at)
-                try analysis.write(p.baseAddress! + at * channels, frameCount: n) { (shape) throws(IOError) in
-                    var placed = shape
-                    placed.center += Int64(start)
-                    shapes.append(placed)
-                }
-                at += n
-            }
+        return try piece.audio.withUnsafeBufferPointer { (p) throws(IOError) in
+            try analysis.place(p.baseAddress! + at * channels, frameCount: p.count / channels - at, offset: start, through: through).shapes
         }
-        return shapes
     }
 
     /// Writes the packets of the oldest pieces that may be written, in order; with

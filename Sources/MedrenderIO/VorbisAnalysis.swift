@@ -102,6 +102,28 @@ final class VorbisAnalysis {
         }
     }
 
+    /// Gives the analysis the `frameCount` interleaved frames at `audio`, a block at a time, until
+    /// it has placed a block centred at or after `through` or the audio runs out. The analysis's
+    /// first frame is the stream's frame `offset`: `through` and the shapes returned are in the
+    /// stream's frames. `block` is called with each block as `write` gives it (so it may `code`
+    /// it). Returns the shapes and the frames given.
+    func place(_ audio: UnsafePointer<Int16>, frameCount: Int, offset: Int, through: Int64,
+               block: (VorbisBlockShape) throws(IOError) -> Void = { _ in }) throws(IOError) -> (shapes: [VorbisBlockShape], frames: Int) {
+        var shapes: [VorbisBlockShape] = []
+        var at = 0
+        while at < frameCount, shapes.last.map({ $0.center < through }) ?? true {
+            let n = min(VorbisEncoder.blockFrames, frameCount - at)
+            try write(audio + at * channels, frameCount: n) { (shape) throws(IOError) in
+                var placed = shape
+                placed.center += Int64(offset)
+                shapes.append(placed)
+                try block(shape)
+            }
+            at += n
+        }
+        return (shapes, at)
+    }
+
     /// Ends the audio: the last blocks come out, the last one trimmed to the audio's end.
     func end(block: (VorbisBlockShape) throws(IOError) -> Void) throws(IOError) {
         guard !ended else { return }

@@ -84,29 +84,29 @@ final class PieceWorker: @unchecked Sendable {
     /// `frameCount` interleaved frames at `audio`, which start at the piece's `start`, until its
     /// encoder has placed a block centred at or after `through`. Gives the shapes of the blocks it
     /// placed, centred in the stream's frames: the stream tries the piece's start on them, and
-    /// when the start meets its splice this encoder goes on from there, its pre-roll coded once
-    /// and no other encoder started for the try. Returns the frame the encoder was given audio up
-    /// to, where the audio handed to it next starts.
-    func lead(_ audio: UnsafePointer<Int16>, frameCount: Int, through: Int64) throws(IOError) -> (shapes: [VorbisBlockShape], handed: Int) {
+    /// when the start meets its splice this encoder goes on from there (from `nextFrame`), its
+    /// pre-roll coded once and no other encoder started for the try.
+    func lead(_ audio: UnsafePointer<Int16>, frameCount: Int, through: Int64) throws(IOError) -> [VorbisBlockShape] {
         precondition(taken == start && chunks.isEmpty && packets.isEmpty, "a piece led after it was given audio")
-        var shapes: [VorbisBlockShape] = []
         var coded: [VorbisPiecePacket] = []
-        var at = 0
-        while at < frameCount, shapes.last.map({ $0.center < through }) ?? true {
-            let n = min(VorbisEncoder.blockFrames, frameCount - at)
-            try analysis.write(audio + at * channels, frameCount: n) { (shape) throws(IOError) in
-                var placed = shape
-                placed.center += Int64(start)
-                shapes.append(placed)
-                try take(shape, keepThrough: nil, into: &coded)
-            }
-            at += n
+        let placed = try analysis.place(audio, frameCount: frameCount, offset: start, through: through) { (shape) throws(IOError) in
+            try take(shape, keepThrough: nil, into: &coded)
         }
-        taken = start + at
+        taken = start + placed.frames
         limit = taken
         packets = coded
-        return (shapes, taken)
+        return placed.shapes
     }
+
+    /// The stream's frame the audio handed to the piece next starts at.
+    var nextFrame: Int {
+        shared.condition.lock()
+        defer { shared.condition.unlock() }
+        return handedThrough
+    }
+
+    /// `nextFrame`, under `shared.condition`.
+    private var handedThrough: Int { chunks.last.map { $0.start + $0.audio.count / channels } ?? taken }
 
     /// Hands over `frameCount` frames from the stream's frame `at` (the frame after the last handed).
     func push(_ frames: UnsafePointer<Int16>, frameCount: Int, at: Int) {
@@ -116,7 +116,7 @@ final class PieceWorker: @unchecked Sendable {
             shared.condition.unlock()
             return
         }
-        precondition(at == chunks.last.map { $0.start + $0.audio.count / channels } ?? taken, "a piece was handed audio out of order")
+        precondition(at == handedThrough, "a piece was handed audio out of order")
         var audio = shared.spare.popLast() ?? []
         audio.removeAll(keepingCapacity: true)
         audio.append(contentsOf: UnsafeBufferPointer(start: frames, count: frameCount * channels))
