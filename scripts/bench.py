@@ -33,13 +33,16 @@ FLOOR = os.path.join(ROOT, ".build", "vorbis-floor")
 DECODE = os.path.join(ROOT, ".build", "vorbis-decode")
 
 
+def compile_c(source, out, packages):
+    """Compiles scripts/floor/`source` into `out` with the system's `packages` (gcc, pkg-config)."""
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", *packages], check=True, capture_output=True, text=True).stdout.split()
+    subprocess.run(["gcc", "-O2", "-o", out, os.path.join(ROOT, "scripts", "floor", source), *flags], check=True)
+
+
 def build_floor():
-    """Compiles the C floor, and the decode the bound adds to it, with the system's libraries (gcc, pkg-config)."""
-    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "sndfile", "vorbisenc", "vorbis", "ogg"],
-                           check=True, capture_output=True, text=True).stdout.split()
-    subprocess.run(["gcc", "-O2", "-o", FLOOR, os.path.join(ROOT, "scripts", "floor", "vorbis-floor.c"), *flags], check=True)
-    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "vorbisfile"], check=True, capture_output=True, text=True).stdout.split()
-    subprocess.run(["gcc", "-O2", "-o", DECODE, os.path.join(ROOT, "scripts", "floor", "vorbis-decode.c"), *flags], check=True)
+    """Compiles the C floor, and the decode the bound adds to it."""
+    compile_c("vorbis-floor.c", FLOOR, ["sndfile", "vorbisenc", "vorbis", "ogg"])
+    compile_c("vorbis-decode.c", DECODE, ["vorbisfile"])
 
 
 def processor_seconds(cmd):
@@ -80,9 +83,7 @@ def run(cmd, **kw):
 
 
 def timed(cmd):
-    start = time.perf_counter()
-    run(cmd)
-    return time.perf_counter() - start
+    return processor_seconds(cmd)[0]
 
 
 def ffmpeg_graph(tmp, out, codec):
