@@ -45,11 +45,29 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("max-connections"), help: "Open connections; past it a request gets 503 and its connection is closed.")
     var maximumConnections = 256
 
-    @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may sit idle before it is closed.")
+    @Option(name: .customLong("max-connections-per-address"),
+            help: "Open connections from one client address, idle or not; past it that address gets 503 (raise it behind a reverse proxy).")
+    var maximumConnectionsPerAddress = 32
+
+    @Option(name: .customLong("idle-timeout"),
+            help: "Seconds a connection may take to send a whole request (from its start or its last answer) before it is closed.")
     var idleTimeout = 30
 
-    @Option(name: .customLong("send-timeout"), help: "Seconds a response may wait on a client that reads nothing before it is ended.")
+    @Option(name: .customLong("send-timeout"), help: "Seconds a response may wait on a client that takes no byte of it before it is ended.")
     var sendTimeout = 60
+
+    @Flag(name: .customLong("allow-command-voices"),
+          help: "Let presets of the server's own libraries speak with a 'command' voice (a program); a posted preset never may.")
+    var allowCommandVoices = false
+
+    @Option(name: .customLong("allow-origin"), help: "An origin (https://app.example) whose pages may drive the server; repeatable.")
+    var allowedOrigins: [String] = []
+
+    @Option(name: .customLong("allow-host"), help: "A host name the server is reached by (besides its addresses and localhost); repeatable.")
+    var allowedHosts: [String] = []
+
+    @Flag(name: .customLong("allow-query-key"), help: "Take a key in the query (?key=) as well as in 'Authorization: Bearer'.")
+    var allowQueryKey = false
 
     @Option(name: .customLong("api-keys"), help: "A file of keys, one per line (or sha256:HEX of one); requests then need one.")
     var apiKeys: String?
@@ -66,6 +84,10 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("max-minutes"), help: "The longest session a request may ask for, in minutes.")
     var maximumMinutes: Double?
 
+    @Option(name: .customLong("max-video-megapixels"),
+            help: "The largest video made for /video, as width × height × fps × seconds / 10^6 (default: an hour of 720p at 30 fps).")
+    var maximumVideoMegapixels: Double = 100_000
+
     @Option(name: .customLong("shutdown-grace"), help: "Seconds running streams may go on after SIGTERM before they are ended.")
     var shutdownGrace = 20
 
@@ -79,10 +101,17 @@ struct ServeCommand: ParsableCommand {
         guard cacheMiB >= 0 else { throw ValidationError("--cache-size \(cacheMiB): give 0 or more MiB") }
         guard soundCacheMiB >= 0 else { throw ValidationError("--sound-cache \(soundCacheMiB): give 0 or more MiB") }
         guard maximumConnections >= 1 else { throw ValidationError("--max-connections \(maximumConnections): give 1 or more") }
+        guard maximumConnectionsPerAddress >= 1 else {
+            throw ValidationError("--max-connections-per-address \(maximumConnectionsPerAddress): give 1 or more")
+        }
+        for origin in allowedOrigins where !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) || origin.dropFirst(8).contains("/") {
+            throw ValidationError("--allow-origin \(origin): give an origin as a browser sends it, such as https://app.example or http://127.0.0.1:3000")
+        }
         guard idleTimeout >= 1 else { throw ValidationError("--idle-timeout \(idleTimeout): give 1 or more seconds") }
         guard sendTimeout >= 1 else { throw ValidationError("--send-timeout \(sendTimeout): give 1 or more seconds") }
         guard clientRenders >= 0, clientRendersPerMinute >= 0 else { throw ValidationError("--client-renders…: give 0 or more") }
         if let maximumMinutes, !(maximumMinutes > 0) { throw ValidationError("--max-minutes \(maximumMinutes): give more than 0") }
+        guard maximumVideoMegapixels > 0 else { throw ValidationError("--max-video-megapixels \(maximumVideoMegapixels): give more than 0") }
         guard shutdownGrace >= 0 else { throw ValidationError("--shutdown-grace \(shutdownGrace): give 0 or more seconds") }
         if let presetsDirectory { _ = try checkedPresetsDirectory(presetsDirectory) }
     }
@@ -108,6 +137,11 @@ struct ServeCommand: ParsableCommand {
         settings.cacheBytes = Int64(cacheMiB) << 20
         settings.soundCacheBytes = soundCacheMiB << 20
         settings.maximumConnections = maximumConnections
+        settings.maximumConnectionsPerAddress = maximumConnectionsPerAddress
+        settings.allowCommandVoices = allowCommandVoices
+        settings.allowedOrigins = allowedOrigins
+        settings.allowedHosts = allowedHosts
+        settings.allowQueryKey = allowQueryKey
         settings.idleTimeoutSeconds = idleTimeout
         settings.sendTimeoutSeconds = sendTimeout
         settings.apiKeysFile = apiKeys
@@ -115,6 +149,7 @@ struct ServeCommand: ParsableCommand {
         settings.clientRenders = clientRenders
         settings.clientRendersPerMinute = clientRendersPerMinute
         settings.maximumMinutes = maximumMinutes
+        settings.maximumVideoMegapixels = maximumVideoMegapixels
         settings.shutdownGraceSeconds = shutdownGrace
         settings.presetsDirectory = try presetsDirectory.map(checkedPresetsDirectory)
         LoggingSystem.bootstrap { JSONLogHandler(label: $0) }

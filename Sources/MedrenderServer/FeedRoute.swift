@@ -55,8 +55,8 @@ extension MedrenderService {
         let lengths = try await withThrowingTaskGroup(of: (String, Int64).self) { group in
             for name in names {
                 group.addTask {
-                    let (job, format, identity, _) = try self.job(for: [("preset", name), ("format", ServedFeed.format)])
-                    return (name, try await self.renderedLength(job: job, identity: identity, ext: format.fileExtension, client: client))
+                    let (job, format, identity, _) = try await self.job(for: [("preset", name), ("format", ServedFeed.format)], request: request)
+                    return (name, try await self.renderedLength(job: job, identity: identity, format: format, client: client))
                 }
             }
             var lengths: [String: Int64] = [:]
@@ -66,7 +66,7 @@ extension MedrenderService {
         var episodes: [LibraryFeed.Episode] = []
         for name in names {
             let query = "preset=\(Self.queryEscaped(name))&format=\(ServedFeed.format)"
-            let (job, _, identity, _) = try self.job(for: [("preset", name), ("format", ServedFeed.format)])
+            let (job, _, identity, _) = try await self.job(for: [("preset", name), ("format", ServedFeed.format)], request: request)
             guard let length = lengths[name] else { throw RenderError("the episode \(name) has no length", category: .internal) }
             let file = try ServedLibrary(settings.library).presetFile(name)
             let modified = (try? FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date) ?? Date(timeIntervalSince1970: 0)
@@ -94,16 +94,18 @@ extension MedrenderService {
         guard settings.feed != nil else { return }
         for name in feedPresetNames() {
             if Task.isCancelled { return }
-            guard let (job, format, identity, _) = try? self.job(for: [("preset", name), ("format", ServedFeed.format)]) else { continue }
-            _ = try? await renderedLength(job: job, identity: identity, ext: format.fileExtension, client: "feed")
+            guard let (job, format, identity, _) = try? await self.job(for: [("preset", name), ("format", ServedFeed.format)], request: nil)
+            else { continue }
+            _ = try? await renderedLength(job: job, identity: identity, format: format, client: "feed")
         }
     }
 
     /// The length of a render in the cache, rendering it there first when it is not (or joining
     /// the render of it under way).
-    func renderedLength(job: RenderJob, identity: String, ext: String, client: String) async throws -> Int64 {
+    func renderedLength(job: RenderJob, identity: String, format: OutputFormat, client: String) async throws -> Int64 {
+        let ext = format.fileExtension
         if let entry = cache.entry(key: identity, ext: ext) { return entry.length }
-        let (flight, isNew) = await flights.join(identity) { makeFlight(key: identity, ext: ext, largestBytes: Self.largestBytes(job)) }
+        let (flight, isNew) = await flights.join(identity) { makeFlight(key: identity, ext: ext, largestBytes: Self.largestBytes(job, format: format)) }
         if isNew { start(flight, job: job, ext: ext, client: client) }
         defer { flight.removeReader() }
         var (written, state) = flight.snapshot

@@ -26,17 +26,35 @@ public struct MedrenderService: Sendable {
         /// Renders that may wait for a place; beyond it, 503 with Retry-After.
         public var maximumQueued = 16
         /// The render cache's folder (`--cache-dir`).
-        public var cacheFolder = NSTemporaryDirectory() + "/medrender-render-cache-\(getuid())"
+        public var cacheFolder = NSTemporaryDirectory() + "/medrender-render-cache-\(geteuid())"
         /// The render cache's bound in bytes (`--cache-size`), default 2 GiB.
         public var cacheBytes: Int64 = 2 << 30
         /// Decoded sounds kept in memory, in bytes (`--sound-cache`), default 256 MiB.
         public var soundCacheBytes = 256 << 20
         /// Open connections; past it, a request gets 503 and its connection is closed. Default 256.
         public var maximumConnections = 256
-        /// Seconds a connection may sit idle (no request under way) before it is closed, default 30.
+        /// Open connections from one client address (`--max-connections-per-address`), idle or not;
+        /// past it, that address's new connections get 503. Default 32: a browser opens 6 to a host.
+        /// Behind a reverse proxy every client has the proxy's address: raise it there.
+        public var maximumConnectionsPerAddress = 32
+        /// Seconds a connection may take to send a whole request (head and body), from its start or
+        /// the end of its previous answer, before it is closed: an idle connection, and one that
+        /// trickles a request a byte at a time, are both ended by it. Default 30.
         public var idleTimeoutSeconds = 30
-        /// Seconds a response may wait on a client that takes none of it before it is ended, default 60.
+        /// Seconds a response may wait on a client that takes none of it before it is ended,
+        /// default 60. A client that takes any byte within it is never cut, however slow.
         public var sendTimeoutSeconds = 60
+        /// Let presets of the server's own libraries name a `command` voice (a program the server
+        /// runs); off by default. A preset posted in a request never may.
+        public var allowCommandVoices = false
+        /// Origins besides the server's own whose pages may drive it (`--allow-origin`), as
+        /// `scheme://host[:port]`.
+        public var allowedOrigins: [String] = []
+        /// Host names besides IP addresses and `localhost` that requests may name in `Host`
+        /// (`--allow-host`): the names a reverse proxy or a DNS name serves it under.
+        public var allowedHosts: [String] = []
+        /// Take a key in the query (`?key=`) as well as in `Authorization: Bearer`; off by default.
+        public var allowQueryKey = false
         /// The keys asked for (`--api-keys`); nil serves anyone.
         public var apiKeysFile: String?
         /// Serve without keys beyond loopback.
@@ -47,6 +65,9 @@ public struct MedrenderService: Sendable {
         public var clientRendersPerMinute = 0
         /// The longest render served, in minutes (`--max-minutes`); nil for any.
         public var maximumMinutes: Double?
+        /// The largest video made, in megapixels painted: width × height × fps × seconds / 10⁶
+        /// (`--max-video-megapixels`). Default 100,000: an hour of 720p at 30 fps, 20 minutes of 1080p.
+        public var maximumVideoMegapixels: Double = 100_000
         /// Seconds running streams may go on after SIGTERM before they are ended, default 20.
         public var shutdownGraceSeconds = 20
         /// The folder the studio saves presets into (`--presets-dir`); nil saves none.
@@ -69,16 +90,19 @@ public struct MedrenderService: Sendable {
     let keys: APIKeys?
     let logger: Logger
     let studioTakes = StudioTakes()
+    let origins: OriginPolicy
+    let grants = MediaGrants()
 
     public init(settings: Settings, logger: Logger = Logger(label: "medrender")) throws {
         self.settings = settings
         self.logger = logger
         gate = RenderGate(limit: settings.maximumRenders, queueLimit: settings.maximumQueued)
         sounds = SoundCache(maximumBytes: settings.soundCacheBytes)
-        cache = RenderCache(folder: settings.cacheFolder, maximumBytes: settings.cacheBytes, logger: logger)
-        connections = ConnectionCounter(limit: settings.maximumConnections)
+        cache = try RenderCache(folder: settings.cacheFolder, maximumBytes: settings.cacheBytes, logger: logger)
+        connections = ConnectionCounter(limit: settings.maximumConnections, addressLimit: settings.maximumConnectionsPerAddress)
         limits = ClientLimits(maximumAtOnce: settings.clientRenders, maximumPerMinute: settings.clientRendersPerMinute)
         keys = try settings.apiKeysFile.map { try APIKeys.load(path: $0) }
+        origins = OriginPolicy(settings: settings)
         let loopback = ["127.0.0.1", "::1", "localhost"].contains(settings.host) || settings.host.hasPrefix("127.")
         if !loopback, keys == nil, !settings.allowAnonymous {
             throw RenderError("--host \(settings.host): beyond loopback the server asks for keys; give --api-keys FILE, "
@@ -109,6 +133,7 @@ public struct MedrenderService: Sendable {
             return Self.text(.serviceUnavailable, "every render place is taken and the queue is full; try again in a few seconds",
                              headers: [.retryAfter: "5"])
         }
+        if error is ClientGone { return Self.text(.serviceUnavailable, "the client went away") }
         if let limited = error as? ClientLimited {
             return Self.text(.tooManyRequests, limited.message, headers: [.retryAfter: "\(limited.retryAfter)"])
         }
@@ -129,9 +154,8 @@ public struct MedrenderService: Sendable {
         return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    /// The routes, as `FrontDoor` knows them for 404 and 405.
-    static let routes = ["/presets", "/presets/NAME", "/render", "/cues", "/preview", "/healthz", "/metrics"] + StudioRoutes.paths
-        + ["/video", "/feed.xml"]
+    /// The routes' paths, as the 404 lists them.
+    static var routes: [String] { ServedRoute.all.map(\.path) }
 
     /// Runs until the task is cancelled or the process is asked to stop (SIGINT, SIGTERM): then it
     /// stops accepting, lets running streams go on for `shutdownGraceSeconds`, and ends them.
@@ -143,8 +167,12 @@ public struct MedrenderService: Sendable {
             router.get(path) { request, context in try await handler(request, context, false) }
             router.head(path) { request, context in try await handler(request, context, true) }
         }
-        both("/presets") { _, _, head in Self.headOnly(try self.presets(), head) }
-        both("/presets/:name") { _, context, head in Self.headOnly(try self.preset(named: context.parameters.get("name") ?? ""), head) }
+        // Presets are read and decoded on a thread of their own, never on a task of the server.
+        both("/presets") { _, _, head in Self.headOnly(try await BlockingWork.run("medrender presets") { try self.presets() }, head) }
+        both("/presets/:name") { _, context, head in
+            let name = context.parameters.get("name") ?? ""
+            return Self.headOnly(try await BlockingWork.run("medrender preset") { try self.preset(named: name) }, head)
+        }
         both("/render") { request, _, head in try await self.render(request, head: head) }
         both("/cues") { request, _, head in Self.headOnly(try await self.cues(request), head) }
         both("/preview") { request, _, head in Self.headOnly(try await self.preview(request), head) }
@@ -154,12 +182,14 @@ public struct MedrenderService: Sendable {
         both("/video") { request, _, head in try await self.video(request, head: head) }
         both("/feed.xml") { request, _, head in try await self.feed(request, head: head) }
         let counter = connections, metrics = self.metrics
-        let guardTimeout = TimeAmount.seconds(Int64(settings.sendTimeoutSeconds))
+        let sendTimeout = TimeAmount.seconds(Int64(settings.sendTimeoutSeconds))
+        let requestTimeout = TimeAmount.seconds(Int64(settings.idleTimeoutSeconds))
         let app = Application(
             router: router,
             server: .http1(configuration: .init(
-                additionalChannelHandlers: [ConnectionGuard(counter: counter, sendTimeout: guardTimeout, refused: { metrics.refusedConnection() })],
-                idleTimeout: .seconds(Int64(settings.idleTimeoutSeconds)))),
+                additionalChannelHandlers: [ConnectionGuard(counter: counter, sendTimeout: sendTimeout, requestTimeout: requestTimeout,
+                                                            refused: { metrics.refusedConnection() })],
+                idleTimeout: requestTimeout)),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "medrender",
                                  // Past the limit (and a margin for the 503s), connections wait in the backlog: the
                                  // process never runs out of file descriptors.
@@ -254,16 +284,35 @@ public struct MedrenderService: Sendable {
         }
     }
 
-    /// The query without the key (`key=`), which is no render option.
-    static func options(_ request: Request) -> [(String, String)] { query(request).filter { $0.0 != "key" } }
+    /// The query without a key or a grant (`key=`, `grant=`), which are no render options.
+    static func options(_ request: Request) -> [(String, String)] {
+        query(request).filter { !QuerySecrets.names.contains($0.0.lowercased()) }
+    }
+
+    /// Pairs as one query, each name and value percent-encoded: the form grants are given for.
+    static func canonicalQuery(_ pairs: [(String, String)]) -> String {
+        pairs.map { queryEscaped($0.0) + "=" + queryEscaped($0.1) }.joined(separator: "&")
+    }
 
     /// The job a query asks for: the command line's checks, the preset from the library (by name
-    /// only), its sounds; and the render's identity.
-    /// `fit` says what fitting a session shorter than its preset changed (`Medrender-Fit`).
-    func job(for pairs: [(String, String)]) throws -> (job: RenderJob, format: OutputFormat, identity: String, fit: [String]) {
+    /// only), its sounds and its speech; and the render's identity. The query is read here; the
+    /// rest (files read, speech synthesized, the length fitted) is done under the render gate on a
+    /// thread of its own (`preparing`). `request` is nil for the server's own work (the feed's
+    /// warm-up). `fit` says what fitting a session shorter than its preset changed (`Medrender-Fit`).
+    func job(for pairs: [(String, String)], request: Request?) async throws
+        -> (job: RenderJob, format: OutputFormat, identity: String, fit: [String])
+    {
         let parameters = try QueryParameters.parse(pairs)
+        return try await preparing(request) { try self.job(for: parameters) }
+    }
+
+    /// The job of `job(for:request:)`, on the thread that prepares it.
+    private func job(for parameters: SessionParameters) throws -> (job: RenderJob, format: OutputFormat, identity: String, fit: [String]) {
         let file = try ServedLibrary(settings.library).presetFile(parameters.preset)
         let (renderRequest, _) = try parameters.request(library: settings.library, output: "-")
+        // A preset of the server's own library names a program only when the operator allows it.
+        try PresetConfinement(library: settings.library, allowsCommandVoices: settings.allowCommandVoices)
+            .check(renderRequest.session, presetFile: file, library: settings.library)
         var job = try renderRequest.job()
         job.soundCache = sounds
         job.loudnessCache = loudness
@@ -310,29 +359,60 @@ public struct MedrenderService: Sendable {
 
     /// The client a request counts against: its key's id, or without keys its address.
     func client(of request: Request) -> String {
-        guard let keys else { return "address " + (request.headers[.medrenderPeer] ?? "unknown") }
-        guard let key = FrontDoor<BasicRequestContext>.key(of: request) else { return "anonymous" }
-        return keys.id(of: key) ?? "anonymous"
+        guard keys != nil else { return "address " + (request.headers[.medrenderPeer] ?? "unknown") }
+        if case .known(let id) = keyOf(request) { return id }
+        return "anonymous"
     }
 
-    /// Holds a render place (and the client's share) around `body`, for the routes that load
-    /// sounds but write no file (`/cues`, `/preview`, the studio's), and runs it on a thread of its
-    /// own (`BlockingWork`): decoding and planning never hold a task of the server.
+    /// Holds a render place (and the client's share) around `body`, for the work a request needs
+    /// before or instead of a render (its speech synthesized, its sounds decoded, its session
+    /// planned: `/cues`, `/preview`, the studio's, and every job), and runs it on a thread of its
+    /// own (`BlockingWork`): that work never holds a task of the server, and no more of it runs at
+    /// once than renders do. A request whose client leaves while it waits in the queue gives its
+    /// place back.
     func gated<T: Sendable>(_ request: Request, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         let client = client(of: request)
         if let refusal = await limits.begin(client) { throw ClientLimited(message: refusal.message, retryAfter: refusal.retryAfter) }
-        guard await gate.enter() else {
+        let gate = self.gate
+        guard try await untilClientLeaves(request, { await gate.enter() }) else {
             await limits.end(client)
-            throw GateFull()
+            throw ServiceBusy.refusal(clientLeft: Task.isCancelled || clientLeft(request))
         }
-        defer {
-            let gate = self.gate, limits = self.limits
-            Task {
-                await gate.leave()
-                await limits.end(client)
-            }
-        }
-        return try await BlockingWork.run("medrender request", body)
+        let result = await Result { try await BlockingWork.run("medrender request", body) }
+        await gate.leave()
+        await limits.end(client)
+        return try result.get()
+    }
+
+    /// Runs `body` under a render place, on a thread of its own, without counting it against the
+    /// client's render limits: the work a request needs before its render (sounds found, speech
+    /// synthesized, the length fitted), so that no more of it runs at once than renders do and none
+    /// of it on a task of the server. A request whose client leaves while it waits gives its place
+    /// back; `request` nil is the server's own work.
+    func preparing<T: Sendable>(_ request: Request?, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+        let gate = self.gate
+        let entered = if let request { try await untilClientLeaves(request, { await gate.enter() }) } else { await gate.enter() }
+        guard entered else { throw ServiceBusy.refusal(clientLeft: request.map(clientLeft) == true || Task.isCancelled) }
+        // The place is given back before the answer, so the render that follows finds it free.
+        let result = await Result { try await BlockingWork.run("medrender request", body) }
+        await gate.leave()
+        return try result.get()
+    }
+
+    /// Runs `operation` in a task of its own that is cancelled when the request's connection
+    /// closes (its client left) or when the awaiting task is.
+    func untilClientLeaves<T: Sendable>(_ request: Request, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        guard let id = request.headers[.medrenderConnection].flatMap({ UInt64($0) }) else { return try await operation() }
+        let task = Task { try await operation() }
+        let token = connections.watch(id) { task.cancel() }
+        defer { connections.unwatch(id, token: token) }
+        return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+    }
+
+    /// Whether the request's connection has closed.
+    func clientLeft(_ request: Request) -> Bool {
+        guard let id = request.headers[.medrenderConnection].flatMap({ UInt64($0) }) else { return false }
+        return !connections.isLive(id)
     }
 
     func cues(_ request: Request) async throws -> Response {
@@ -344,7 +424,7 @@ public struct MedrenderService: Sendable {
         guard ["json", "vtt", "chapters"].contains(sheet) else {
             throw RenderError("sheet=\(sheet): the cue sheet is json, vtt or chapters", category: .usage)
         }
-        let (job, _, _, fit) = try self.job(for: pairs)
+        let (job, _, _, fit) = try await self.job(for: pairs, request: request)
         // The plan a render would make, sounds and all: the same frames as the audio.
         let plan = try await gated(request) { try job.plan() }
         let text: String, type: String
@@ -364,10 +444,13 @@ public struct MedrenderService: Sendable {
     /// The preview page of a session: the command line's page, its audio the `/render` of the same
     /// query (so the player streams the render), its timeline the plan a render makes.
     func preview(_ request: Request) async throws -> Response {
-        let (job, format, _, _) = try self.job(for: Self.options(request))
+        let (job, format, _, _) = try await self.job(for: Self.options(request), request: request)
         let plan = try await gated(request) { try job.plan() }
         let timeline = SessionTimeline(plan: plan, title: job.session.name)
-        let query = request.uri.query ?? ""
+        // The page's audio asks for the same render, without the key it came with (a page is
+        // kept and shared): a keyed server gives it a grant for that render alone.
+        var query = Self.canonicalQuery(Self.options(request))
+        if keys != nil, case .known(let id) = keyOf(request) { query += "&grant=" + grants.grant(keyID: id, query: query) }
         let subtitle = [job.session.name, job.session.segments.map { $0.pattern.description }.joined(separator: " → "),
                         "\(plan.schedule.cycleCount) cycles", format.fileExtension].joined(separator: " · ")
         let html = PreviewPage(timeline: timeline, audio: .url("/render?\(query)"), subtitle: subtitle).html
@@ -378,6 +461,15 @@ public struct MedrenderService: Sendable {
 
 /// Every render place is taken and the queue is full.
 struct GateFull: Error {}
+
+/// The client left before its request had a render place.
+struct ClientGone: Error {}
+
+/// Why a request got no render place.
+enum ServiceBusy {
+    /// `ClientGone` when its client left, else `GateFull`.
+    static func refusal(clientLeft: Bool) -> any Error { clientLeft ? ClientGone() : GateFull() }
+}
 
 /// A client over one of its limits.
 struct ClientLimited: Error {
@@ -414,5 +506,12 @@ struct ServedLibrary {
         var message = "no preset named '\(shown)'"
         if let guess = didYouMean(name, among: names) { message += " (did you mean '\(guess)'?)" }
         return RenderError(message + "; GET /presets lists them (\(names.joined(separator: ", ")))", category: .missingInput)
+    }
+}
+
+extension Result where Failure == any Error {
+    /// The result of an async throwing `body`.
+    init(_ body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }

@@ -9,7 +9,7 @@ import Medrender
 /// disk) is seen, removed and rendered again. The folder may be shared by several servers: a render
 /// holds a lock on its key (`flock`), and another process that wants the same render waits for it
 /// instead of rendering it twice. Bounded by size: the entries used least recently go first.
-// `@unchecked`: `warned` is read and written under `lock`; the rest are constants (the logger
+// `@unchecked`: `warned` and `reservations` are read and written under `lock`; the rest are constants (the logger
 // is a value that is only read).
 final class RenderCache: @unchecked Sendable {
     struct Entry: Sendable {
@@ -21,16 +21,44 @@ final class RenderCache: @unchecked Sendable {
     let maximumBytes: Int64
     private let lock = NSLock()
     private var warned = false
+    /// Room held for renders under way, by their temporary file: entries and these together stay
+    /// within `maximumBytes`.
+    private var reservations: [String: Int64] = [:]
     private let logger: Logger
 
-    /// Creates the folder when missing. A folder that cannot be made is reported once by
-    /// `reportUnwritable` and renders go on without it.
-    init(folder: String, maximumBytes: Int64, logger: Logger) {
+    /// Creates the folder when missing, readable by this user only (0700). A folder that another
+    /// user owns, or that others may write in, is refused (`checkOwnership`): its entries would be
+    /// served as ours. A folder that cannot be made is reported once by `reportUnwritable` and
+    /// renders go on without it.
+    init(folder: String, maximumBytes: Int64, logger: Logger) throws {
         self.folder = folder
         self.maximumBytes = max(0, maximumBytes)
         self.logger = logger
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let parent = URL(fileURLWithPath: folder).deletingLastPathComponent().path
+        try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        _ = mkdir(folder, 0o700)
+        try Self.checkOwnership(folder)
         removeStaleTemporaries()
+    }
+
+    /// Refuses a cache folder that is a link, that another user owns, or that its group or others
+    /// may write in; a folder that does not exist (it could not be made) passes, and is reported
+    /// when a render tries it.
+    static func checkOwnership(_ folder: String) throws {
+        var info = stat()
+        guard lstat(folder, &info) == 0 else { return }
+        let fix = "give --cache-dir a folder of your own, or remove it so that it is made again (mode 0700)"
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw RenderError("the render cache \(folder) is not a folder (a link or a file); \(fix)", category: .cannotCreate)
+        }
+        guard info.st_uid == geteuid() else {
+            throw RenderError("the render cache \(folder) belongs to user \(info.st_uid), not to this one (\(geteuid())); its files "
+                + "would be served as renders; \(fix)", category: .cannotCreate)
+        }
+        guard info.st_mode & 0o022 == 0 else {
+            throw RenderError("the render cache \(folder) may be written by others (mode \(String(info.st_mode & 0o777, radix: 8))); "
+                + "chmod go-w it, or \(fix)", category: .cannotCreate)
+        }
     }
 
     /// Logs, once per process, that the cache cannot take a file, and why.
@@ -84,9 +112,26 @@ final class RenderCache: @unchecked Sendable {
         "\(folder)/.partial-\(key)-\(getpid())-\(UUID().uuidString.prefix(8)).\(ext)"
     }
 
+    /// Holds room for a render of up to `bytes` written into `temporary`: the entries used least
+    /// recently are removed until the entries and every render under way fit the bound with it.
+    /// False when it cannot fit at all (it is larger than the bound): such a render is streamed
+    /// without the cache.
+    func reserve(_ bytes: Int64, for temporary: String) -> Bool {
+        guard bytes <= maximumBytes else { return false }
+        lock.withLock { reservations[temporary] = bytes }
+        trim()
+        return true
+    }
+
+    /// Gives back the room held for `temporary` (its render failed, or it became an entry).
+    func release(_ temporary: String) {
+        _ = lock.withLock { reservations.removeValue(forKey: temporary) }
+    }
+
     /// Puts a complete render in place as the entry of `key` and trims the cache to its bound.
     func commit(temporary: String, key: String, ext: String, length: Int64) throws -> Entry {
         let path = "\(folder)/\(key).\(length).\(ext)"
+        defer { release(temporary) }
         guard rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
@@ -107,10 +152,11 @@ final class RenderCache: @unchecked Sendable {
         return (count, total)
     }
 
-    /// Removes the entries used least recently until the rest fit the bound.
+    /// Removes the entries used least recently until the rest, with the room held for renders
+    /// under way, fit the bound.
     func trim() {
         var entries: [(path: String, length: Int64, used: Int)] = []
-        var total: Int64 = 0
+        var total: Int64 = lock.withLock { reservations.values.reduce(0, +) }
         for name in names() {
             guard let parsed = Self.parse(name) else { continue }
             var info = stat()

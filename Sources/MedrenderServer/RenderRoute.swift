@@ -11,7 +11,7 @@ import Synchronization
 /// HTTP: `Content-Length` when known, `Range` and `206`, `ETag` and `304`, `Cache-Control`.
 extension MedrenderService {
     func render(_ request: Request, head: Bool) async throws -> Response {
-        let (job, format, identity, fit) = try self.job(for: Self.options(request))
+        let (job, format, identity, fit) = try await self.job(for: Self.options(request), request: request)
         return try await serveRender(request, head: head, job: job, format: format, identity: identity, fit: fit)
     }
 
@@ -45,7 +45,7 @@ extension MedrenderService {
             }
         }
         metrics.miss()
-        let largest = Self.largestBytes(job)
+        let largest = Self.largestBytes(job, format: format)
         let (flight, isNew) = await flights.join(identity) { makeFlight(key: identity, ext: ext, largestBytes: largest) }
         if isNew { start(flight, job: job, ext: ext, client: client(of: request)) }
         if !isNew { metrics.joined() }
@@ -159,22 +159,32 @@ extension MedrenderService {
         })
     }
 
-    /// The most a render's file can take: 32-bit samples, and room for headers.
-    static func largestBytes(_ job: RenderJob) -> Int64 {
+    /// The most a render's file can take, and room for headers: 4 bytes a sample for WAV and
+    /// FLAC (never more than 32-bit samples); for the lossy formats 64 KiB a second for each
+    /// channel, above the highest bitrate any of their encoders reaches (Vorbis at quality 10,
+    /// Opus at 510 kbit/s, MP3 at 320).
+    static func largestBytes(_ job: RenderJob, format: OutputFormat) -> Int64 {
         guard let outline = try? job.outline() else { return 0 }
-        return outline.frames(atRate: job.options.rate) * Int64(job.options.channels) * 4 + (1 << 20)
+        let frames = outline.frames(atRate: job.options.rate), channels = Int64(job.options.channels)
+        switch format {
+        case .wav, .flac: return frames * channels * 4 + (1 << 20)
+        case .ogg, .opus, .mp3: return (frames / Int64(job.options.rate) + 1) * channels * (64 << 10) + (1 << 20)
+        }
     }
 
     /// A new flight for `key`, writing into the cache's folder, or a spool file when the cache
-    /// cannot take one (said once in the log): it cannot make a file, or it has less room than the
-    /// render may need (`largestBytes`), so a full cache folder never fails a render half-way.
+    /// cannot take one: the render may be larger than the cache's bound (`largestBytes`, held as
+    /// room in the cache until it ends, so the cache never holds more than its bound), or the
+    /// cache cannot make a file or has less room on its disk than the render may need (said once
+    /// in the log), so a full cache folder never fails a render half-way.
     func makeFlight(key: String, ext: String, largestBytes: Int64) -> RenderFlight {
+        let path = cache.temporaryPath(key: key, ext: ext)
         if let free = cache.freeBytes(), free < largestBytes {
             cache.reportUnwritable("\(free) bytes free, and a render may need up to \(largestBytes)")
-        } else {
-            let path = cache.temporaryPath(key: key, ext: ext)
-            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        } else if cache.reserve(largestBytes, for: path) {
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             if fd >= 0 { return RenderFlight(key: key, writingPath: path, spooled: false, writeDescriptor: fd) }
+            cache.release(path)
             cache.reportUnwritable(String(cString: strerror(errno)))
         }
         let spool = NSTemporaryDirectory() + "/medrender-spool-\(getpid())-\(UUID().uuidString.prefix(8)).\(ext)"
@@ -199,6 +209,7 @@ extension MedrenderService {
                     closeOnce()
                     unlink(flight.writingPath)
                 }
+                if !flight.spooled { cache.release(flight.writingPath) }
                 flight.end(.failed(error))
             }
             defer { Task { await flights.remove(flight) } }
@@ -216,9 +227,10 @@ extension MedrenderService {
                 // Another server rendered it meanwhile.
                 closeOnce()
                 unlink(flight.writingPath)
+                cache.release(flight.writingPath)
                 return flight.end(.finished(path: entry.path, length: entry.length))
             }
-            guard await gate.enter() else { return fail(GateFull()) }
+            guard await gate.enter() else { return fail(ServiceBusy.refusal(clientLeft: Task.isCancelled)) }
             defer { Task { await gate.leave() } }
             guard !Task.isCancelled else { return fail(RenderError("the client went away before the render started", category: .io)) }
             let started = ContinuousClock.now

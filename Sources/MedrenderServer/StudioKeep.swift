@@ -18,7 +18,7 @@ extension MedrenderService {
         // Read as `/render` reads it: an unknown name is its 400, worded for the query.
         let format = try FormatName(parsing: query.first { $0.0 == "format" }?.1 ?? "ogg")
             .format(quality: SessionParameters(preset: "").quality, bits: nil)
-        let job = try studioJob(yaml, format: format)
+        let job = try await studioJob(yaml, for: request, format: format)
         // What only the sounds' lengths tell (a voice longer than its place) is answered as the
         // plan's errors are, before a render starts.
         try await gated(request) {
@@ -66,7 +66,7 @@ extension MedrenderService {
             throw StudioError(.badRequest, "kind=\(kindName.prefix(16)): give a phase: inhale, hold, hold-in, top-up, exhale or hold-out")
         }
         let yaml = try await studioBody(request)
-        let job = try studioJob(yaml, layers: [.cues])
+        let job = try await studioJob(yaml, for: request, layers: [.cues])
         let wav: [UInt8] = try await gated(request) {
             let prepared: PreparedRender
             do {

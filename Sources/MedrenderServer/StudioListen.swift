@@ -16,15 +16,15 @@ extension MedrenderService {
         // One render place (and the client's share) is held from the decoding to the stream's end.
         let client = client(of: request)
         if let refusal = await limits.begin(client) { throw ClientLimited(message: refusal.message, retryAfter: refusal.retryAfter) }
-        guard await gate.enter() else {
-            await limits.end(client)
-            throw GateFull()
-        }
         let gate = self.gate, limits = self.limits
+        guard try await untilClientLeaves(request, { await gate.enter() }) else {
+            await limits.end(client)
+            throw ServiceBusy.refusal(clientLeft: clientLeft(request))
+        }
         let release: @Sendable () -> Void = { Task { await gate.leave(); await limits.end(client) } }
         let prepared: PreparedRender
         do {
-            prepared = try job.prepare()
+            prepared = try await BlockingWork.run("medrender studio take") { try job.prepare() }
         } catch let error as any DiagnosedError where error.category == .badData || error.category == .missingInput {
             release()
             throw StudioInvalid(issues: [StudioIssue(field: "", message: Self.unlibrary(error.description))])

@@ -21,20 +21,8 @@ enum StudioRoutes {
     /// The largest preset the studio takes, in bytes: the library's presets are a few KiB.
     static let maximumBodyBytes = 256 << 10
 
-    /// The paths, as `FrontDoor` names them for the metrics and the 404's list.
-    static let paths = ["/studio", "/studio/plan", "/studio/save", "/studio/listen", "/studio/listen/ID", "/studio/cue", "/studio/render/ID"]
-
-    /// The route a path is answered by, or nil.
-    static func route(_ path: String) -> String? {
-        if path.hasPrefix("/studio/listen/"), path.count > 15, !path.dropFirst(15).contains("/") { return "/studio/listen/ID" }
-        if path.hasPrefix("/studio/render/"), path.count > 15, !path.dropFirst(15).contains("/") { return "/studio/render/ID" }
-        return ["/studio", "/studio/plan", "/studio/save", "/studio/listen", "/studio/cue"].contains(path) ? path : nil
-    }
-
-    /// The routes that take a POST (every other studio route is GET or HEAD).
-    static func takesPost(_ path: String) -> Bool {
-        ["/studio/plan", "/studio/save", "/studio/listen", "/studio/cue"].contains(path)
-    }
+    /// The studio's paths, from the route table.
+    static var paths: [String] { ServedRoute.all.map(\.path).filter { $0.hasPrefix("/studio") } }
 
     /// A save name: letters, digits, `-`, `_` and `.` inside, at most 64 characters, no path.
     static func checkName(_ name: String) throws(StudioError) -> String {
@@ -172,7 +160,8 @@ extension MedrenderService {
 
     /// The posted preset as a job, or the issues that keep it from being one. Sounds must be the
     /// library's (`Sounds/`) or beside its presets, never a path outside them.
-    func studioJob(_ yaml: String, format: OutputFormat = .wav(.int16), layers: Set<Layer> = Set(Layer.allCases)) throws -> RenderJob {
+    func studioJob(_ yaml: String, for http: Request, format: OutputFormat = .wav(.int16),
+                   layers: Set<Layer> = Set(Layer.allCases)) async throws -> RenderJob {
         let session: Session
         do {
             session = try PresetDecoder.decode(yaml, file: "preset", defaultName: "studio")
@@ -187,34 +176,36 @@ extension MedrenderService {
                 StudioIssue(line: $0.line, column: $0.column, field: $0.field, message: $0.message)
             })
         }
-        let library = settings.library
-        let inside = [library.soundsFolder, library.presetsFolder].map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path + "/" }
-        for ref in session.soundsUsed {
-            let name = ref.name
-            let parts = name.split(separator: "/")
-            var outside = name.hasPrefix("/") || parts.contains("..") || name.hasPrefix("~")
-            if !outside, let path = library.soundPath(ref, presetFile: studioPresetFile) {
-                let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-                outside = !inside.contains { real.hasPrefix($0) }
-            }
-            if outside {
-                throw StudioInvalid(issues: [Self.locate(name, in: yaml, message:
-                    "the sound '\(name)' is outside the library; the studio plays sounds of Sounds/ by name, such as 'rain'")])
-            }
-        }
-        let request = RenderRequest(session: session, presetFile: studioPresetFile,
-                                    options: RenderOptions(length: session.defaultLength, layers: layers),
-                                    format: format, outputPath: "-", library: library)
+        // A posted preset names no program and no file outside the library: the same answer for a
+        // file that is there and one that is not.
         do {
-            var job = try request.job()
-            job.soundCache = sounds
-            job.loudnessCache = loudness
-            let minutes = Double(try job.outline().total.milliseconds) / 60_000
-            if let maximum = settings.maximumMinutes, minutes > maximum + 1e-9 {
-                throw StudioInvalid(issues: [StudioIssue(field: "minutes", message: String(
-                    format: "the session is %.1f minutes; this server plans up to %g minutes (--max-minutes)", minutes, maximum))])
+            try PresetConfinement(library: settings.library, allowsCommandVoices: false)
+                .check(session, presetFile: studioPresetFile, library: settings.library)
+        } catch {
+            let word = error.field == "guide.voice" ? "command" : error.field == "metadata.cover" ? "cover" : Self.quoted(error.message)
+            var issue = Self.locate(word, in: yaml, message: error.message)
+            if let line = error.line, let column = error.column, error.field == "guide.voice" { (issue.line, issue.column) = (line, column) }
+            issue.field = error.field
+            throw StudioInvalid(issues: [issue])
+        }
+        let library = settings.library
+        let render = RenderRequest(session: session, presetFile: studioPresetFile,
+                                   options: RenderOptions(length: session.defaultLength, layers: layers),
+                                   format: format, outputPath: "-", library: library)
+        let (sounds, loudness, maximum) = (self.sounds, self.loudness, settings.maximumMinutes)
+        do {
+            // Its sounds found and its speech synthesized under the render gate, on a thread of its own.
+            return try await preparing(http) {
+                var job = try render.job()
+                job.soundCache = sounds
+                job.loudnessCache = loudness
+                let minutes = Double(try job.outline().total.milliseconds) / 60_000
+                if let maximum, minutes > maximum + 1e-9 {
+                    throw StudioInvalid(issues: [StudioIssue(field: "minutes", message: String(
+                        format: "the session is %.1f minutes; this server plans up to %g minutes (--max-minutes)", minutes, maximum))])
+                }
+                return job
             }
-            return job
         } catch let error as MissingSoundsError {
             throw StudioInvalid(issues: [Self.locate(error.missing.first?.name ?? "", in: yaml, message: Self.unlibrary(error.description))])
         } catch let error as StudioInvalid {
@@ -230,6 +221,12 @@ extension MedrenderService {
         for prefix in ["preset: ", "\(NSTemporaryDirectory())"] where text.hasPrefix(prefix) { text = String(text.dropFirst(prefix.count)) }
         if let range = text.range(of: "/Presets/studio.yaml: ") { text = String(text[range.upperBound...]) }
         return text
+    }
+
+    /// The first text between single quotes in `message` (the sound it names), or "".
+    static func quoted(_ message: String) -> String {
+        let parts = message.split(separator: "'", omittingEmptySubsequences: false)
+        return parts.count > 2 ? String(parts[1]) : ""
     }
 
     /// An issue at the first line of `yaml` that names `word` (a sound, say), or at no line.
@@ -252,7 +249,7 @@ extension MedrenderService {
         let outline = PresetOutline.entries(yaml)
         let job: RenderJob
         do {
-            job = try studioJob(yaml)
+            job = try await studioJob(yaml, for: request)
         } catch var failure as StudioInvalid {
             failure.outline = outline
             throw failure
@@ -294,7 +291,7 @@ extension MedrenderService {
         let name = try StudioRoutes.checkName(rawName)
         let replace = query.contains { $0.0 == "replace" && ["1", "true", "yes"].contains($0.1) }
         let yaml = try await studioBody(request)
-        _ = try studioJob(yaml)  // only a preset that plans is saved
+        _ = try await studioJob(yaml, for: request)  // only a preset that plans is saved
         let saved = try StudioSaver(folder: folder).save(yaml, name: name, replace: replace)
         struct Saved: Encodable { var ok = true; var name: String; var file: String; var replaced: Bool }
         return try Self.json(Saved(name: name, file: "\(name).yaml", replaced: saved))
@@ -303,7 +300,7 @@ extension MedrenderService {
     /// `POST /studio/listen`: keeps a valid preset to listen to and answers its id.
     func studioTake(_ request: Request) async throws -> Response {
         let yaml = try await studioBody(request)
-        let job = try studioJob(yaml)
+        let job = try await studioJob(yaml, for: request)
         let id = studioTakes.add(yaml)
         struct Take: Encodable { var ok = true; var id: String; var url: String; var durationSeconds: Double }
         let total = try job.outline().total
@@ -323,7 +320,7 @@ extension MedrenderService {
         guard ["wav", "ogg"].contains(formatName) else {
             throw StudioError(.badRequest, "format=\(formatName.prefix(16)): listening streams 'wav' or 'ogg'; to download another format use /studio/render/ID?format=")
         }
-        let job = try studioJob(yaml)
+        let job = try await studioJob(yaml, for: request)
         return try await studioStream(request, job: job, fromSeconds: from, vorbis: formatName == "ogg")
     }
 }

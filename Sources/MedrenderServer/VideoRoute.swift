@@ -47,7 +47,8 @@ extension MedrenderService {
     func video(_ request: Request, head: Bool) async throws -> Response {
         let all = Self.options(request)
         let settings = try Self.videoSettings(all.filter { Self.videoParameters.contains($0.0) })
-        let (job, _, identity, _) = try self.job(for: all.filter { !Self.videoParameters.contains($0.0) })
+        let (job, _, identity, _) = try await self.job(for: all.filter { !Self.videoParameters.contains($0.0) }, request: request)
+        try checkVideoSize(settings, seconds: Double(try job.outline().total.milliseconds) / 1000)
         let key = Self.videoIdentity(identity, settings)
         let ext = settings.container.rawValue
         let headers: HTTPFields = [
@@ -69,8 +70,15 @@ extension MedrenderService {
         let temporary = cache.temporaryPath(key: key, ext: ext)
         var removeTemporary = true
         defer { if removeTemporary { unlink(temporary) } }
+        // A client that leaves stops the render at the next frame: nothing is kept of it.
+        let gone = Departure()
+        let connection = request.headers[.medrenderConnection].flatMap { UInt64($0) }
+        let watch = connection.map { connections.watch($0) { gone.leave() } }
+        defer { if let connection, let watch { connections.unwatch(connection, token: watch) } }
         try await onRenderPlace(request) {
-            _ = try VideoRender.write(try job.prepare(), settings: settings, to: temporary)
+            _ = try VideoRender.write(try job.prepare(), settings: settings, to: temporary) { _, _ in
+                if gone.hasLeft { throw VideoError("the client went away; the video was stopped", category: .io) }
+            }
         }
         // Opened before it is put in place: the answer reads it even if the cache lets it go.
         let fd = open(temporary, O_RDONLY | O_CLOEXEC)
@@ -84,6 +92,14 @@ extension MedrenderService {
             cache.reportUnwritable("\(error)")
         }
         return fileResponse(fd: fd, length: Int64(info.st_size), request: request, head: head, headers: headers, done: {})
+    }
+
+    /// Refuses a video larger than the server makes (`maximumVideoMegapixels`): its size × fps × seconds.
+    func checkVideoSize(_ video: VideoSettings, seconds: Double) throws {
+        let megapixels = Double(video.size.width * video.size.height * video.fps) * seconds / 1e6
+        guard megapixels > settings.maximumVideoMegapixels else { return }
+        throw VideoError(String(format: "this video is %.0f megapixels (size × fps × seconds); this server makes videos of up to %.0f; "
+            + "ask for a smaller size, fewer fps or fewer minutes", megapixels, settings.maximumVideoMegapixels), category: .usage)
     }
 
     /// The video's identity: the session's render identity and the picture's settings.

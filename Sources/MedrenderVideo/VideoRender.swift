@@ -60,9 +60,10 @@ public enum VideoRender {
         if case .image(let image) = settings.background { _ = try FrameDrawer.loadImage(image) }
     }
 
-    /// Renders `prepared` as a video to `path`. `progress` gets the video frames done and the total.
+    /// Renders `prepared` as a video to `path`. `progress` gets the video frames done and the
+    /// total; what it throws stops the render (a client that left), and no file is written.
     public static func write(_ prepared: PreparedRender, settings: VideoSettings, to path: String,
-                             progress: ((Int64, Int64) -> Void)? = nil) throws -> VideoReport {
+                             progress: ((Int64, Int64) throws -> Void)? = nil) throws -> VideoReport {
         let plan = prepared.plan
         try check(settings: settings, output: path, rate: plan.rate)
         let timeline = SessionTimeline(plan: plan, title: prepared.tags.title)
@@ -80,7 +81,7 @@ public enum VideoRender {
             // The audio up to the next frame's start, so the two streams go into the file side by side.
             let until = index + 1 < total ? picture.clock.audioFrame(ofVideoFrame: index + 1) : plan.totalFrames
             while master.framesDone < until, let block = master.next() { try writer.writeAudio(block) }
-            progress?(index + 1, total)
+            try progress?(index + 1, total)
         }
         while let block = master.next() { try writer.writeAudio(block) }
         try writer.finish()

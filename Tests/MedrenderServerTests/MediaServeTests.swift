@@ -161,11 +161,13 @@ import Testing
         let missing = try server.get("/presets"), wrong = try server.get("/presets", curl: ["-H", "Authorization: Bearer not-the-key-at-all"])
         #expect(missing.status == 401 && wrong.status == 401 && missing.body == wrong.body)
         #expect(try server.get("/presets", curl: ["-H", "Authorization: Bearer \(key)"]).status == 200)
-        #expect(try server.get("/presets?key=\(key)").status == 200)
+        // A key in the query is refused: the server was not started with --allow-query-key.
+        #expect(try server.get("/presets?key=\(key)").status == 401)
         #expect(try server.get("/healthz").status == 200)
-        let long = try server.get("/render?preset=box-breath&minutes=2&key=\(key)")
+        let bearer = ["-H", "Authorization: Bearer \(key)"]
+        let long = try server.get("/render?preset=box-breath&minutes=2", curl: bearer)
         #expect(long.status == 400 && String(decoding: long.body, as: UTF8.self).contains("--max-minutes"))
-        #expect(try server.get("/render?preset=box-breath&minutes=1&rate=8000&key=\(key)").status == 200)
+        #expect(try server.get("/render?preset=box-breath&minutes=1&rate=8000", curl: bearer).status == 200)
         let over = try server.get("/render?preset=box-breath&minutes=1.2&rate=8000", curl: ["-H", "Authorization: Bearer \(key)"])
         #expect(over.status == 429 && Self.header("retry-after", over.headers) != nil)
         #expect(!server.log.contains(key))
