@@ -21,6 +21,7 @@ run: deps release
 ## an optimized build runs them in about a quarter of a debug build's time (5½ minutes against 20). `swift test` alone runs them debug.
 TEST_BUILD := -c release -Xswiftc -enable-testing --scratch-path .build-test
 test: test-deps
+	python3 scripts/check-imports
 	$(SWIFT) build $(TEST_BUILD) --build-tests --explicit-target-dependency-import-check error
 	$(SWIFT) test $(TEST_BUILD) --skip-build --parallel
 	python3 scripts/check-deploy .build-test/release/medrender

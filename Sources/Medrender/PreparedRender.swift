@@ -65,6 +65,7 @@ extension RenderJob {
                 plan = try RenderPlan(session: session, options: options, sounds: facts)
             }
             var mix = MixAssets(sounds: [:], beds: beds, played: played, facts: facts)
+            mix.pages = ProcessMemory.pageRelease
             beds = [:]
             played = [:]
             mix.bake(for: plan)

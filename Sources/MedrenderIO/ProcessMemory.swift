@@ -1,4 +1,6 @@
 import CSndFile
+import Foundation
+import MedrenderCore
 
 /// How the process's allocator treats large buffers.
 public enum ProcessMemory {
@@ -8,5 +10,11 @@ public enum ProcessMemory {
     /// Call once, before any thread starts. The corresponding C function is `mallopt`.
     public static func mapLargeBuffers() {
         _ = medrender_map_large_buffers(128 * 1024)
+    }
+
+    /// Pages given back to the system as soon as they are no longer read (a bed's floats as they
+    /// are rounded to 16 bits). The corresponding C function is `madvise` with `MADV_DONTNEED`.
+    public static let pageRelease = PageRelease(pageSize: max(1, Int(sysconf(Int32(_SC_PAGESIZE))))) { start, count in
+        _ = madvise(start, count, Int32(MADV_DONTNEED))
     }
 }

@@ -1,5 +1,3 @@
-import Glibc
-
 /// Decoded audio held in memory: interleaved Float32 frames at the output rate.
 ///
 /// Assets are small (clips, loops, cue tones); a session is never held in memory.
@@ -88,10 +86,11 @@ public struct QuantizedAsset: Sendable {
     }
 
     /// Rounds interleaved `samples` to 16 bits under a scale that fits their peak, and leaves
-    /// `samples` empty (for a long bed's loop). The pages of floats already rounded go back to the
-    /// system as it goes (they are not read again), so a long bed is never held both ways at
-    /// once: rain's 31 s at 48 kHz stereo would be 17 MiB for that moment, the largest of a render.
-    public init(channels: Int, consuming samples: inout [Float]) {
+    /// `samples` empty (for a long bed's loop). With `pages`, the pages of floats already rounded
+    /// go back to the system as it goes (they are not read again), so a long bed is never held
+    /// both ways at once: rain's 31 s at 48 kHz stereo would be 17 MiB for that moment, the
+    /// largest of a render.
+    public init(channels: Int, consuming samples: inout [Float], pages: PageRelease? = nil) {
         let scale = Self.scale(fitting: samples, channels: channels)
         let steps = 1 / scale
         let count = samples.count
@@ -100,7 +99,7 @@ public struct QuantizedAsset: Sendable {
         let onset = samples.withUnsafeBufferPointer(Self.onset)
         samples.withUnsafeMutableBufferPointer { p in
             guard let base = p.baseAddress else { return }
-            let page = max(1, Int(sysconf(Int32(_SC_PAGESIZE))))
+            let page = max(1, pages?.pageSize ?? Int.max)
             let start = Int(bitPattern: base)
             // Only pages wholly inside the samples: the allocation's own header stays.
             var released = (start + page - 1) / page * page
@@ -111,8 +110,8 @@ public struct QuantizedAsset: Sendable {
                 for k in i..<(i + n) { out.append(Self.round(p[k], steps)) }
                 i += n
                 let done = (start + i * MemoryLayout<Float>.stride) / page * page
-                if done > released, i < count {
-                    madvise(UnsafeMutableRawPointer(bitPattern: released), done - released, Int32(MADV_DONTNEED))
+                if let pages, done > released, i < count {
+                    pages.release(UnsafeMutableRawPointer(bitPattern: released)!, done - released)
                     released = done
                 }
             }
@@ -153,4 +152,19 @@ extension Int16 {
 
     /// The value held, at `heldStep`.
     @inlinable @inline(__always) public var heldValue: Float { Float(self) * (1.0 / 16384) }
+}
+
+/// Gives memory pages back to the system: the one thing of the operating system a loop's rounding
+/// asks for, handed in by the module that talks to it (`MedrenderIO`'s `ProcessMemory`), so this
+/// module imports no C.
+public struct PageRelease: Sendable {
+    /// The system's page size in bytes.
+    public let pageSize: Int
+    /// Gives back `count` bytes of whole pages from `start`, which are not read again.
+    public let release: @Sendable (UnsafeMutableRawPointer, Int) -> Void
+
+    public init(pageSize: Int, release: @escaping @Sendable (UnsafeMutableRawPointer, Int) -> Void) {
+        self.pageSize = pageSize
+        self.release = release
+    }
 }

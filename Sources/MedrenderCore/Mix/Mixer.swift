@@ -15,6 +15,9 @@ public struct MixAssets: Sendable {
     /// Beds' sounds decoded straight into 16 bits (`Int16.heldStep`), before their seams are
     /// baked: a render loads its beds so, never in floats. Let go once baked.
     public private(set) var beds: [SoundRef: QuantizedAsset] = [:]
+    /// How a bed's floats go back to the system as they are rounded (`QuantizedAsset`); nil keeps
+    /// them until the bed is baked.
+    public var pages: PageRelease?
 
     public struct LoopKey: Hashable, Sendable {
         public var sound: SoundRef
@@ -88,7 +91,7 @@ public struct MixAssets: Sendable {
                 let channels = raw.channels
                 _ = consume raw
                 LoopedBed.bake(&samples, channels: channels, seamFrames: Int(bed.seamFrames))
-                loops[key] = QuantizedAsset(channels: channels, consuming: &samples)
+                loops[key] = QuantizedAsset(channels: channels, consuming: &samples, pages: pages)
             }
         }
         for bed in plan.beds where !playedAsIs.contains(bed.sound) { sounds[bed.sound] = nil }
