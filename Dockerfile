@@ -1,5 +1,6 @@
-# medrender as an image: built with Swift on Debian 12, run on debian:12-slim with only the
-# libraries the program links, as an unprivileged user, serving on port 8080.
+# medrender as an image: built with Swift on Debian 12, run on debian:12-slim with the libraries the
+# program links and the speech engines its guided presets speak with, as an unprivileged user,
+# serving on port 8080.
 #
 #   make image                                   # podman (or docker) build -t medrender:latest .
 #   docker run -p 8080:8080 -v $PWD/api-keys:/etc/medrender/api-keys:ro medrender:latest
@@ -36,12 +37,16 @@ RUN set -eu; \
     install -m 644 man/medrender.1 "$share/man/man1/"
 
 FROM ${RUN_IMAGE} AS runtime
-# What the program links beyond libc (libsndfile brings FLAC, Opus, MP3). scripts/test-image
-# installs this same list into a fresh Debian root and checks that nothing the program links is
-# missing. Add festival, espeak-ng or flite for spoken scripts.
-ARG RUNTIME_PACKAGES="libsndfile1 libsamplerate0 libvorbis0a libvorbisenc2 libogg0 libebur128-1 libstdc++6 libgcc-s1"
+# Every library the program links beyond what each Debian base image holds (libsndfile brings FLAC,
+# Opus and MP3; FFmpeg's libraries, Cairo, Pango, GLib and HarfBuzz draw and encode videos).
+# scripts/check-needed checks this list against the program's NEEDED entries (make test), and
+# scripts/test-image installs it into a fresh Debian root and runs the program there.
+ARG RUNTIME_PACKAGES="libsndfile1 libsamplerate0 libvorbis0a libvorbisenc2 libogg0 libebur128-1 libavformat59 libavcodec59 libavutil57 libswresample4 libswscale6 libcairo2 libpango-1.0-0 libpangocairo-1.0-0 libglib2.0-0 libharfbuzz0b libstdc++6 libgcc-s1"
+# The speech engines the library's guided presets speak with: festival and its HTS voice for
+# English, espeak-ng for the other languages (box-breath-de). Add flite to offer it too.
+ARG SPEECH_PACKAGES="festival festvox-us-slt-hts espeak-ng"
 RUN apt-get update \
- && apt-get install -y --no-install-recommends $RUNTIME_PACKAGES \
+ && apt-get install -y --no-install-recommends $RUNTIME_PACKAGES $SPEECH_PACKAGES \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 medrender \
  && useradd --system --uid 10001 --gid 10001 --home-dir /var/cache/medrender --create-home --shell /usr/sbin/nologin medrender

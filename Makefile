@@ -24,6 +24,7 @@ test: test-deps
 	$(SWIFT) build $(TEST_BUILD) --build-tests --explicit-target-dependency-import-check error
 	$(SWIFT) test $(TEST_BUILD) --skip-build --parallel
 	python3 scripts/check-deploy .build-test/release/medrender
+	python3 scripts/check-needed .build-test/release/medrender
 
 ## Build the library on a one-node Slurm cluster started here, as root (installs slurm-wlm and munge):
 ## the array job and merge in deploy/slurm/, checked against a local build.
