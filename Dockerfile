@@ -56,7 +56,11 @@ WORKDIR /var/cache/medrender
 EXPOSE 8080
 # The keys (one per line, or sha256:HEX of one) are mounted at /etc/medrender/api-keys: bound beyond
 # loopback, the server asks for keys (or --allow-anonymous). /healthz asks none.
+# A request may ask for 180 minutes at most; the largest such render (a WAV at 192 kHz, stereo,
+# 32-bit float: 180 × 60 × 192000 × 2 × 4 bytes, 15821 MiB) fits the cache's 16384 MiB, which
+# scripts/check-deploy checks. The disk under the cache needs that much again for each render
+# running (--max-renders, default the number of cores).
 ENTRYPOINT ["medrender"]
-CMD ["serve", "--host", "0.0.0.0", "--port", "8080", "--api-keys", "/etc/medrender/api-keys", "--cache-dir", "/var/cache/medrender/renders"]
+CMD ["serve", "--host", "0.0.0.0", "--port", "8080", "--api-keys", "/etc/medrender/api-keys", "--cache-dir", "/var/cache/medrender/renders", "--max-minutes", "180", "--cache-size", "16384"]
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
     CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/8080 && printf 'GET /healthz HTTP/1.0\\r\\n\\r\\n' >&3 && head -n 1 <&3 | grep -q ' 200 '"]
