@@ -67,7 +67,8 @@ release-static: deps
 	$(SWIFT) build -c release --static-swift-stdlib
 
 ## Build the image from the release build and run it (minutes; root, podman): /healthz, a render,
-## keys, the HEALTHCHECK, its user and libraries, SIGTERM; in a chroot where no container can run.
+## keys, the guided presets spoken and built, the HEALTHCHECK, its user and libraries (check-needed
+## in the image), SIGTERM; in a chroot where no container can run.
 test-image: release-static
 	@./scripts/install-packages podman debootstrap runc
 	./scripts/test-image
