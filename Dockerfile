@@ -3,7 +3,9 @@
 # serving on port 8080.
 #
 #   make image                                   # podman (or docker) build -t medrender:latest .
-#   docker run -p 8080:8080 -v $PWD/api-keys:/etc/medrender/api-keys:ro medrender:latest
+#   docker run -p 127.0.0.1:8080:8080 -v $PWD/api-keys:/etc/medrender/api-keys:ro medrender:latest
+#
+# Beyond this machine, put TLS in front of it with a reverse proxy (README: Beyond loopback).
 #
 # The build stage compiles the release build with the Swift runtime linked in statically
 # (--static-swift-stdlib), so the run stage needs no Swift toolchain. Given PREBUILT (a path in the
