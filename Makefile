@@ -25,6 +25,7 @@ test: test-deps
 	$(SWIFT) build $(TEST_BUILD) --build-tests --explicit-target-dependency-import-check error
 	$(SWIFT) test $(TEST_BUILD) --skip-build --parallel
 	python3 scripts/check-deploy .build-test/release/medrender
+	python3 scripts/check-needed .build-test/release/medrender
 
 ## Build the library on a one-node Slurm cluster started here, as root (installs slurm-wlm and munge):
 ## the array job and merge in deploy/slurm/, checked against a local build.
@@ -67,7 +68,8 @@ release-static: deps
 	$(SWIFT) build -c release --static-swift-stdlib
 
 ## Build the image from the release build and run it (minutes; root, podman): /healthz, a render,
-## keys, the HEALTHCHECK, its user and libraries, SIGTERM; in a chroot where no container can run.
+## keys, the guided presets spoken and built, the HEALTHCHECK, its user and libraries (check-needed
+## in the image), SIGTERM; in a chroot where no container can run.
 test-image: release-static
 	@./scripts/install-packages podman debootstrap runc
 	./scripts/test-image
@@ -82,18 +84,20 @@ BIN     ?= .build/release/medrender
 SHARE   := $(DESTDIR)$(PREFIX)/share
 
 ## Install the release build under PREFIX (default /usr/local; DESTDIR honoured): the program in
-## bin/, Presets/ and Sounds/ in share/medrender (where the program looks), the man page and the
-## bash, zsh and fish completions.
+## bin/, Presets/ and Sounds/ in share/medrender (where the program looks) with LICENSE, NOTICE and
+## the sounds' licenses (Sounds/LICENSES/), the man page and the bash, zsh and fish completions.
 install: release
 	$(MAKE) install-files
 
 ## What install copies, from BIN (default the release build), without building.
 install-files:
-	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/medrender/Presets $(SHARE)/medrender/Sounds $(SHARE)/man/man1 \
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/medrender/Presets $(SHARE)/medrender/Sounds/LICENSES $(SHARE)/man/man1 \
 		$(SHARE)/bash-completion/completions $(SHARE)/zsh/site-functions $(SHARE)/fish/vendor_completions.d
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/medrender
+	install -m 644 LICENSE NOTICE $(SHARE)/medrender
 	install -m 644 Presets/*.yaml $(SHARE)/medrender/Presets
 	install -m 644 Sounds/*.ogg Sounds/CREDITS.yaml Sounds/README.md $(SHARE)/medrender/Sounds
+	install -m 644 Sounds/LICENSES/* $(SHARE)/medrender/Sounds/LICENSES
 	install -m 644 man/medrender.1 $(SHARE)/man/man1/medrender.1
 	$(BIN) --generate-completion-script bash > $(SHARE)/bash-completion/completions/medrender
 	$(BIN) --generate-completion-script zsh > $(SHARE)/zsh/site-functions/_medrender

@@ -1,4 +1,6 @@
 // swift-tools-version:6.2
+// SPDX-License-Identifier: Apache-2.0
+// medrender is licensed under the Apache License, Version 2.0 (LICENSE; attributions in NOTICE).
 import PackageDescription
 
 let package = Package(

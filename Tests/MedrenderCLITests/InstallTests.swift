@@ -15,7 +15,9 @@ import Testing
         #expect(install.status == 0, "\(install.stderr)")
         let prefix = dir.file("dest/usr")
         for file in ["bin/medrender", "share/medrender/Presets/box-breath.yaml", "share/medrender/Sounds/CREDITS.yaml",
-                     "share/medrender/Sounds/rain.ogg", "share/man/man1/medrender.1"] {
+                     "share/medrender/Sounds/rain.ogg", "share/man/man1/medrender.1", "share/medrender/LICENSE",
+                     "share/medrender/NOTICE", "share/medrender/Sounds/LICENSES/CC0-1.0.txt",
+                     "share/medrender/Sounds/LICENSES/festvox-us-slt-hts.txt"] {
             #expect(FileManager.default.fileExists(atPath: "\(prefix)/\(file)"), "\(file) installed")
         }
         for file in ["bash-completion/completions/medrender", "zsh/site-functions/_medrender", "fish/vendor_completions.d/medrender.fish"] {
