@@ -53,6 +53,8 @@ public struct MedrenderService: Sendable {
         public var presetsDirectory: String?
         /// The podcast feed at `/feed.xml` (`--feed URL`); nil gives none.
         public var feed: ServedFeed?
+        /// Seconds a speech engine may take to speak one line (`--speech-timeout`), default 120.
+        public var speechTimeLimitSeconds = SpeechSynthesizer.defaultTimeLimitSeconds
 
         public init(library: PresetLibrary) { self.library = library }
     }
@@ -263,7 +265,8 @@ public struct MedrenderService: Sendable {
     func job(for pairs: [(String, String)]) throws -> (job: RenderJob, format: OutputFormat, identity: String, fit: [String]) {
         let parameters = try QueryParameters.parse(pairs)
         let file = try ServedLibrary(settings.library).presetFile(parameters.preset)
-        let (renderRequest, _) = try parameters.request(library: settings.library, output: "-")
+        var (renderRequest, _) = try parameters.request(library: settings.library, output: "-")
+        renderRequest.speechTimeLimitSeconds = settings.speechTimeLimitSeconds
         var job = try renderRequest.job()
         job.soundCache = sounds
         job.loudnessCache = loudness

@@ -202,9 +202,10 @@ extension MedrenderService {
                     "the sound '\(name)' is outside the library; the studio plays sounds of Sounds/ by name, such as 'rain'")])
             }
         }
-        let request = RenderRequest(session: session, presetFile: studioPresetFile,
+        var request = RenderRequest(session: session, presetFile: studioPresetFile,
                                     options: RenderOptions(length: session.defaultLength, layers: layers),
                                     format: format, outputPath: "-", library: library)
+        request.speechTimeLimitSeconds = settings.speechTimeLimitSeconds
         do {
             var job = try request.job()
             job.soundCache = sounds
