@@ -28,6 +28,9 @@ public struct RenderJob: Sendable {
     /// (`PiecedVorbisEncoder`); with 1, all of it runs on the calling thread. The bytes written are
     /// the same either way.
     public var threads = 2
+    /// Seconds a speech engine may take to speak one line of the script, above 0, default 120
+    /// (`SpeechSynthesizer.timeLimitSeconds`).
+    public var speechTimeLimitSeconds = SpeechSynthesizer.defaultTimeLimitSeconds
     /// An OGG encoded by one Vorbis encoder, as before pieces (a reference for tests): other bytes.
     var oneVorbisEncoder = false
     /// Given where the pieces of an OGG met (frames at the splices), once it is written.

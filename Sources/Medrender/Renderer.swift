@@ -24,6 +24,8 @@ public struct RenderRequest: Sendable {
     public var cueSheetPaths: [String] = []
     /// The cores the render may keep busy (see `RenderJob.threads`).
     public var threads = 2
+    /// Seconds a speech engine may take to speak one line (see `RenderJob.speechTimeLimitSeconds`).
+    public var speechTimeLimitSeconds = SpeechSynthesizer.defaultTimeLimitSeconds
 
     public init(session: Session, presetFile: String, options: RenderOptions, format: OutputFormat,
                 outputPath: String, library: PresetLibrary, stemsDirectory: String? = nil) {
@@ -49,6 +51,7 @@ public struct RenderRequest: Sendable {
         // reported at once) without planning: the render plans once, when they are decoded.
         job.sounds = try library.resolveSounds(RenderPlan.soundsNamed(session: session, options: options), for: session,
                                                presetFile: presetFile, stockFallback: stockFallback)
+        job.speechTimeLimitSeconds = speechTimeLimitSeconds
         try GuideSpeech.prepare(&job)  // guide: the script's speech synthesized before the plan (Speech/GuideSpeech.swift)
         job.cueSheetPaths = cueSheetPaths
         job.stemsDirectory = stemsDirectory

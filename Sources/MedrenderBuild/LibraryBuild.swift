@@ -75,6 +75,8 @@ public struct LibraryBuildSettings: Sendable {
     /// Also compare the SHA-256 of each existing output with the manifest's (slower), not only its size.
     public var verify: Bool
     public var library: PresetLibrary
+    /// Seconds a speech engine may take to speak one line, above 0, default 120 (`--speech-timeout`).
+    public var speechTimeLimitSeconds = SpeechSynthesizer.defaultTimeLimitSeconds
 
     public init(presetFiles: [String], outputDirectory: String, lengths: [SessionLength] = [], formats: [FormatName] = [.ogg],
                 rate: Int = 48000, channels: Int = 2, quality: Double = 4, bits: SampleFormat? = nil,

@@ -159,7 +159,8 @@ extension LibraryBuild {
                     events(.started(output: job.outputName))
                     do {
                         let threads = index == work.count - 1 ? threadsForLast : threadsPerRender
-                        let (entry, warnings) = try render(job, into: folder, sounds: sounds, threads: threads) { fraction in
+                        let (entry, warnings) = try render(job, into: folder, sounds: sounds, threads: threads,
+                                                           speechTimeLimitSeconds: settings.speechTimeLimitSeconds) { fraction in
                             events(.progress(output: job.outputName, fraction: fraction))
                         }
                         let seconds = Date().timeIntervalSince(jobStart)
@@ -253,12 +254,14 @@ extension LibraryBuild {
     /// Renders one job, the audio and its cue sheets (put in place together), then hashes what was
     /// written.
     static func render(_ job: LibraryBuildJob, into folder: String, sounds: SoundCache, threads: Int,
+                       speechTimeLimitSeconds: Double = SpeechSynthesizer.defaultTimeLimitSeconds,
                        progress: @escaping @Sendable (Double) -> Void) throws -> (LibraryBuildManifest.Entry, warnings: [String]) {
         let path = folder + "/" + job.outputName
         var request = RenderRequest(session: job.session, presetFile: job.presetFile, options: job.options, format: job.format,
                                     outputPath: path, library: job.library)
         request.soundCache = sounds
         request.threads = threads
+        request.speechTimeLimitSeconds = speechTimeLimitSeconds
         // The cue sheets are put in place with the audio, so a failed job leaves neither.
         request.cueSheetPaths = job.cueSheetNames.map { folder + "/" + $0 }
         let lastReported = Mutex(-1.0)

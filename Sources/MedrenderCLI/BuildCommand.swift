@@ -29,6 +29,8 @@ struct BuildCommand: ParsableCommand {
 
     @OptionGroup var libraries: LibraryOptions
 
+    @OptionGroup var speech: SpeechOptions
+
     @Argument(help: "Preset folders, files or names (default: the library's Presets/). With --merge: the shards' folders.")
     var inputs: [String] = []
 
@@ -192,11 +194,12 @@ struct BuildCommand: ParsableCommand {
             while folder.count > 1, folder.hasSuffix("/") { folder.removeLast() }
             let files = try presetFiles(library)
             let podcast = try BuildFeed.resolve(feed: feed, settingsOption: self.settings, library: library)
-            let settings = LibraryBuildSettings(
+            var settings = LibraryBuildSettings(
                 presetFiles: files, outputDirectory: folder, lengths: try lengths(), formats: format.formats,
                 rate: rate.hertz, channels: encoding.channels, quality: encoding.quality, bits: encoding.bits,
                 jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, shard: chosen,
                 verify: verify, library: library)
+            settings.speechTimeLimitSeconds = speech.timeLimitSeconds
             if dryRun {
                 try printDryRun(LibraryBuildDryRun(settings), chosen: chosen)
                 return

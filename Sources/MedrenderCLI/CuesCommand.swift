@@ -42,9 +42,10 @@ struct CuesCommand: ParsableCommand {
             if FilePaths.resolved(file) == FilePaths.resolved(output) {
                 throw RenderError("\(file): the preset is the output file \(output); write the cue sheet elsewhere", category: .usage)
             }
-            let request = RenderRequest(session: sessionValue, presetFile: file,
+            var request = RenderRequest(session: sessionValue, presetFile: file,
                                         options: RenderOptions(rate: session.rate.hertz, length: length),
                                         format: .ogg(quality: 4), outputPath: toStandardOutput ? "-" : output, library: library)
+            request.speechTimeLimitSeconds = session.speech.timeLimitSeconds
             // The plan a render would make, sounds and all: no sheet for a session that cannot be rendered.
             let plan = try Renderer.check(request)
             // What the fit changed or left out, as a render of the same session says it.

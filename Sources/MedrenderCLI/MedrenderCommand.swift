@@ -107,10 +107,11 @@ func printError(_ message: String) {
     Console.error("medrender: error: \(message)\n")
 }
 
-/// Removes temporary output files on a signal that would end the process (SIGINT, SIGTERM, SIGHUP
-/// when the terminal goes, SIGQUIT, the user, timer, I/O and real-time signals), then exits 128 +
-/// the signal's number, as the shell reports it (130 for SIGINT, 143 for SIGTERM). The signals of
-/// a crash (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS) are left to the runtime.
+/// Ends the programs medrender started (`ProcessGroups`) and removes temporary output files on a
+/// signal that would end the process (SIGINT, SIGTERM, SIGHUP when the terminal goes, SIGQUIT, the
+/// user, timer, I/O and real-time signals), then exits 128 + the signal's number, as the shell
+/// reports it (130 for SIGINT, 143 for SIGTERM). The signals of a crash (SIGSEGV, SIGBUS, SIGILL,
+/// SIGFPE, SIGABRT, SIGTRAP, SIGSYS) are left to the runtime.
 enum SignalCleanup {
     nonisolated(unsafe) static var sources: [DispatchSourceSignal] = []
 
@@ -128,6 +129,8 @@ enum SignalCleanup {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler {
+                // The speech engines running first, so none writes on after the files are removed.
+                ProcessGroups.endAllForExit()
                 TemporaryFiles.removeAllForExit()
                 Console.error("\nmedrender: \(name); unfinished files were removed\n")
                 exit(128 + sig)

@@ -42,7 +42,8 @@ struct PlotCommand: ParsableCommand {
             p.layers = layers.layers
             p.quality = 0
             let library = session.libraries.library()
-            let (request, _) = try p.request(library: library, output: audioPath)
+            var (request, _) = try p.request(library: library, output: audioPath)
+            request.speechTimeLimitSeconds = session.speech.timeLimitSeconds
             let prepared = try Renderer.prepare(request)
             let plan = prepared.plan
             var envelope: [Float] = []

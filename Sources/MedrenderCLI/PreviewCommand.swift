@@ -57,7 +57,8 @@ struct PreviewCommand: ParsableCommand {
         defer { if audio == nil { try? FileManager.default.removeItem(atPath: audioPath) } }
         do {
             let library = session.libraries.library()
-            let (request, rateNote) = try parameters(output: audioPath).request(library: library, output: audioPath)
+            var (request, rateNote) = try parameters(output: audioPath).request(library: library, output: audioPath)
+            request.speechTimeLimitSeconds = session.speech.timeLimitSeconds
             if let rateNote { Console.error("medrender: \(rateNote)\n") }
             let prepared = try Renderer.prepare(request)
             let plan = prepared.plan

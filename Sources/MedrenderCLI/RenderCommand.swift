@@ -144,6 +144,7 @@ struct RenderCommand: ParsableCommand {
             request.stemsDirectory = stems
             request.cueSheetPaths = cues.map { [$0] } ?? []
             request.threads = threads ?? ProcessInfo.processInfo.activeProcessorCount
+            request.speechTimeLimitSeconds = session.speech.timeLimitSeconds
             let bar = ProgressBar(enabled: Console.errorIsTerminal && !json)
             // Prepared once: the page's plan is the render's, and no sound is decoded twice.
             let prepared = try Renderer.prepare(request)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import MedrenderIO
 import MedrenderPresets
 import MedrenderServer
 import Synchronization
@@ -94,6 +95,8 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("presets-dir"), help: "The folder the studio (GET /studio) saves presets into; none: saving is off.")
     var presetsDirectory: String?
 
+    @OptionGroup var speech: SpeechOptions
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port \(port): give 0 to 65535") }
         if let maximumRenders, maximumRenders < 1 { throw ValidationError("--max-renders \(maximumRenders): give 1 or more") }
@@ -151,6 +154,7 @@ struct ServeCommand: ParsableCommand {
         settings.maximumMinutes = maximumMinutes
         settings.maximumVideoMegapixels = maximumVideoMegapixels
         settings.shutdownGraceSeconds = shutdownGrace
+        settings.speechTimeLimitSeconds = speech.timeLimitSeconds
         settings.presetsDirectory = try presetsDirectory.map(checkedPresetsDirectory)
         LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
         var logger = Logger(label: "medrender")
@@ -177,6 +181,8 @@ struct ServeCommand: ParsableCommand {
             finished.signal()
         }
         finished.wait()
+        // A render still speaking a line as the server stops leaves no engine running.
+        ProcessGroups.endAllForExit()
         if let error = failure.error { throw fail(error) }
     }
 }

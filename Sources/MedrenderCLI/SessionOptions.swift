@@ -20,6 +20,8 @@ struct SessionOptions: ParsableArguments {
     @Option(name: .long, help: "The language of the words and the voice: en, de, fr, es, it or pt.")
     var language: String?
 
+    @OptionGroup var speech: SpeechOptions
+
     @Option(name: .long, help: "Session length in whole breath cycles, instead of --minutes.")
     var cycles: Int?
 

@@ -25,6 +25,8 @@ struct StudioCommand: ParsableCommand {
     @Option(name: .customLong("cache-dir"), help: "The render cache's folder (default: medrender-render-cache-UID in the temporary folder).")
     var cacheDirectory: String?
 
+    @OptionGroup var speech: SpeechOptions
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port \(port): give 0 to 65535") }
         if let presetsDirectory { _ = try checkedPresetsDirectory(presetsDirectory) }
@@ -37,6 +39,7 @@ struct StudioCommand: ParsableCommand {
         settings.port = port
         if let cacheDirectory { settings.cacheFolder = cacheDirectory }
         settings.presetsDirectory = try presetsDirectory.map(checkedPresetsDirectory)
+        settings.speechTimeLimitSeconds = speech.timeLimitSeconds
         LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
         var logger = Logger(label: "medrender")
         logger.logLevel = .warning

@@ -16,6 +16,8 @@ struct ValidateCommand: ParsableCommand {
 
     @OptionGroup var libraries: LibraryOptions
 
+    @OptionGroup var speech: SpeechOptions
+
     @Option(name: .long, parsing: .unconditional,
             help: "Check the session at this length in minutes (decimal, up to 1440) instead of the preset's own.")
     var minutes: Double?
@@ -33,10 +35,11 @@ struct ValidateCommand: ParsableCommand {
             do {
                 let file = try library.presetPath(name)
                 let session = try PresetDecoder.load(path: file)
-                let request = RenderRequest(session: session, presetFile: file,
+                var request = RenderRequest(session: session, presetFile: file,
                                             options: RenderOptions(length: minutes.map { .duration(SessionTime(minutes: $0)!) } ?? session.defaultLength),
                                             format: .ogg(quality: 4),
                                             outputPath: "/dev/null", library: library)
+                request.speechTimeLimitSeconds = speech.timeLimitSeconds
                 // The whole plan, with every sound decoded: what a render would refuse, this does.
                 let plan = try Renderer.check(request)
                 // What the fit changed or left out, and spare time left implicit: as a render says it.

@@ -72,7 +72,8 @@ struct VideoCommand: ParsableCommand {
             var p = session.parameters
             p.format = .wav
             p.channels = channels
-            let (request, _) = try p.request(library: session.libraries.library(), output: output)
+            var (request, _) = try p.request(library: session.libraries.library(), output: output)
+            request.speechTimeLimitSeconds = session.speech.timeLimitSeconds
             let prepared = try Renderer.prepare(request)
             for warning in prepared.warnings { Console.error("medrender: warning: \(warning)\n") }
             let report = try VideoRender.write(prepared, settings: settings, to: output)

@@ -130,11 +130,13 @@ extension IOError {
 public enum TemporaryFiles {
     private static let paths = Mutex<[String]>([])
 
-    static func register(_ path: String) {
+    /// Registers a temporary file: an interrupt removes it (`removeAllForExit`).
+    public static func register(_ path: String) {
         paths.withLock { $0.append(path) }
     }
 
-    static func unregister(_ path: String) {
+    /// Forgets a file registered with `register`: it is put in place or already removed.
+    public static func unregister(_ path: String) {
         paths.withLock { $0.removeAll { $0 == path } }
     }
 

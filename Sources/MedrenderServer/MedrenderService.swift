@@ -74,6 +74,8 @@ public struct MedrenderService: Sendable {
         public var presetsDirectory: String?
         /// The podcast feed at `/feed.xml` (`--feed URL`); nil gives none.
         public var feed: ServedFeed?
+        /// Seconds a speech engine may take to speak one line (`--speech-timeout`), default 120.
+        public var speechTimeLimitSeconds = SpeechSynthesizer.defaultTimeLimitSeconds
 
         public init(library: PresetLibrary) { self.library = library }
     }
@@ -309,7 +311,8 @@ public struct MedrenderService: Sendable {
     /// The job of `job(for:request:)`, on the thread that prepares it.
     private func job(for parameters: SessionParameters) throws -> (job: RenderJob, format: OutputFormat, identity: String, fit: [String]) {
         let file = try ServedLibrary(settings.library).presetFile(parameters.preset)
-        let (renderRequest, _) = try parameters.request(library: settings.library, output: "-")
+        var (renderRequest, _) = try parameters.request(library: settings.library, output: "-")
+        renderRequest.speechTimeLimitSeconds = settings.speechTimeLimitSeconds
         // A preset of the server's own library names a program only when the operator allows it.
         try PresetConfinement(library: settings.library, allowsCommandVoices: settings.allowCommandVoices)
             .check(renderRequest.session, presetFile: file, library: settings.library)

@@ -189,9 +189,10 @@ extension MedrenderService {
             throw StudioInvalid(issues: [issue])
         }
         let library = settings.library
-        let render = RenderRequest(session: session, presetFile: studioPresetFile,
+        var render = RenderRequest(session: session, presetFile: studioPresetFile,
                                    options: RenderOptions(length: session.defaultLength, layers: layers),
                                    format: format, outputPath: "-", library: library)
+        render.speechTimeLimitSeconds = settings.speechTimeLimitSeconds
         let (sounds, loudness, maximum) = (self.sounds, self.loudness, settings.maximumMinutes)
         do {
             // Its sounds found and its speech synthesized under the render gate, on a thread of its own.

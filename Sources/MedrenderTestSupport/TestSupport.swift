@@ -171,12 +171,13 @@ public func runMedrenderUnprivileged(_ arguments: [String], dir: TemporaryDirect
 /// Starts the built `medrender` with `arguments` in the package root, waits (at most a minute) for
 /// a file whose name starts with `prefix` to appear in `folder`, sends `signal`, and waits for the
 /// exit. Returns whether the file appeared before the signal, and the exit status.
-public func runMedrender(_ arguments: [String], signal: Int32, whenFileIn folder: String, startsWith prefix: String) throws
-    -> (sawFile: Bool, status: Int32)
+public func runMedrender(_ arguments: [String], signal: Int32, whenFileIn folder: String, startsWith prefix: String,
+                         environment: [String: String]? = nil) throws -> (sawFile: Bool, status: Int32)
 {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: PackagePaths.executable)
     process.arguments = arguments
+    if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     process.currentDirectoryURL = URL(fileURLWithPath: PackagePaths.root)
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
@@ -191,6 +192,48 @@ public func runMedrender(_ arguments: [String], signal: Int32, whenFileIn folder
     kill(process.processIdentifier, signal)
     process.waitUntilExit()
     return (sawFile, process.terminationStatus)
+}
+
+/// Writes `name` in `dir`: a program that starts a child that sleeps, writes its own process id and
+/// the child's, on one line, to the file `pidsFile` (whole: written beside it under another name,
+/// then renamed), then waits for the child. Returns its path.
+public func writeHangingProgram(_ name: String, in dir: TemporaryDirectory, pidsFile: String) -> String {
+    let part = URL(fileURLWithPath: pidsFile).deletingLastPathComponent().appendingPathComponent(".writing-\(name)").path
+    let program = dir.write(name, """
+        #!/bin/sh
+        sleep 1000 &
+        echo "$$ $!" > '\(part)' && mv '\(part)' '\(pidsFile)'
+        wait
+
+        """)
+    chmod(program, 0o755)
+    return program
+}
+
+/// The process ids in `path` (as `writeHangingProgram`'s program writes them).
+public func readProcessIDs(_ path: String) -> [pid_t] {
+    let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    return text.split(whereSeparator: \.isWhitespace).compactMap { pid_t($0) }
+}
+
+/// Whether process `pid` no longer runs: it does not exist, or it is a zombie (dead, waiting for a
+/// parent to reap it; an orphan waits for PID 1, and some containers' PID 1 never reaps).
+public func processHasEnded(_ pid: pid_t) -> Bool {
+    if kill(pid, 0) == -1, errno == ESRCH { return true }
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = stat.lastIndex(of: ")") else { return true }
+    return stat[stat.index(after: close)...].split(separator: " ").first == "Z"
+}
+
+/// Waits until process `pid` has ended (`processHasEnded`), checking every 10 ms for at most
+/// `seconds` (a limit that only fails a test that would otherwise hang); whether it ended.
+public func waitUntilEnded(_ pid: pid_t, seconds: Double = 30) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !processHasEnded(pid) {
+        if Date() > deadline { return false }
+        usleep(10_000)
+    }
+    return true
 }
 
 /// The path of a program on PATH, or nil.

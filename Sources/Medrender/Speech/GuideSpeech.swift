@@ -126,8 +126,9 @@ public enum GuideSpeech {
         return (result, sounds)
     }
 
-    /// Prepares a job whose sounds are resolved: its script's speech synthesized and added to its
-    /// sounds, and, for a session as long as its script (`minutes: fit`), its length found.
+    /// Prepares a job whose sounds are resolved: its script's speech synthesized (each line within
+    /// the job's `speechTimeLimitSeconds`) and added to its sounds, and, for a session as long as
+    /// its script (`minutes: fit`), its length found.
     public static func prepare(_ job: inout RenderJob) throws {
         if job.session.fitsGuide, job.session.guide == nil, job.session.voice.track != nil {
             job.options.length = .duration(try fittedLength(job.session, sounds: job.sounds, options: job.options, origin: job.origin))
@@ -145,7 +146,8 @@ public enum GuideSpeech {
                     + "give a WAV, FLAC, OGG or MP3 file", category: error.category)
             }
         }
-        let (session, speech) = try synthesize(job.session, origin: job.origin)
+        let (session, speech) = try synthesize(job.session, origin: job.origin,
+                                               synthesizer: SpeechSynthesizer(timeLimitSeconds: job.speechTimeLimitSeconds))
         job.session = session
         job.sounds.sounds.merge(speech) { $1 }
         if session.fitsGuide {

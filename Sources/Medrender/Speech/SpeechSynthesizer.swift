@@ -51,9 +51,16 @@ public struct SpeechRequest: Hashable, Sendable {
 public struct SpeechSynthesizer: Sendable {
     /// The cache folder: `$XDG_CACHE_HOME/medrender/speech`, or `~/.cache/medrender/speech`.
     public var cacheDirectory: String
+    /// Seconds an engine may take to speak one line, above 0, default 120 (`--speech-timeout`);
+    /// past it, the engine and everything it started are ended and the line fails.
+    public var timeLimitSeconds: Double
 
-    public init(cacheDirectory: String? = nil) {
+    /// The time limit of a line when none is given, in seconds.
+    public static let defaultTimeLimitSeconds = 120.0
+
+    public init(cacheDirectory: String? = nil, timeLimitSeconds: Double = defaultTimeLimitSeconds) {
         self.cacheDirectory = cacheDirectory ?? Self.cacheDirectoryOverride ?? Self.defaultCacheDirectory()
+        self.timeLimitSeconds = timeLimitSeconds
     }
 
     /// A cache folder for the work done in a task (a test's own), instead of the user's.
@@ -84,7 +91,9 @@ public struct SpeechSynthesizer: Sendable {
     }
 
     /// The audio of `request`: from the cache, or made now and put in the cache atomically. A
-    /// failure leaves nothing in the cache. `place` names the line for messages.
+    /// failure leaves nothing in the cache. `place` names the line for messages. The engine runs
+    /// for at most `timeLimitSeconds`, in a process group of its own that is ended with it; when
+    /// the calling task is cancelled, the engine is ended and this throws `CancellationError`.
     public func audio(for request: SpeechRequest, place: String) throws -> String {
         let final = cachedPath(request)
         if FileManager.default.fileExists(atPath: final) { return final }
@@ -104,34 +113,22 @@ public struct SpeechSynthesizer: Sendable {
         }
         let scratch = "\(cacheDirectory)/.\(request.key)-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
         let textFile = scratch + ".txt", raw = scratch + ".wav"
+        // An interrupt removes them too.
+        TemporaryFiles.register(textFile)
+        TemporaryFiles.register(raw)
         defer {
-            try? FileManager.default.removeItem(atPath: textFile)
-            try? FileManager.default.removeItem(atPath: raw)
+            for file in [textFile, raw] {
+                try? FileManager.default.removeItem(atPath: file)
+                TemporaryFiles.unregister(file)
+            }
         }
         guard FileManager.default.createFile(atPath: textFile, contents: Data(request.text.utf8)) else {
             throw SpeechError("\(place): cannot write in the speech cache \(cacheDirectory); set XDG_CACHE_HOME to a folder you can write",
                               category: .cannotCreate)
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = engine.arguments(voice: request.voice, text: request.text, textFile: textFile, output: raw)
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
-        do {
-            try process.run()
-        } catch {
-            throw SpeechError("\(place): cannot run \(executable) (\(error.localizedDescription)); check that it is an executable program",
-                              category: .missingInput)
-        }
-        let stderr = String(decoding: Self.readAll(errors.fileHandleForReading), as: UTF8.self)
-        process.waitUntilExit()
-        let lastLine = stderr.split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
-        guard process.terminationStatus == 0 else {
-            throw SpeechError("\(place): \(request.engine.rawValue) ('\(program)') failed with exit code \(process.terminationStatus)"
-                + (lastLine.isEmpty ? "" : ": \(lastLine)") + "; check the voice '\(request.voice)' and the text", category: .badData)
-        }
+        let lastLine = try speak(request, executable: executable,
+                                 arguments: engine.arguments(voice: request.voice, text: request.text, textFile: textFile, output: raw),
+                                 place: place)
         // Some engines exit 0 after saying why they spoke nothing (an unknown voice).
         let size = (try? FileManager.default.attributesOfItem(atPath: raw)[.size] as? NSNumber)?.int64Value ?? 0
         guard size > 0 else {
@@ -140,6 +137,36 @@ public struct SpeechSynthesizer: Sendable {
         }
         try Self.trimmed(raw, to: final, place: place, engine: request.engine.rawValue)
         return final
+    }
+
+    /// Runs the engine of `request` to its end, within the time limit; the last line it wrote to
+    /// its standard error. Throws when it could not start, failed, ran too long or was cancelled.
+    func speak(_ request: SpeechRequest, executable: String, arguments: [String], place: String) throws -> String {
+        let group: ProcessGroup
+        do throws(IOError) {
+            group = try ProcessGroup(executable: executable, arguments: arguments)
+        } catch {
+            throw SpeechError("\(place): cannot run \(executable) (\(error.cause ?? error.message)); check that it is an executable program",
+                              category: .missingInput)
+        }
+        let ending = group.wait(limitSeconds: timeLimitSeconds) { Task.isCancelled }
+        let lastLine = group.errorTail.lastLine, said = lastLine.isEmpty ? "" : ": \(lastLine)"
+        let engine = "\(request.engine.rawValue) ('\(request.engine.description.program(voice: request.voice))')"
+        switch ending {
+        case .exited(0):
+            return lastLine
+        case .exited(let code):
+            throw SpeechError("\(place): \(engine) failed with exit code \(code)\(said); check the voice '\(request.voice)' and the text",
+                              category: .badData)
+        case .signaled(let signal):
+            throw SpeechError("\(place): \(engine) was ended by signal \(signal)\(said); check the voice '\(request.voice)' and the text",
+                              category: .badData)
+        case .timedOut:
+            throw SpeechError("\(place): \(engine) ran past the time limit of \(String(format: "%g", timeLimitSeconds)) s for one line "
+                + "and was stopped\(said); raise the limit (--speech-timeout) or check that the program ends", category: .io)
+        case .stopped:
+            throw CancellationError()
+        }
     }
 
     /// Below this, a sample at either end of the speech is silence and is cut (−60 dBFS).

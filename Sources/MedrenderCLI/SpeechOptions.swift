@@ -1,0 +1,19 @@
+import ArgumentParser
+import Medrender
+
+/// The bound on the speech engines: the seconds one line of a guided script may take.
+struct SpeechOptions: ParsableArguments {
+    @Option(name: .customLong("speech-timeout"), parsing: .unconditional,
+            help: ArgumentHelp("Seconds a speech engine may take to speak one line of a guided script, above 0 and up to 86400; past it the engine and everything it started are stopped and the line fails. Default: 120.",
+                               valueName: "seconds"))
+    var speechTimeout: Double?
+
+    /// The time limit of one line in seconds: the one given, else the library's default.
+    var timeLimitSeconds: Double { speechTimeout ?? SpeechSynthesizer.defaultTimeLimitSeconds }
+
+    func validate() throws {
+        if let speechTimeout, !(speechTimeout.isFinite && speechTimeout > 0 && speechTimeout <= 86400) {
+            throw ValidationError("--speech-timeout \(speechTimeout) is out of range; give seconds above 0 and up to 86400 (24 h)")
+        }
+    }
+}
