@@ -36,8 +36,10 @@ test-slurm: release
 build: deps
 	$(SWIFT) build
 
+## The release build, with the Swift runtime linked in (one build serves `make run`, the Slurm
+## test and the image, which needs no Swift toolchain to run it).
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release --static-swift-stdlib
 
 ## Write man/medrender.1 again from the command line's parser (a test checks it against --help).
 man: build
@@ -63,9 +65,8 @@ else
 	$(ENGINE) build --format docker -t $(IMAGE) . 2>/dev/null || $(ENGINE) build -t $(IMAGE) .
 endif
 
-## The release build with the Swift runtime linked in, as the image takes it.
-release-static: deps
-	$(SWIFT) build -c release --static-swift-stdlib
+## The release build with the Swift runtime linked in, as the image takes it: the release build.
+release-static: release
 
 ## Build the image from the release build and run it (minutes; root, podman): /healthz, a render,
 ## keys, the guided presets spoken and built, the HEALTHCHECK, its user and libraries (check-needed

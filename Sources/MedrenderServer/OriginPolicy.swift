@@ -4,9 +4,10 @@ import Hummingbird
 import NIOCore
 
 /// Which pages may drive the server, as a local web app guards itself: a request that runs work
-/// or changes state is refused when it comes from a page of another origin (its `Origin`, or for
-/// a request that carries none, the browser's `Sec-Fetch-Site`), unless the operator listed that
-/// origin (`--allow-origin`); any request but `/healthz` is refused when its `Host` names neither
+/// or changes state is refused when it comes from a page of another origin (its `Origin`, which a
+/// browser sends with every POST and every script's cross-origin request, or for a POST that
+/// carries none, the browser's `Sec-Fetch-Site`), unless the operator listed that origin
+/// (`--allow-origin`); any request but `/healthz` is refused when its `Host` names neither
 /// an IP address, `localhost`, the address the server is bound to, nor a name the operator listed
 /// (`--allow-host`): a site that points its own name at this server's address (DNS rebinding)
 /// sends its own name there.
@@ -40,10 +41,12 @@ struct OriginPolicy: Sendable {
             return "a page of \(origin.prefix(100)) may not ask this server for \(route.path); only its own pages may, "
                 + "and origins it was started with (--allow-origin ORIGIN)"
         }
-        // A request without Origin: a browser says whose page sent it. Following a link is the
-        // reader's own act, and is let through.
+        // A GET without Origin is what a media element, an image or a link sends: a page of
+        // another site may embed a session's audio (it runs no program and reads no file, and the
+        // render limits bound it). Anything else without Origin that a browser says came from
+        // another site's page is refused.
         let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!]
-        if site == "cross-site" || site == "same-site", request.headers[HTTPField.Name("Sec-Fetch-Mode")!] != "navigate" {
+        if request.method != .get, request.method != .head, site == "cross-site" || site == "same-site" {
             return "a page of another site may not ask this server for \(route.path); open it from the server's own pages"
         }
         return nil

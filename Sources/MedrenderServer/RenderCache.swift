@@ -41,16 +41,13 @@ final class RenderCache: @unchecked Sendable {
         removeStaleTemporaries()
     }
 
-    /// Refuses a cache folder that is a link, that another user owns, or that its group or others
-    /// may write in; a folder that does not exist (it could not be made) passes, and is reported
-    /// when a render tries it.
+    /// Refuses a cache folder (or the folder a link there leads to) that another user owns, or
+    /// that its group or others may write in; a path that is no folder, or none at all, passes: it
+    /// can hold no entry, and is reported when a render tries it.
     static func checkOwnership(_ folder: String) throws {
         var info = stat()
-        guard lstat(folder, &info) == 0 else { return }
+        guard stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return }
         let fix = "give --cache-dir a folder of your own, or remove it so that it is made again (mode 0700)"
-        guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw RenderError("the render cache \(folder) is not a folder (a link or a file); \(fix)", category: .cannotCreate)
-        }
         guard info.st_uid == geteuid() else {
             throw RenderError("the render cache \(folder) belongs to user \(info.st_uid), not to this one (\(geteuid())); its files "
                 + "would be served as renders; \(fix)", category: .cannotCreate)

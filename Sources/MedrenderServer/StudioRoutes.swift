@@ -189,10 +189,11 @@ extension MedrenderService {
             throw StudioInvalid(issues: [issue])
         }
         let library = settings.library
-        var render = RenderRequest(session: session, presetFile: studioPresetFile,
-                                   options: RenderOptions(length: session.defaultLength, layers: layers),
-                                   format: format, outputPath: "-", library: library)
-        render.speechTimeLimitSeconds = settings.speechTimeLimitSeconds
+        var asked = RenderRequest(session: session, presetFile: studioPresetFile,
+                                  options: RenderOptions(length: session.defaultLength, layers: layers),
+                                  format: format, outputPath: "-", library: library)
+        asked.speechTimeLimitSeconds = settings.speechTimeLimitSeconds
+        let render = asked
         let (sounds, loudness, maximum) = (self.sounds, self.loudness, settings.maximumMinutes)
         do {
             // Its sounds found and its speech synthesized under the render gate, on a thread of its own.
