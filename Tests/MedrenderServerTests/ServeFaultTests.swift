@@ -190,44 +190,86 @@ import Testing
 
     // MARK: stopping
 
-    @Test func sigtermMidStreamLetsTheStreamFinish() throws {
-        let server = try ServerProcess(["--shutdown-grace", "120"])
-        let query = "/render?preset=box-breath&minutes=10&rate=8000&channels=1&format=ogg"
-        let (fd, head) = try server.openRequest(query, read: 4096)
-        #expect(String(decoding: head.prefix(12), as: UTF8.self) == "HTTP/1.1 200")
-        kill(server.process.processIdentifier, SIGTERM)
-        var rest = head
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        var timeout = timeval(tv_sec: 120, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { break }
-            rest += buffer[0..<n]
+    /// A response read off a socket is whole: by its framing (exactly Content-Length bytes, or
+    /// the chunk of length 0), and as an Ogg stream (whole pages end to end, each with its own
+    /// CRC, the last flagged as the stream's end and no other) of `frames` frames.
+    static func expectWholeOgg(_ response: RawHTTPResponse, frames: Int64, _ label: String) {
+        #expect(response.status == 200, "\(label): \(response.status)")
+        #expect(response.isWhole && response.trailing == 0,
+                "\(label): \(response.framing), \(response.body.count) bytes, whole: \(response.isWhole), \(response.trailing) after")
+        if case .contentLength(let length) = response.framing { #expect(response.body.count == length, "\(label)") }
+        guard let pages = OggPageWalk.pages(response.body), let last = pages.last else {
+            Issue.record("\(label): the body (\(response.body.count) bytes) is not whole Ogg pages end to end")
+            return
         }
-        close(fd)
-        server.process.waitUntilExit()
-        #expect(server.process.terminationStatus == 0)
-        // The stream is whole (chunked; its end marker arrived) and its entry is 10 minutes.
-        let text = rest
-        #expect(text.suffix(5) == Array("0\r\n\r\n".utf8))
-        let (complete, partial) = try Self.entries(server.dir.file("cache"))
-        #expect(complete.count == 1 && partial.isEmpty)
-        if let ffprobe = which("ffprobe"), let entry = complete.first {
-            let probe = try runProcess(ffprobe, ["-v", "error", "-show_entries", "stream=duration_ts", "-of", "default=nw=1",
-                                                 server.dir.file("cache/\(entry)")])
-            #expect(probe.stdout.contains("duration_ts=4800000"), "\(probe.stdout)")
-        }
+        let wrongChecksums = pages.filter { !$0.checksumMatches }.count
+        #expect(wrongChecksums == 0, "\(label): \(wrongChecksums) of \(pages.count) pages have a wrong CRC")
+        let flaggedLast = pages.filter { $0.endsStream }.count
+        #expect(last.endsStream && flaggedLast == 1, "\(label): \(flaggedLast) pages flagged as the stream's end, the last one: \(last.endsStream)")
+        #expect(last.granulePosition == frames, "\(label): the last page ends at frame \(last.granulePosition), not \(frames)")
     }
 
+    /// SIGTERM while streams are sent: within the grace every one ends whole, whichever framing
+    /// its answer took (Content-Length when the render was done before the head went out,
+    /// chunked while it runs), then the server closes their connections and exits 0, and each
+    /// render is a whole entry in the cache.
+    @Test func sigtermMidStreamLetsEveryStreamFinish() throws {
+        let server = try ServerProcess(["--shutdown-grace", "120"])
+        defer { server.stop() }
+        // An OGG under 44.1 kHz is written whole before it is sent (its length known); one at
+        // 48 kHz is sent as it is encoded.
+        let streams: [(query: String, frames: Int64)] = [
+            ("/render?preset=box-breath&minutes=10&rate=8000&channels=1&format=ogg", 10 * 60 * 8000),
+            ("/render?preset=coherent&minutes=5&rate=48000&format=ogg", 5 * 60 * 48000),
+        ]
+        // Both are under way (their first bytes are in) when the signal comes.
+        let opened = try streams.map { try server.openRequest($0.query, read: 4096) }
+        defer { for (fd, _) in opened { close(fd) } }
+        for ((query, _), (_, head)) in zip(streams, opened) {
+            #expect(String(decoding: head.prefix(12), as: UTF8.self) == "HTTP/1.1 200", "\(query)")
+        }
+        kill(server.process.processIdentifier, SIGTERM)
+        var bodies: [[UInt8]] = []
+        for ((query, frames), (fd, head)) in zip(streams, opened) {
+            let response = try RawHTTPResponse.read(from: fd, startingWith: head, deadline: 150)
+            Self.expectWholeOgg(response, frames: frames, query)
+            bodies.append(response.body)
+        }
+        // The server exits once they are sent (the deadline is for a server that never does),
+        // and closes their connections with nothing more sent.
+        try #require(waitForExit(server.process, deadline: 150), "the server did not exit")
+        #expect(server.process.terminationStatus == 0)
+        for ((query, _), (fd, _)) in zip(streams, opened) {
+            let rest = RawHTTPResponse.readToClose(fd, deadline: 30)
+            #expect(rest.closed && rest.bytes.isEmpty, "\(query): \(rest.bytes.count) bytes more, closed: \(rest.closed)")
+        }
+        // Each render is in the cache whole: the bytes that were sent.
+        let (complete, partial) = try Self.entries(server.dir.file("cache"))
+        #expect(complete.count == 2 && partial.isEmpty, "\(complete) \(partial)")
+        let stored = Set(complete.compactMap { FileManager.default.contents(atPath: server.dir.file("cache/\($0)")) })
+        #expect(stored == Set(bodies.map { Data($0) }), "the cache's entries are not the bytes sent")
+    }
+
+    /// SIGTERM while a client has stopped reading: once the grace is over the server exits 0, the
+    /// connection is closed with the body cut short (a client can tell by its framing), and no
+    /// partial entry is left in the cache.
     @Test func sigtermEndsAStreamPastTheGraceAndLeavesNoPartialEntry() throws {
         let server = try ServerProcess(["--shutdown-grace", "1"])
-        // A reader that stops reading: its stream cannot finish within the grace.
-        let (fd, _) = try server.openRequest("/render?preset=sleep&minutes=30&rate=16000&format=wav", read: 100)
+        defer { server.stop() }
+        // A reader that stops reading once the body has begun (after pass 1): 10 minutes of
+        // 16 kHz stereo WAV (38 MB) cannot pass through the sockets' few megabytes in the grace.
+        let (fd, head) = try server.openRequest("/render?preset=sleep&minutes=10&rate=16000&format=wav", read: 4096)
+        defer { close(fd) }
+        #expect(String(decoding: head.prefix(12), as: UTF8.self) == "HTTP/1.1 200")
         kill(server.process.processIdentifier, SIGTERM)
-        server.process.waitUntilExit()
-        close(fd)
+        // The events in turn: the process's exit, the socket's end, the cache folder's listing.
+        try #require(waitForExit(server.process, deadline: 120), "the server did not exit after its grace")
         #expect(server.process.terminationStatus == 0)
+        let rest = RawHTTPResponse.readToClose(fd, deadline: 60)
+        #expect(rest.closed, "the connection is still open")
+        let response = try #require(try RawHTTPResponse(head + rest.bytes))
+        #expect(response.status == 200 && response.framing != .toClose && !response.isWhole,
+                "\(response.framing), \(response.body.count) bytes, whole: \(response.isWhole)")
         let (_, partial) = try Self.entries(server.dir.file("cache"))
         #expect(partial.isEmpty, "\(partial)")
     }
