@@ -15,14 +15,20 @@ import Testing
         return values.isEmpty ? nil : values.reduce(0, +)
     }
 
-    /// Polls `/metrics` (every 100 ms, at most `tries` times) until `name` is `value`; the last value.
-    static func await(_ server: ServerProcess, _ name: String, equals value: Double, tries: Int = 600) throws -> Double? {
+    /// Asks `/metrics` until `name` is `value` (for at most two minutes, which only a hung server
+    /// takes); the last value seen.
+    static func await(_ server: ServerProcess, _ name: String, equals value: Double) throws -> Double? {
         var seen = try metricSum(server, name)
-        for _ in 0..<tries where seen != value {
-            usleep(100_000)
+        try waitUntil {
             seen = try metricSum(server, name)
+            return seen == value
         }
         return seen
+    }
+
+    /// Asks `/metrics` until its text has `line` (for at most two minutes); whether it came.
+    static func await(_ server: ServerProcess, line: String) throws -> Bool {
+        try waitUntil { String(decoding: try server.get("/metrics").body, as: UTF8.self).contains(line) }
     }
 
     /// Runs `bodies` on threads of their own at once and waits for all of them.
@@ -66,13 +72,15 @@ import Testing
     // MARK: leaving early
 
     @Test(arguments: ["flac", "mp3", "opus"])
-    func aClientThatLeavesOneSecondInStopsTheRender(format: String) throws {
+    func aClientThatLeavesWhileItRendersStopsTheRender(format: String) throws {
         let server = try ServerProcess()
         defer { server.stop() }
-        // An hour at 48 kHz: far more than a second of work in any pass.
+        // An hour at 48 kHz: many seconds of work in any pass, against the few milliseconds
+        // between the render's thread starting and the client leaving.
         let (fd, received) = try server.openRequest("/render?preset=sleep&minutes=60&format=\(format)", read: 0)
         #expect(received.isEmpty)
-        sleep(1)
+        // The client leaves once the render is under way (its thread is working).
+        #expect(try Self.await(server, "medrender_render_threads", equals: 1) == 1)
         close(fd)
         // The render's thread ends (it is not left running to the end), stopped, not finished.
         #expect(try Self.await(server, "medrender_renders_stopped_total", equals: 1) == 1)
@@ -87,12 +95,7 @@ import Testing
         // Twelve hours at 8 kHz: pass 1 alone is many seconds of work.
         let (fd, _) = try server.openRequest("/render?preset=box-breath&minutes=720&rate=8000&channels=1&format=ogg", read: 0)
         // Once the render is in pass 1, the client leaves.
-        var inPassOne = false
-        for _ in 0..<600 where !inPassOne {
-            usleep(100_000)
-            inPassOne = String(decoding: try server.get("/metrics").body, as: UTF8.self).contains("medrender_render_threads{pass=\"1\"} 1")
-        }
-        #expect(inPassOne)
+        #expect(try Self.await(server, line: "medrender_render_threads{pass=\"1\"} 1"))
         close(fd)
         #expect(try Self.await(server, "medrender_render_threads", equals: 0) == 0)
         let text = String(decoding: try server.get("/metrics").body, as: UTF8.self)
@@ -106,12 +109,7 @@ import Testing
         // 45 minutes of MP3 at 8 kHz: reading the file back to measure it as it decodes (pass 3)
         // is seconds of work, so a stop that waited for the pass's end would be counted as done.
         let (fd, _) = try server.openRequest("/render?preset=box-breath&minutes=45&rate=8000&channels=1&format=mp3", read: 0)
-        var inPassThree = false
-        for _ in 0..<1200 where !inPassThree {
-            usleep(100_000)
-            inPassThree = String(decoding: try server.get("/metrics").body, as: UTF8.self).contains("medrender_render_threads{pass=\"3\"} 1")
-        }
-        #expect(inPassThree)
+        #expect(try Self.await(server, line: "medrender_render_threads{pass=\"3\"} 1"))
         close(fd)
         #expect(try Self.await(server, "medrender_render_threads", equals: 0) == 0)
         let text = String(decoding: try server.get("/metrics").body, as: UTF8.self)
@@ -357,28 +355,10 @@ import Testing
         let server = try ServerProcess(["--max-renders", "2", "--send-timeout", "120"])
         defer { server.stop() }
         let slow = ["/render?preset=sleep&minutes=3&rate=8000&format=wav", "/render?preset=calming&minutes=3&rate=8000&format=wav"]
-        // Two readers taking 1 KB a second.
+        // Two readers as slow as a reader can be: after the first kilobyte they read nothing more
+        // (their sockets fill, and the server's writes wait on them).
         let readers = slow.map { try? server.openRequest($0, read: 1024).socket }
-        let stop = StopFlag()
-        let threads = readers.compactMap { $0 }.map { fd in
-            let thread = Thread {
-                var buffer = [UInt8](repeating: 0, count: 1024)
-                while !stop.hasLeft {
-                    _ = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                    sleep(1)
-                }
-            }
-            thread.start()
-            return thread
-        }
-        defer {
-            // The readers stop (shutdown wakes a recv), and only then are their descriptors
-            // closed: closed under a running recv, the number could be another test's file by then.
-            stop.leave()
-            for fd in readers.compactMap({ $0 }) { shutdown(fd, Int32(SHUT_RDWR)) }
-            while threads.contains(where: { !$0.isFinished }) { usleep(10_000) }
-            for fd in readers.compactMap({ $0 }) { close(fd) }
-        }
+        defer { for fd in readers.compactMap({ $0 }) { close(fd) } }
         #expect(readers.allSatisfy { $0 != nil })
         // Their renders finish at full speed into the cache, whatever the readers' pace.
         #expect(try Self.await(server, "medrender_renders_total", equals: 2) == 2)
@@ -449,10 +429,9 @@ import Testing
         #expect(range.status == 206 && range.body == expected[150_000...350_000], "\(range.status), \(range.body.count) bytes")
         // Nothing half-written is kept as a cache entry, and the file's start goes with the render.
         var partials: [String] = []
-        for _ in 0..<100 {
+        try waitUntil {
             partials = try Self.entries(server.dir.file("cache")).partial
-            if partials.isEmpty { break }
-            usleep(100_000)
+            return partials.isEmpty
         }
         let complete = try Self.entries(server.dir.file("cache")).complete
         #expect(partials.isEmpty && complete.isEmpty, "\(partials) \(complete)")
@@ -475,11 +454,7 @@ import Testing
         defer { atOnce.stop() }
         // A long render holds this address's one place while it runs.
         let (fd, _) = try atOnce.openRequest("/render?preset=sleep&minutes=120&rate=48000&format=flac", read: 0)
-        var running = 0.0
-        for _ in 0..<300 where running == 0 {
-            usleep(100_000)
-            running = try Self.metricSum(atOnce, "medrender_renders_running") ?? 0
-        }
+        #expect(try Self.await(atOnce, "medrender_renders_running", equals: 1) == 1)
         let busy = try atOnce.get("/render?preset=coherent&minutes=1&rate=8000")
         #expect(busy.status == 429 && MediaServeTests.header("retry-after", busy.headers) != nil, "\(busy.status)")
         #expect(try atOnce.get("/render?preset=coherent&minutes=1&rate=8000", curl: ["--interface", "127.0.0.2"]).status == 200)
@@ -493,12 +468,4 @@ final class GatheredValues<Value>: @unchecked Sendable {
     private var items: [Value] = []
     func add(_ value: Value) { lock.withLock { items.append(value) } }
     var values: [Value] { lock.withLock { items } }
-}
-
-/// A flag set once, read from other threads.
-final class StopFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var left = false
-    func leave() { lock.withLock { left = true } }
-    var hasLeft: Bool { lock.withLock { left } }
 }
