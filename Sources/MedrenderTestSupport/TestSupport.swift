@@ -125,11 +125,8 @@ public func runProcess(_ executable: String, _ arguments: [String], in directory
         }
     }
     let process = launched!
-    if let killAfter {
-        let pid = process.processIdentifier
-        let deadline = Date().addingTimeInterval(killAfter)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(pid, SIGKILL) }
+    if let killAfter, !waitForExit(process, deadline: killAfter) {
+        kill(process.processIdentifier, SIGKILL)
     }
     process.waitUntilExit()
     try out.close()
@@ -183,11 +180,10 @@ public func runMedrender(_ arguments: [String], signal: Int32, whenFileIn folder
     process.standardError = FileHandle.nullDevice
     try process.run()
     var sawFile = false
-    for _ in 0..<600 {
+    waitUntil(deadline: 60) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        if names.contains(where: { $0.hasPrefix(prefix) }) { sawFile = true; break }
-        if !process.isRunning { break }
-        usleep(100_000)
+        sawFile = names.contains { $0.hasPrefix(prefix) }
+        return sawFile || !process.isRunning
     }
     kill(process.processIdentifier, signal)
     process.waitUntilExit()
@@ -234,6 +230,53 @@ public func waitUntilEnded(_ pid: pid_t, seconds: Double = 30) -> Bool {
         usleep(10_000)
     }
     return true
+}
+
+/// Waits until `condition` holds, looking again after a short pause that grows from 2 ms to
+/// 50 ms, for at most `deadline` seconds; whether it held. The deadline only ends a test that
+/// hangs: give one far beyond what the wait takes on a busy machine, and let the test fail on the
+/// `false`. Wait on the event itself where there is one (a read that blocks until the peer
+/// closes, `ThreadJoin.join`, `waitForExit`); this is for the conditions that have none (a file
+/// appears, a metric reaches a value).
+@discardableResult
+public func waitUntil(deadline: Double = 120, _ condition: () throws -> Bool) rethrows -> Bool {
+    let end = Date().addingTimeInterval(deadline)
+    var pause: useconds_t = 2_000
+    while true {
+        if try condition() { return true }
+        if Date() >= end { return false }
+        usleep(pause)
+        pause = min(pause * 2, 50_000)
+    }
+}
+
+/// Waits for `process` to exit, for at most `deadline` seconds; whether it exited. A thread of its
+/// own waits on the exit itself, and this one on that thread's signal.
+public func waitForExit(_ process: Process, deadline: Double) -> Bool {
+    let exited = ThreadJoin { process.waitUntilExit() }
+    return exited.join(deadline: deadline)
+}
+
+/// `body` run on a thread of its own, started at once; `join` waits for it to end.
+public final class ThreadJoin: Sendable {
+    private let ended = DispatchSemaphore(value: 0)
+
+    public init(_ body: @escaping @Sendable () -> Void) {
+        let ended = self.ended
+        Thread.detachNewThread {
+            body()
+            ended.signal()
+        }
+    }
+
+    /// Waits for the body to end, for at most `deadline` seconds; whether it ended. Once it has
+    /// ended, every later call answers true at once.
+    @discardableResult
+    public func join(deadline: Double = 600) -> Bool {
+        guard ended.wait(timeout: .now() + deadline) == .success else { return false }
+        ended.signal()
+        return true
+    }
 }
 
 /// The path of a program on PATH, or nil.

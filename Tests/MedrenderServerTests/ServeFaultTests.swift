@@ -15,14 +15,20 @@ import Testing
         return values.isEmpty ? nil : values.reduce(0, +)
     }
 
-    /// Polls `/metrics` (every 100 ms, at most `tries` times) until `name` is `value`; the last value.
-    static func await(_ server: ServerProcess, _ name: String, equals value: Double, tries: Int = 600) throws -> Double? {
+    /// Asks `/metrics` until `name` is `value` (for at most two minutes, which only a hung server
+    /// takes); the last value seen.
+    static func await(_ server: ServerProcess, _ name: String, equals value: Double) throws -> Double? {
         var seen = try metricSum(server, name)
-        for _ in 0..<tries where seen != value {
-            usleep(100_000)
+        try waitUntil {
             seen = try metricSum(server, name)
+            return seen == value
         }
         return seen
+    }
+
+    /// Asks `/metrics` until its text has `line` (for at most two minutes); whether it came.
+    static func await(_ server: ServerProcess, line: String) throws -> Bool {
+        try waitUntil { String(decoding: try server.get("/metrics").body, as: UTF8.self).contains(line) }
     }
 
     /// Runs `bodies` on threads of their own at once and waits for all of them.
@@ -66,13 +72,15 @@ import Testing
     // MARK: leaving early
 
     @Test(arguments: ["flac", "mp3", "opus"])
-    func aClientThatLeavesOneSecondInStopsTheRender(format: String) throws {
+    func aClientThatLeavesWhileItRendersStopsTheRender(format: String) throws {
         let server = try ServerProcess()
         defer { server.stop() }
-        // An hour at 48 kHz: far more than a second of work in any pass.
+        // An hour at 48 kHz: many seconds of work in any pass, against the few milliseconds
+        // between the render's thread starting and the client leaving.
         let (fd, received) = try server.openRequest("/render?preset=sleep&minutes=60&format=\(format)", read: 0)
         #expect(received.isEmpty)
-        sleep(1)
+        // The client leaves once the render is under way (its thread is working).
+        #expect(try Self.await(server, "medrender_render_threads", equals: 1) == 1)
         close(fd)
         // The render's thread ends (it is not left running to the end), stopped, not finished.
         #expect(try Self.await(server, "medrender_renders_stopped_total", equals: 1) == 1)
@@ -87,12 +95,7 @@ import Testing
         // Twelve hours at 8 kHz: pass 1 alone is many seconds of work.
         let (fd, _) = try server.openRequest("/render?preset=box-breath&minutes=720&rate=8000&channels=1&format=ogg", read: 0)
         // Once the render is in pass 1, the client leaves.
-        var inPassOne = false
-        for _ in 0..<600 where !inPassOne {
-            usleep(100_000)
-            inPassOne = String(decoding: try server.get("/metrics").body, as: UTF8.self).contains("medrender_render_threads{pass=\"1\"} 1")
-        }
-        #expect(inPassOne)
+        #expect(try Self.await(server, line: "medrender_render_threads{pass=\"1\"} 1"))
         close(fd)
         #expect(try Self.await(server, "medrender_render_threads", equals: 0) == 0)
         let text = String(decoding: try server.get("/metrics").body, as: UTF8.self)
@@ -106,12 +109,7 @@ import Testing
         // 45 minutes of MP3 at 8 kHz: reading the file back to measure it as it decodes (pass 3)
         // is seconds of work, so a stop that waited for the pass's end would be counted as done.
         let (fd, _) = try server.openRequest("/render?preset=box-breath&minutes=45&rate=8000&channels=1&format=mp3", read: 0)
-        var inPassThree = false
-        for _ in 0..<1200 where !inPassThree {
-            usleep(100_000)
-            inPassThree = String(decoding: try server.get("/metrics").body, as: UTF8.self).contains("medrender_render_threads{pass=\"3\"} 1")
-        }
-        #expect(inPassThree)
+        #expect(try Self.await(server, line: "medrender_render_threads{pass=\"3\"} 1"))
         close(fd)
         #expect(try Self.await(server, "medrender_render_threads", equals: 0) == 0)
         let text = String(decoding: try server.get("/metrics").body, as: UTF8.self)
@@ -190,44 +188,86 @@ import Testing
 
     // MARK: stopping
 
-    @Test func sigtermMidStreamLetsTheStreamFinish() throws {
-        let server = try ServerProcess(["--shutdown-grace", "120"])
-        let query = "/render?preset=box-breath&minutes=10&rate=8000&channels=1&format=ogg"
-        let (fd, head) = try server.openRequest(query, read: 4096)
-        #expect(String(decoding: head.prefix(12), as: UTF8.self) == "HTTP/1.1 200")
-        kill(server.process.processIdentifier, SIGTERM)
-        var rest = head
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        var timeout = timeval(tv_sec: 120, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { break }
-            rest += buffer[0..<n]
+    /// A response read off a socket is whole: by its framing (exactly Content-Length bytes, or
+    /// the chunk of length 0), and as an Ogg stream (whole pages end to end, each with its own
+    /// CRC, the last flagged as the stream's end and no other) of `frames` frames.
+    static func expectWholeOgg(_ response: RawHTTPResponse, frames: Int64, _ label: String) {
+        #expect(response.status == 200, "\(label): \(response.status)")
+        #expect(response.isWhole && response.trailing == 0,
+                "\(label): \(response.framing), \(response.body.count) bytes, whole: \(response.isWhole), \(response.trailing) after")
+        if case .contentLength(let length) = response.framing { #expect(response.body.count == length, "\(label)") }
+        guard let pages = OggPageWalk.pages(response.body), let last = pages.last else {
+            Issue.record("\(label): the body (\(response.body.count) bytes) is not whole Ogg pages end to end")
+            return
         }
-        close(fd)
-        server.process.waitUntilExit()
-        #expect(server.process.terminationStatus == 0)
-        // The stream is whole (chunked; its end marker arrived) and its entry is 10 minutes.
-        let text = rest
-        #expect(text.suffix(5) == Array("0\r\n\r\n".utf8))
-        let (complete, partial) = try Self.entries(server.dir.file("cache"))
-        #expect(complete.count == 1 && partial.isEmpty)
-        if let ffprobe = which("ffprobe"), let entry = complete.first {
-            let probe = try runProcess(ffprobe, ["-v", "error", "-show_entries", "stream=duration_ts", "-of", "default=nw=1",
-                                                 server.dir.file("cache/\(entry)")])
-            #expect(probe.stdout.contains("duration_ts=4800000"), "\(probe.stdout)")
-        }
+        let wrongChecksums = pages.filter { !$0.checksumMatches }.count
+        #expect(wrongChecksums == 0, "\(label): \(wrongChecksums) of \(pages.count) pages have a wrong CRC")
+        let flaggedLast = pages.filter { $0.endsStream }.count
+        #expect(last.endsStream && flaggedLast == 1, "\(label): \(flaggedLast) pages flagged as the stream's end, the last one: \(last.endsStream)")
+        #expect(last.granulePosition == frames, "\(label): the last page ends at frame \(last.granulePosition), not \(frames)")
     }
 
+    /// SIGTERM while streams are sent: within the grace every one ends whole, whichever framing
+    /// its answer took (Content-Length when the render was done before the head went out,
+    /// chunked while it runs), then the server closes their connections and exits 0, and each
+    /// render is a whole entry in the cache.
+    @Test func sigtermMidStreamLetsEveryStreamFinish() throws {
+        let server = try ServerProcess(["--shutdown-grace", "120"])
+        defer { server.stop() }
+        // An OGG under 44.1 kHz is written whole before it is sent (its length known); one at
+        // 48 kHz is sent as it is encoded.
+        let streams: [(query: String, frames: Int64)] = [
+            ("/render?preset=box-breath&minutes=10&rate=8000&channels=1&format=ogg", 10 * 60 * 8000),
+            ("/render?preset=coherent&minutes=5&rate=48000&format=ogg", 5 * 60 * 48000),
+        ]
+        // Both are under way (their first bytes are in) when the signal comes.
+        let opened = try streams.map { try server.openRequest($0.query, read: 4096) }
+        defer { for (fd, _) in opened { close(fd) } }
+        for ((query, _), (_, head)) in zip(streams, opened) {
+            #expect(String(decoding: head.prefix(12), as: UTF8.self) == "HTTP/1.1 200", "\(query)")
+        }
+        kill(server.process.processIdentifier, SIGTERM)
+        var bodies: [[UInt8]] = []
+        for ((query, frames), (fd, head)) in zip(streams, opened) {
+            let response = try RawHTTPResponse.read(from: fd, startingWith: head, deadline: 150)
+            Self.expectWholeOgg(response, frames: frames, query)
+            bodies.append(response.body)
+        }
+        // The server exits once they are sent (the deadline is for a server that never does),
+        // and closes their connections with nothing more sent.
+        try #require(waitForExit(server.process, deadline: 150), "the server did not exit")
+        #expect(server.process.terminationStatus == 0)
+        for ((query, _), (fd, _)) in zip(streams, opened) {
+            let rest = RawHTTPResponse.readToClose(fd, deadline: 30)
+            #expect(rest.closed && rest.bytes.isEmpty, "\(query): \(rest.bytes.count) bytes more, closed: \(rest.closed)")
+        }
+        // Each render is in the cache whole: the bytes that were sent.
+        let (complete, partial) = try Self.entries(server.dir.file("cache"))
+        #expect(complete.count == 2 && partial.isEmpty, "\(complete) \(partial)")
+        let stored = Set(complete.compactMap { FileManager.default.contents(atPath: server.dir.file("cache/\($0)")) })
+        #expect(stored == Set(bodies.map { Data($0) }), "the cache's entries are not the bytes sent")
+    }
+
+    /// SIGTERM while a client has stopped reading: once the grace is over the server exits 0, the
+    /// connection is closed with the body cut short (a client can tell by its framing), and no
+    /// partial entry is left in the cache.
     @Test func sigtermEndsAStreamPastTheGraceAndLeavesNoPartialEntry() throws {
         let server = try ServerProcess(["--shutdown-grace", "1"])
-        // A reader that stops reading: its stream cannot finish within the grace.
-        let (fd, _) = try server.openRequest("/render?preset=sleep&minutes=30&rate=16000&format=wav", read: 100)
+        defer { server.stop() }
+        // A reader that stops reading once the body has begun (after pass 1): 10 minutes of
+        // 16 kHz stereo WAV (38 MB) cannot pass through the sockets' few megabytes in the grace.
+        let (fd, head) = try server.openRequest("/render?preset=sleep&minutes=10&rate=16000&format=wav", read: 4096)
+        defer { close(fd) }
+        #expect(String(decoding: head.prefix(12), as: UTF8.self) == "HTTP/1.1 200")
         kill(server.process.processIdentifier, SIGTERM)
-        server.process.waitUntilExit()
-        close(fd)
+        // The events in turn: the process's exit, the socket's end, the cache folder's listing.
+        try #require(waitForExit(server.process, deadline: 120), "the server did not exit after its grace")
         #expect(server.process.terminationStatus == 0)
+        let rest = RawHTTPResponse.readToClose(fd, deadline: 60)
+        #expect(rest.closed, "the connection is still open")
+        let response = try #require(try RawHTTPResponse(head + rest.bytes))
+        #expect(response.status == 200 && response.framing != .toClose && !response.isWhole,
+                "\(response.framing), \(response.body.count) bytes, whole: \(response.isWhole)")
         let (_, partial) = try Self.entries(server.dir.file("cache"))
         #expect(partial.isEmpty, "\(partial)")
     }
@@ -277,9 +317,12 @@ import Testing
         }
         let opened = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
         #expect(opened == count)
-        let presets = try server.get("/presets")
+        // Asked from another address: the idle ones are past their own address's share, and
+        // another client is served beside them.
+        let elsewhere = ["--interface", "127.0.0.2"]
+        let presets = try server.get("/presets", curl: elsewhere)
         #expect(presets.status == 200 && presets.body.count > 100)
-        #expect(try server.get("/render?preset=box-breath&minutes=1&rate=8000").status == 200)
+        #expect(try server.get("/render?preset=box-breath&minutes=1&rate=8000", curl: elsewhere).status == 200)
         let open = try #require(try Self.metricSum(server, "medrender_connections"))
         #expect(open >= Double(count), "\(open) connections open")
         #expect(server.process.isRunning)
@@ -315,28 +358,10 @@ import Testing
         let server = try ServerProcess(["--max-renders", "2", "--send-timeout", "120"])
         defer { server.stop() }
         let slow = ["/render?preset=sleep&minutes=3&rate=8000&format=wav", "/render?preset=calming&minutes=3&rate=8000&format=wav"]
-        // Two readers taking 1 KB a second.
+        // Two readers as slow as a reader can be: after the first kilobyte they read nothing more
+        // (their sockets fill, and the server's writes wait on them).
         let readers = slow.map { try? server.openRequest($0, read: 1024).socket }
-        let stop = StopFlag()
-        let threads = readers.compactMap { $0 }.map { fd in
-            let thread = Thread {
-                var buffer = [UInt8](repeating: 0, count: 1024)
-                while !stop.hasLeft {
-                    _ = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                    sleep(1)
-                }
-            }
-            thread.start()
-            return thread
-        }
-        defer {
-            // The readers stop (shutdown wakes a recv), and only then are their descriptors
-            // closed: closed under a running recv, the number could be another test's file by then.
-            stop.leave()
-            for fd in readers.compactMap({ $0 }) { shutdown(fd, Int32(SHUT_RDWR)) }
-            while threads.contains(where: { !$0.isFinished }) { usleep(10_000) }
-            for fd in readers.compactMap({ $0 }) { close(fd) }
-        }
+        defer { for fd in readers.compactMap({ $0 }) { close(fd) } }
         #expect(readers.allSatisfy { $0 != nil })
         // Their renders finish at full speed into the cache, whatever the readers' pace.
         #expect(try Self.await(server, "medrender_renders_total", equals: 2) == 2)
@@ -366,7 +391,8 @@ import Testing
         let dir = TemporaryDirectory("full-cache")
         let folder = dir.file("cache")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let mounted = try runProcess("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", folder])
+        // Its user's alone (0700), as the server asks of its cache folder.
+        let mounted = try runProcess("/bin/mount", ["-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", folder])
         try #require(mounted.status == 0, "cannot mount a tmpfs here: \(mounted.stderr)")
         defer { _ = try? runProcess("/bin/umount", [folder]) }
         let server = try ServerProcess(["--cache-dir", folder], cache: false)
@@ -407,10 +433,9 @@ import Testing
         #expect(range.status == 206 && range.body == expected[150_000...350_000], "\(range.status), \(range.body.count) bytes")
         // Nothing half-written is kept as a cache entry, and the file's start goes with the render.
         var partials: [String] = []
-        for _ in 0..<100 {
+        try waitUntil {
             partials = try Self.entries(server.dir.file("cache")).partial
-            if partials.isEmpty { break }
-            usleep(100_000)
+            return partials.isEmpty
         }
         let complete = try Self.entries(server.dir.file("cache")).complete
         #expect(partials.isEmpty && complete.isEmpty, "\(partials) \(complete)")
@@ -433,11 +458,7 @@ import Testing
         defer { atOnce.stop() }
         // A long render holds this address's one place while it runs.
         let (fd, _) = try atOnce.openRequest("/render?preset=sleep&minutes=120&rate=48000&format=flac", read: 0)
-        var running = 0.0
-        for _ in 0..<300 where running == 0 {
-            usleep(100_000)
-            running = try Self.metricSum(atOnce, "medrender_renders_running") ?? 0
-        }
+        #expect(try Self.await(atOnce, "medrender_renders_running", equals: 1) == 1)
         let busy = try atOnce.get("/render?preset=coherent&minutes=1&rate=8000")
         #expect(busy.status == 429 && MediaServeTests.header("retry-after", busy.headers) != nil, "\(busy.status)")
         #expect(try atOnce.get("/render?preset=coherent&minutes=1&rate=8000", curl: ["--interface", "127.0.0.2"]).status == 200)
@@ -451,12 +472,4 @@ final class GatheredValues<Value>: @unchecked Sendable {
     private var items: [Value] = []
     func add(_ value: Value) { lock.withLock { items.append(value) } }
     var values: [Value] { lock.withLock { items } }
-}
-
-/// A flag set once, read from other threads.
-final class StopFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var left = false
-    func leave() { lock.withLock { left = true } }
-    var hasLeft: Bool { lock.withLock { left } }
 }

@@ -59,23 +59,13 @@ struct RawClient {
 /// listener. Each waits for the event it checks (a metric, a closed socket), with a generous bound
 /// that only fails a hung test.
 @Suite struct ServeLimitsTests {
-    /// Waits until `condition` holds, for at most `seconds`; whether it did.
-    static func eventually(within seconds: Double = 120, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try condition() { return true }
-            usleep(20_000)
-        }
-        return try condition()
-    }
-
     @Test func oneAddressCannotTakeEveryConnection() throws {
         let server = try ServerProcess(["--max-connections-per-address", "4"])
         defer { server.stop() }
         // Four idle connections from one address: its share.
         let idle = try (0..<4).map { _ in try RawClient(port: server.port) }
         defer { idle.forEach { $0.close() } }
-        #expect(try Self.eventually { try ServeTrustTests.metric(server, "medrender_connections") ?? 0 >= 5 })
+        #expect(try waitUntil { try ServeTrustTests.metric(server, "medrender_connections") ?? 0 >= 5 })
         // A fifth from it is refused; the probes are answered still; another address is served.
         let fifth = try RawClient(port: server.port)
         defer { fifth.close() }
@@ -139,8 +129,8 @@ struct RawClient {
         defer { stalled.close() }
         setsockopt(stalled.fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         #expect(stalled.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
-        #expect(try Self.eventually { try ServeTrustTests.metric(server, "medrender_bytes_sent_total") ?? 0 > length })
-        #expect(try Self.eventually { try ServeTrustTests.metric(server, "medrender_connections") == 1 },
+        #expect(try waitUntil { try ServeTrustTests.metric(server, "medrender_bytes_sent_total") ?? 0 > length })
+        #expect(try waitUntil { try ServeTrustTests.metric(server, "medrender_connections") == 1 },
                 "the server kept a connection whose client takes nothing")
         let rest = stalled.receiveToEnd(silence: 60) ?? []
         #expect(rest.count < length, "a client that took nothing got the whole file")
@@ -164,21 +154,21 @@ struct RawClient {
         let holder = try RawClient(port: server.port)
         defer { holder.close() }
         #expect(holder.send("GET /cues?preset=held HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"))
-        #expect(try Self.eventually { try ServeTrustTests.metric(server, "medrender_renders_running") == 1 })
+        #expect(try waitUntil { try ServeTrustTests.metric(server, "medrender_renders_running") == 1 })
         let queued = try RawClient(port: server.port)
         #expect(queued.send("GET /render?preset=box-breath&minutes=1&rate=8000&format=wav HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
-        #expect(try Self.eventually { try ServeTrustTests.metric(server, "medrender_renders_queued") == 1 })
+        #expect(try waitUntil { try ServeTrustTests.metric(server, "medrender_renders_queued") == 1 })
         // Full: a third is turned away at once.
         #expect(try server.get("/cues?preset=box-breath&minutes=1").status == 503)
         queued.close()
-        #expect(try Self.eventually { try ServeTrustTests.metric(server, "medrender_renders_queued") == 0 },
+        #expect(try waitUntil { try ServeTrustTests.metric(server, "medrender_renders_queued") == 0 },
                 "the queued request whose client left kept its place")
         #expect(try ServeTrustTests.metric(server, "medrender_renders_running") == 1, "the held synthesis lost its place")
         // Its place is free: the next request waits in it, and is served once the synthesis ends.
         let next = try RawClient(port: server.port)
         defer { next.close() }
         #expect(next.send("GET /cues?preset=box-breath&minutes=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"))
-        #expect(try Self.eventually { try ServeTrustTests.metric(server, "medrender_renders_queued") == 1 })
+        #expect(try waitUntil { try ServeTrustTests.metric(server, "medrender_renders_queued") == 1 })
         let writer = open(fifo, O_WRONLY)
         Glibc.close(writer)
         let held = String(decoding: holder.receiveToEnd(silence: 120) ?? [], as: UTF8.self)
@@ -195,13 +185,13 @@ struct RawClient {
         #expect(client.send("GET /video?preset=box-breath&minutes=60&rate=8000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
         // Under way: its file is being written in the cache's folder.
         let folder = server.dir.file("cache")
-        #expect(Self.eventually {
+        #expect(waitUntil {
             ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains { $0.contains(".mp4") }
         })
         client.close()
-        #expect(try Self.eventually { try ServeTrustTests.metric(server, "medrender_renders_running") == 0 },
+        #expect(try waitUntil { try ServeTrustTests.metric(server, "medrender_renders_running") == 0 },
                 "the video went on after its client left")
-        #expect(Self.eventually { !((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains { $0.contains(".mp4") } },
+        #expect(waitUntil { !((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains { $0.contains(".mp4") } },
                 "the stopped video left its file")
         // A video larger than the server makes is refused before it starts.
         let huge = try server.get("/video?preset=box-breath&minutes=600&size=1080p&fps=60")

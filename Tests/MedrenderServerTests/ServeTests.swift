@@ -37,15 +37,16 @@ final class ServerProcess: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        // The line that says where it listens: "serving … on http://127.0.0.1:PORT".
+        // The line that says where it listens: "serving … on http://127.0.0.1:PORT" (a whole line:
+        // the number may be written in two pieces).
         var found: Int?
-        for _ in 0..<600 where found == nil && process.isRunning {
+        let errPath = errPath, process = process
+        waitUntil(deadline: 120) {
             let text = String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self)
-            if let range = text.range(of: "on http://127.0.0.1:") {
+            if let range = text.range(of: "on http://127.0.0.1:"), text[range.upperBound...].contains("\n") {
                 found = Int(text[range.upperBound...].prefix { $0.isNumber })
-            } else {
-                usleep(50_000)
             }
+            return found != nil || !process.isRunning
         }
         guard let found, found > 0 else {
             process.terminate()
