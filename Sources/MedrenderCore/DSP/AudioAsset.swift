@@ -99,7 +99,7 @@ public struct QuantizedAsset: Sendable {
         let onset = samples.withUnsafeBufferPointer(Self.onset)
         samples.withUnsafeMutableBufferPointer { p in
             guard let base = p.baseAddress else { return }
-            let page = max(1, pages?.pageSize ?? Int.max)
+            let page = max(1, pages?.pageSize ?? 1)
             let start = Int(bitPattern: base)
             // Only pages wholly inside the samples: the allocation's own header stays.
             var released = (start + page - 1) / page * page
