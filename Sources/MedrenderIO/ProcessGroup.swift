@@ -36,8 +36,9 @@ public final class ProcessGroup {
             pid = started.pid
             errorDescriptor = started.standardError
         case .failure(let failure):
-            throw IOError(failure.pipe ? .io : .missingInput, failure.pipe ? "cannot be started: no pipe for its messages" : "cannot be started",
-                          path: executable, cause: String(cString: strerror(failure.code)))
+            let cause = String(cString: strerror(failure.code))
+            if failure.pipe { throw IOError(.io, "cannot be started: no pipe for its messages", path: executable, cause: cause) }
+            throw IOError(.missingInput, "cannot be started", path: executable, cause: cause)
         }
     }
 
