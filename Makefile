@@ -134,7 +134,9 @@ fuzz: deps
 	Fuzz/.build/debug/FuzzPreset -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 .fuzz/preset Fuzz/corpus/preset
 	Fuzz/.build/debug/FuzzSound -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 .fuzz/sound Fuzz/corpus/sound
 
-## Whole-process benchmarks (release): the encoder floor, ffmpeg, memory; writes BENCHMARKS.md.
+## Whole-process benchmarks (release): the encoder floor, ffmpeg, memory; writes BENCHMARKS.md. Then the
+## server's fault tests 20 times over on a machine kept busy (scripts/fault-loop; FAULT_RUNS to change).
+FAULT_RUNS ?= 20
 bench: test-deps release
 	@./scripts/install-packages wrk
 	python3 scripts/bench.py
@@ -145,3 +147,4 @@ bench: test-deps release
 	python3 scripts/bench-limiter.py
 	python3 scripts/bench-guided.py
 	./scripts/bench-build
+	./scripts/fault-loop $(FAULT_RUNS)

@@ -36,8 +36,9 @@ public final class ProcessGroup {
             pid = started.pid
             errorDescriptor = started.standardError
         case .failure(let failure):
-            throw IOError(failure.pipe ? .io : .missingInput, failure.pipe ? "cannot be started: no pipe for its messages" : "cannot be started",
-                          path: executable, cause: String(cString: strerror(failure.code)))
+            let cause = String(cString: strerror(failure.code))
+            if failure.pipe { throw IOError(.io, "cannot be started: no pipe for its messages", path: executable, cause: cause) }
+            throw IOError(.missingInput, "cannot be started", path: executable, cause: cause)
         }
     }
 
@@ -192,7 +193,8 @@ public enum ProcessGroups {
             _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
             defer { close(ends[1]) }
             var pid: pid_t = 0
-            let added = posix_spawn_file_actions_adddup2(&actions, ends[1], 2)
+            var added = posix_spawn_file_actions_adddup2(&actions, ends[1], 2)
+            if added == 0 { added = closeFrom(3, in: &actions) }
             let code = added == 0 ? posix_spawn(&pid, executable, &actions, &attributes, argv, environ) : added
             guard code == 0 else {
                 close(ends[0])
@@ -201,6 +203,17 @@ public enum ProcessGroups {
             state.groups.insert(pid)
             return .success((pid, ends[0]))
         }
+    }
+
+    /// Adds to `actions` the closing of every descriptor from `lowest` up, so that the program holds
+    /// none of medrender's files (an output being written, a script another thread has just
+    /// written, which could then not be run while the program holds it open). Nothing is added
+    /// before glibc 2.34. The corresponding C function is `posix_spawn_file_actions_addclosefrom_np`,
+    /// found at run time: Swift's Glibc module declares it only for `_GNU_SOURCE`.
+    private static func closeFrom(_ lowest: Int32, in actions: inout posix_spawn_file_actions_t) -> Int32 {
+        typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return 0 }
+        return unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, lowest)
     }
 
     /// Takes the group of `pid` off the list and reaps its leader, which has exited: from then on

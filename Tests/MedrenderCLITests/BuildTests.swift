@@ -373,10 +373,9 @@ import Testing
 
         final class Box: @unchecked Sendable { var result: Build? }
         let other = Box()
-        let thread = Thread { other.result = try? Self.build([presets, "-o", out, "--cycles", "1", "--rate", "8000", "-j", "1"]) }
-        thread.start()
+        let thread = ThreadJoin { other.result = try? Self.build([presets, "-o", out, "--cycles", "1", "--rate", "8000", "-j", "1"]) }
         let mine = try Self.build([presets, "-o", out, "--cycles", "2", "--rate", "8000", "-j", "1"])
-        while !thread.isFinished { usleep(10_000) }
+        try #require(thread.join(), "the other build did not end")
         #expect(mine.status == 0 && other.result?.status == 0, "\(mine.stderr) \(other.result?.stderr ?? "")")
         let listed = try Self.manifest(out + "/manifest.json").map { $0["file"] as! String }.sorted()
         #expect(listed == ["box-breath-1cycles.ogg", "box-breath-2cycles.ogg", "coherent-1cycles.ogg", "coherent-2cycles.ogg"])
@@ -425,8 +424,7 @@ import Testing
         process.standardError = FileHandle.nullDevice
         try process.run()
         // Interrupt once the first output is in the manifest, while the second renders.
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, (try? Self.manifest(out + "/manifest.json"))?.isEmpty ?? true { usleep(20_000) }
+        waitUntil(deadline: 120) { !((try? Self.manifest(out + "/manifest.json"))?.isEmpty ?? true) || !process.isRunning }
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
         let listed = try Self.manifest(out + "/manifest.json").map { $0["file"] as! String }

@@ -222,10 +222,11 @@ import Testing
             kill(server.processIdentifier, SIGKILL)
             server.waitUntilExit()
         }
+        // The port file appears whole (written beside it, then renamed).
         var port: String?
-        for _ in 0..<500 where port == nil {
+        waitUntil(deadline: 120) {
             port = try? String(contentsOfFile: portFile, encoding: .utf8)
-            if port == nil { usleep(20_000) }
+            return port != nil || !server.isRunning
         }
         let base = "http://127.0.0.1:\(try #require(port, "the server did not start"))"
 

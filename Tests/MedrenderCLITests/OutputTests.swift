@@ -72,14 +72,19 @@ func ffprobe(_ path: String, _ entries: String) throws -> String {
         #expect(mkfifo(pipe, 0o644) == 0)
         final class Received: @unchecked Sendable { var data: Data? }
         let received = Received()
-        let reader = Thread {
+        let reader = ThreadJoin {
             received.data = try? FileHandle(forReadingAtPath: pipe)?.readToEnd() ?? Data()
         }
-        reader.start()
         let streamed = try runMedrender(["--preset", "coherent", "--cycles", "1", "--rate", "16000", "--format", format, "-o", pipe],
-                                        killAfter: 120)
+                                        killAfter: 600)
         #expect(streamed.status == 0, "\(streamed.stderr)")
-        while !reader.isFinished { usleep(10_000) }
+        // The reader ends at the pipe's end of file. (A writer that never opened the pipe leaves
+        // it waiting in open: a writer of our own, opened and closed, lets it go.)
+        if !reader.join(deadline: 120) {
+            Issue.record("the pipe's reader did not end")
+            close(open(pipe, O_WRONLY | O_NONBLOCK))
+            reader.join(deadline: 120)
+        }
         let file = dir.file("file.\(format)")
         let written = try runMedrender(["--preset", "coherent", "--cycles", "1", "--rate", "16000", "-o", file])
         #expect(written.status == 0, "\(written.stderr)")
@@ -163,10 +168,9 @@ func ffprobe(_ path: String, _ entries: String) throws -> String {
         for _ in 0..<3 {
             let common = ["--rate", "8000", "--layers", "cues", "-o", dir.file("o.wav"), "--cues", dir.file("o.json"), "--stems", stems]
             let first = ["--preset", "coherent", "--cycles", "1"] + common
-            let thread = Thread { _ = try? runMedrender(first) }
-            thread.start()
+            let other = ThreadJoin { _ = try? runMedrender(first) }
             _ = try runMedrender(["--preset", "coherent", "--cycles", "2"] + common)
-            while !thread.isFinished { usleep(10_000) }
+            try #require(other.join(), "the other render did not end")
             let (_, channels, samples) = try readSound(dir.file("o.wav"))
             let sheet = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.file("o.json")))) as? [String: Any])
             #expect((sheet["frames"] as? NSNumber)?.intValue == samples.count / channels)

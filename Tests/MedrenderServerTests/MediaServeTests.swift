@@ -127,29 +127,41 @@ import Testing
         }
     }
 
+    /// Past the connection limit a request gets 503; idle connections are closed by the server.
+    /// Two servers: one whose idle timeout (30 s) is far beyond the test's steps, so the three
+    /// held connections are surely still open when the fourth comes, and one that closes idle
+    /// connections after a second, which a read sees as the connection's end.
     @Test func pastTheConnectionLimitA503AndIdleConnectionsAreClosed() throws {
-        let server = try ServerProcess(["--max-connections", "3", "--idle-timeout", "1"])
+        let server = try ServerProcess(["--max-connections", "3"])
         defer { server.stop() }
         var held: [Int32] = []
-        for _ in 0..<3 { held.append(try server.openRequest("/healthz", read: 0).socket) }
+        defer { for fd in held { close(fd) } }
+        // Each held connection has had its answer: the server has taken it.
+        for _ in 0..<3 {
+            let (fd, head) = try server.openRequest("/healthz", read: 12)
+            held.append(fd)
+            #expect(String(decoding: head, as: UTF8.self) == "HTTP/1.1 200")
+        }
         // The request itself is a fourth connection.
         let refused = try server.get("/presets")
         #expect(refused.status == 503 && Self.header("retry-after", refused.headers) == "5")
-        // Idle, they are closed by the server within its idle timeout (a read then sees the end).
-        sleep(3)
-        for fd in held {
-            var byte: UInt8 = 0
-            var timeout = timeval(tv_sec: 5, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            var total = 0
-            while true {
-                let n = recv(fd, &byte, 1, 0)
-                if n <= 0 { #expect(n == 0, "the idle connection was not closed"); break }
-                total += n
-            }
-            close(fd)
+        // One held connection closed: a fourth is served again.
+        close(held.removeLast())
+        #expect(try waitUntil { try server.get("/presets").status == 200 })
+
+        let idle = try ServerProcess(["--idle-timeout", "1"])
+        defer { idle.stop() }
+        for _ in 0..<3 {
+            let (fd, head) = try idle.openRequest("/healthz", read: 0)
+            defer { close(fd) }
+            // The answer, then the end the server gives an idle connection (a read of 0 bytes,
+            // not the deadline, which only a server that never closes it meets).
+            let read = RawHTTPResponse.readToClose(fd, deadline: 120)
+            let answer = try #require(try RawHTTPResponse(head + read.bytes))
+            #expect(answer.status == 200 && answer.isWhole && answer.body == Array("ok\n".utf8), "\(answer.status) \(answer.body.count) bytes")
+            #expect(read.closed, "the idle connection was not closed")
         }
-        #expect(try server.get("/presets").status == 200)
+        #expect(try idle.get("/presets").status == 200)
     }
 
     @Test func keysLimitsAndTheLongestRender() throws {
@@ -183,12 +195,7 @@ import Testing
         let (fd, received) = try server.openRequest("/render?preset=sleep&minutes=60&format=wav", read: 65536)
         #expect(String(decoding: received.prefix(12), as: UTF8.self) == "HTTP/1.1 200")
         close(fd)
-        var running = 1.0
-        for _ in 0..<100 where running > 0 {
-            usleep(100_000)
-            running = try Self.metric(server, "medrender_renders_running") ?? 1
-        }
-        #expect(running == 0)
+        #expect(try waitUntil { try Self.metric(server, "medrender_renders_running") == 0 })
         let metrics = String(decoding: try server.get("/metrics").body, as: UTF8.self)
         #expect(metrics.contains("medrender_requests_total{route=\"/render\",status=\"200\"} 1"), "\(metrics)")
         // Nothing of the stopped render is left as an entry.

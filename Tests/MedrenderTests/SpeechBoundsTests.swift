@@ -89,6 +89,20 @@ import Testing
         #expect(group.errorTail.lastLine == "boom")
     }
 
+    @Test func aProgramHoldsNoneOfTheCallersFiles() throws {
+        let dir = TemporaryDirectory("speech-bounds-descriptors")
+        let held = dir.write("held.txt", "held open by the test\n")
+        let descriptor = open(held, O_RDONLY)  // not closed on exec
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        let program = dir.write("look.sh", "#!/bin/sh\nreadlink /proc/$$/fd/\(descriptor) >&2\necho looked >&2\n")
+        chmod(program, 0o755)
+        let group = try ProcessGroup(executable: program, arguments: [])
+        #expect(group.wait(limitSeconds: 600) { false } == .exited(0))
+        let said = String(decoding: group.errorTail.bytes, as: UTF8.self)
+        #expect(said == "looked\n", "the program had descriptor \(descriptor): \(said)")
+    }
+
     /// Nothing, one byte, one byte short of the capacity, the capacity, one over, and much more,
     /// appended in pieces of several sizes (one byte, a prime, the capacity and over it).
     @Test(arguments: [0, 1, 999, 1000, 1001, 5000], [1, 7, 1000, 1001])
