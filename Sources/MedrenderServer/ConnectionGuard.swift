@@ -110,7 +110,8 @@ extension HTTPField.Name {
 /// byte at a time, or sits idle, is closed. A response whose client takes nothing for `sendTimeout`
 /// is ended; a client that takes bytes, however slowly, is never cut: progress is the bytes its TCP
 /// acknowledged (`TCP_INFO`), not only the writes done, since the kernel's buffers hold megabytes
-/// that a slow player drains for minutes. Each request is marked with its connection's number and
+/// that a slow player drains for minutes; a close asked for while an answer is still being written
+/// waits for its last byte to reach the kernel. Each request is marked with its connection's number and
 /// its client's address (`medrender-connection`, `medrender-peer`), and a connection's end is told
 /// to the counter. Sits after HTTP decoding.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
@@ -190,7 +191,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func refuse(_ context: ChannelHandlerContext) {
         refused()
         let text = admission == .overAddress
-            ? "this address has all the connections the server takes from one client (--max-connections-per-address); close some and try again\n"
+            ? "this address has all the connections the server takes from one client; close some and try again\n"
             : "the server has all the connections it takes; try again in a few seconds\n"
         let head = HTTPResponse(status: .serviceUnavailable, headerFields: [
             .contentType: "text/plain; charset=utf-8", .contentLength: "\(text.utf8.count)", .retryAfter: "5", .connection: "close",
@@ -228,8 +229,26 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             self.lastProgress = .now()
             // The answer is sent: the next request has `requestTimeout` to arrive.
             if isEnd { self.armRequestDeadline(context) }
+            if self.pendingWrites == 0, let waiting = self.closeWhenSent {
+                self.closeWhenSent = nil
+                context.close(promise: waiting)
+            }
         }
         context.write(data, promise: promise)
+    }
+
+    /// A close asked for while an answer's bytes still wait to be written (the connection's idle
+    /// timer, which counts from the moment the answer's end is queued, not sent; a graceful stop
+    /// closing after the last answer) waits until they are in the kernel, which then sends them
+    /// before the connection's end: a slow player gets the end of its file. A client that stops
+    /// taking bytes meanwhile is still ended by the send timeout.
+    private var closeWhenSent: EventLoopPromise<Void>?
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        guard mode == .all, pendingWrites > 0 else { return context.close(mode: mode, promise: promise) }
+        let waiting = closeWhenSent ?? context.eventLoop.makePromise()
+        closeWhenSent = waiting
+        if let promise { waiting.futureResult.cascade(to: promise) }
     }
 
     /// Closes the connection unless a whole request arrives within `requestTimeout`.

@@ -101,7 +101,9 @@ struct RawClient {
     }
 
     @Test func aClientReadingSlowlyGetsAllOfItAndOneReadingNothingIsEnded() throws {
-        let server = try ServerProcess(["--send-timeout", "1"])
+        // The idle timer runs from the moment an answer's end is queued, while its last bytes may
+        // still wait for a slow reader: at one second, a close it asked then would cut the file.
+        let server = try ServerProcess(["--send-timeout", "1", "--idle-timeout", "1"])
         defer { server.stop() }
         // Two minutes of a WAV: more than the kernel's buffers hold, in the cache first.
         let path = "/render?preset=sleep&minutes=2&rate=16000&format=wav"
