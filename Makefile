@@ -22,6 +22,7 @@ run: deps release
 TEST_BUILD := -c release -Xswiftc -enable-testing --scratch-path .build-test
 test: test-deps
 	python3 scripts/check-imports
+	python3 scripts/check-messages
 	python3 scripts/shape
 	$(SWIFT) build $(TEST_BUILD) --build-tests --explicit-target-dependency-import-check error
 	$(SWIFT) test $(TEST_BUILD) --skip-build --parallel

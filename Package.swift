@@ -143,7 +143,7 @@ let package = Package(
             dependencies: ["MedrenderBuild", "Medrender", "MedrenderTestSupport", "MedrenderCore", "MedrenderPresets"]),
         .testTarget(
             name: "MedrenderVideoTests",
-            dependencies: ["MedrenderVideo", "MedrenderCore", "MedrenderPreview"]),
+            dependencies: ["MedrenderVideo", "Medrender", "MedrenderCore", "MedrenderPreview"]),
     ],
     swiftLanguageModes: [.v6]
 )

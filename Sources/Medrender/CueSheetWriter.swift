@@ -142,7 +142,7 @@ public enum CueSheetWriter {
     public static func write(_ plan: RenderPlan, to path: String, format: CueSheetFormat? = nil) throws(IOError) {
         if StreamOutput.isStream(path) {
             guard let format = format ?? CueSheetFormat.forPath(path) else {
-                throw IOError(.cannotCreate, "is not a cue sheet format; give --format json, vtt or txt", path: path)
+                throw IOError(.cannotCreate, "is not a cue sheet format; give {format} json, vtt or txt", path: path)
             }
             let stream = try StreamOutput(path: path)
             let bytes = Array(text(plan, format: format).utf8)

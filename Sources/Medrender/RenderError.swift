@@ -1,8 +1,10 @@
 import MedrenderCore
 import MedrenderPresets
 
-/// Why a render cannot be done, beyond the preset and I/O errors.
+/// Why a render, a speech, a video or a build cannot be done, beyond the preset and I/O errors:
+/// a message and its kind, the one error of that shape.
 public struct RenderError: DiagnosedError, Hashable {
+    /// What went wrong and how to fix it, a field it names written `{name}` (see `Face`).
     public var message: String
     public var category: ErrorCategory
 
@@ -11,7 +13,9 @@ public struct RenderError: DiagnosedError, Hashable {
         self.category = category
     }
 
-    public var description: String { message }
+    public var description: String { worded(for: .commandLine) }
+
+    public func worded(for face: Face) -> String { face.naming(message) }
 
     static func plan(_ error: PlanError, preset: String) -> RenderError {
         RenderError("\(preset): \(error)", category: .badData)

@@ -190,7 +190,7 @@ public struct SessionParameters: Sendable, Hashable {
             if let output, let named = OutputFormat.forPath(output, quality: quality, bits: bits),
                 named.fileExtension != f.fileExtension
             {
-                throw ParameterError("format", value: format.rawValue, "does not match -o \(output), which ends in .\(named.fileExtension); "
+                throw ParameterError("format", value: format.rawValue, "does not match the output \(output), which ends in .\(named.fileExtension); "
                     + "end the name in .\(f.fileExtension) or drop {format}")
             }
             return f

@@ -60,7 +60,7 @@ enum SoundLoader {
                 guard samples > Double(SoundFileReader.maximumSamples) else { return }
                 let gib = samples * Double(bytesPerSample) / Double(1 << 30)
                 let most = Double(SoundFileReader.maximumSamples * bytesPerSample) / Double(1 << 30)
-                throw IOError(.badData, String(format: "would take %.1f GiB at %d Hz; medrender holds each sound in memory, up to %.0f GiB: render at a lower --rate or use a shorter sound", gib, rate, most), path: path)
+                throw IOError(.badData, String(format: "would take %.1f GiB at %d Hz; medrender holds each sound in memory, up to %.0f GiB: render at a lower {rate} or use a shorter sound", gib, rate, most), path: path)
             }
             let channels = min(reader.channels, 2)
             if held {

@@ -42,13 +42,13 @@ extension LibraryBuild {
         for folder in folders {
             var isDirectory: ObjCBool = false
             guard fm.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw RenderError("--merge \(folder): no such folder", category: .missingInput)
+                throw RenderError("{merge} \(folder): no such folder", category: .missingInput)
             }
             let found = shardManifests(in: folder)
             if found.isEmpty {
                 let plain = folder + "/" + manifestName(shard: nil)
                 guard fm.fileExists(atPath: plain) else {
-                    throw RenderError("--merge \(folder): holds no manifest-K-of-N.json nor manifest.json; build into it first",
+                    throw RenderError("{merge} \(folder): holds no manifest-K-of-N.json nor manifest.json; build into it first",
                                       category: .missingInput)
                 }
                 sources.append((plain, folder))
@@ -61,12 +61,12 @@ extension LibraryBuild {
         }
         if let n = shards.first?.count {
             if let other = shards.first(where: { $0.count != n }) {
-                throw RenderError("--merge: the shards are of different builds (\(shards[0]) and \(other)); give the folders of one build",
+                throw RenderError("{merge}: the shards are of different builds (\(shards[0]) and \(other)); give the folders of one build",
                                   category: .usage)
             }
             let missing = Set(1...n).subtracting(shards.map(\.index)).sorted()
             if !missing.isEmpty {
-                throw RenderError("--merge: shard \(missing.map { "\($0)/\(n)" }.joined(separator: ", ")) missing; give also the folder that holds manifest-\(missing[0])-of-\(n).json",
+                throw RenderError("{merge}: shard \(missing.map { "\($0)/\(n)" }.joined(separator: ", ")) missing; give also the folder that holds manifest-\(missing[0])-of-\(n).json",
                                   category: .missingInput)
             }
         }
@@ -78,7 +78,7 @@ extension LibraryBuild {
             renderer = manifest.renderer
             for entry in manifest.outputs {
                 if let (other, otherFolder) = merged[entry.file], other.sha256 != entry.sha256 {
-                    throw RenderError("--merge: \(entry.file) differs between \(otherFolder) and \(folder); build it again in one of them",
+                    throw RenderError("{merge}: \(entry.file) differs between \(otherFolder) and \(folder); build it again in one of them",
                                       category: .badData)
                 }
                 guard fileSize(folder + "/" + entry.file) == entry.bytes else {

@@ -41,7 +41,7 @@ public struct LibraryBuildSchedulerShard: Hashable, Sendable, CustomStringConver
     /// `shard 2/4 from Slurm (SLURM_ARRAY_TASK_ID=1, SLURM_ARRAY_TASK_MAX=3, SLURM_ARRAY_TASK_MIN=0)`.
     public var description: String {
         var read = variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        if let shards { read.append("--shards \(shards)") }
+        if let shards { read.append("\(shards) shards asked for") }
         return "shard \(shard) from \(scheduler.displayName) (\(read.joined(separator: ", ")))"
     }
 
@@ -49,18 +49,18 @@ public struct LibraryBuildSchedulerShard: Hashable, Sendable, CustomStringConver
     /// shards, needed where the scheduler does not say it: Kubernetes; a check elsewhere).
     /// Throws a usage error that says which variable is missing or wrong and how to fix it.
     public static func resolve(_ environment: [String: String], shards: Int? = nil) throws -> LibraryBuildSchedulerShard {
-        func usage(_ message: String) -> RenderError { RenderError("--shard auto: " + message, category: .usage) }
+        func usage(_ message: String) -> RenderError { RenderError("{shard} auto: " + message, category: .usage) }
         if let shards, shards < 1 {
-            throw usage("--shards \(shards) is not a number of shards; give a whole number of 1 or more")
+            throw usage("{shards} \(shards) is not a number of shards; give a whole number of 1 or more")
         }
         let present = Scheduler.allCases.filter { !(environment[$0.indexVariable] ?? "").isEmpty }
         guard let scheduler = present.first else {
             throw usage("no scheduler's task index is set (SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX, AWS_BATCH_JOB_ARRAY_INDEX); "
-                        + "run it as a Slurm array task, a Kubernetes Indexed Job or an AWS Batch array job, or give --shard K/N")
+                        + "run it as a Slurm array task, a Kubernetes Indexed Job or an AWS Batch array job, or give {shard} K/N")
         }
         guard present.count == 1 else {
             throw usage("\(present.map(\.indexVariable).joined(separator: " and ")) are both set, so the scheduler is unclear; "
-                        + "unset all but one, or give --shard K/N")
+                        + "unset all but one, or give {shard} K/N")
         }
         var read: [String: String] = [:]
         /// A whole number from `name`, or nil when it is not set; an error when it is not a number.
@@ -68,17 +68,17 @@ public struct LibraryBuildSchedulerShard: Hashable, Sendable, CustomStringConver
             guard let text = environment[name], !text.isEmpty else { return nil }
             read[name] = text
             guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
-                throw usage("\(name)=\(text) is not a whole number; it is the scheduler's to set, so unset it or give --shard K/N")
+                throw usage("\(name)=\(text) is not a whole number; it is the scheduler's to set, so unset it or give {shard} K/N")
             }
             guard value >= minimum else {
-                throw usage("\(name)=\(text) is below \(minimum); it is the scheduler's to set, so unset it or give --shard K/N")
+                throw usage("\(name)=\(text) is below \(minimum); it is the scheduler's to set, so unset it or give {shard} K/N")
             }
             return value
         }
         /// The count the scheduler gives, checked against `--shards` when both are there.
         func agreeing(_ count: Int, _ name: String, _ fix: String) throws -> Int {
             if let shards, shards != count {
-                throw usage("--shards \(shards) but \(name) gives \(count) tasks; leave out --shards or \(fix)")
+                throw usage("{shards} \(shards) but \(name) gives \(count) tasks; leave out {shards} or \(fix)")
             }
             return count
         }
@@ -89,12 +89,12 @@ public struct LibraryBuildSchedulerShard: Hashable, Sendable, CustomStringConver
             let id = try number("SLURM_ARRAY_TASK_ID", minimum: 0)!
             guard let min = try number("SLURM_ARRAY_TASK_MIN", minimum: 0) else {
                 throw usage("SLURM_ARRAY_TASK_ID=\(id) is set but not SLURM_ARRAY_TASK_MIN (Slurm sets both for an array task); "
-                            + "submit with sbatch --array, or give --shard K/N")
+                            + "submit with sbatch --array, or give {shard} K/N")
             }
             let max = try number("SLURM_ARRAY_TASK_MAX", minimum: 0)
             let taskCount = try number("SLURM_ARRAY_TASK_COUNT", minimum: 1)
             if let max, max < min {
-                throw usage("SLURM_ARRAY_TASK_MAX=\(max) is below SLURM_ARRAY_TASK_MIN=\(min); submit a range such as --array=0-3, or give --shard K/N")
+                throw usage("SLURM_ARRAY_TASK_MAX=\(max) is below SLURM_ARRAY_TASK_MIN=\(min); submit a range such as --array=0-3, or give {shard} K/N")
             }
             if let max, let taskCount, taskCount != max - min + 1 {
                 throw usage("SLURM_ARRAY_TASK_COUNT=\(taskCount) but \(min)-\(max) spans \(max - min + 1) indices: the array has a step or "
@@ -102,11 +102,11 @@ public struct LibraryBuildSchedulerShard: Hashable, Sendable, CustomStringConver
             }
             guard let n = taskCount ?? max.map({ $0 - min + 1 }) else {
                 throw usage("SLURM_ARRAY_TASK_ID=\(id) is set but neither SLURM_ARRAY_TASK_MAX nor SLURM_ARRAY_TASK_COUNT "
-                            + "(Slurm sets them for an array task); submit with sbatch --array, or give --shard K/N")
+                            + "(Slurm sets them for an array task); submit with sbatch --array, or give {shard} K/N")
             }
             guard id >= min, id - min < n else {
                 throw usage("SLURM_ARRAY_TASK_ID=\(id) is outside the array \(min)-\(min + n - 1); submit a range without gaps, "
-                            + "such as --array=0-\(n - 1), or give --shard K/N")
+                            + "such as --array=0-\(n - 1), or give {shard} K/N")
             }
             index0 = id - min
             count = try agreeing(n, taskCount != nil ? "SLURM_ARRAY_TASK_COUNT" : "SLURM_ARRAY_TASK_MIN/MAX",
@@ -115,11 +115,11 @@ public struct LibraryBuildSchedulerShard: Hashable, Sendable, CustomStringConver
             let index = try number("JOB_COMPLETION_INDEX", minimum: 0)!
             guard let shards else {
                 throw usage("JOB_COMPLETION_INDEX=\(index) is set but Kubernetes does not say how many pods there are; "
-                            + "give --shards N with N the Job's completions")
+                            + "give {shards} N with N the Job's completions")
             }
             guard index < shards else {
-                throw usage("JOB_COMPLETION_INDEX=\(index) is outside --shards \(shards) (indices 0 to \(shards - 1)); "
-                            + "give --shards equal to the Job's completions")
+                throw usage("JOB_COMPLETION_INDEX=\(index) is outside {shards} \(shards) (indices 0 to \(shards - 1)); "
+                            + "give {shards} equal to the Job's completions")
             }
             index0 = index
             count = shards
@@ -130,11 +130,11 @@ public struct LibraryBuildSchedulerShard: Hashable, Sendable, CustomStringConver
                 ?? shards
             else {
                 throw usage("AWS_BATCH_JOB_ARRAY_INDEX=\(index) is set but not AWS_BATCH_JOB_ARRAY_SIZE (AWS Batch sets both for "
-                            + "an array child); give --shards N with N the array's size")
+                            + "an array child); give {shards} N with N the array's size")
             }
             guard index < n else {
                 throw usage("AWS_BATCH_JOB_ARRAY_INDEX=\(index) is outside an array of \(n) (indices 0 to \(n - 1)); "
-                            + "give --shards equal to the job's arrayProperties size")
+                            + "give {shards} equal to the job's arrayProperties size")
             }
             index0 = index
             count = n

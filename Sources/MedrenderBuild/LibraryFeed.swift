@@ -254,7 +254,7 @@ public enum LibraryFeed {
 
     /// The error for a feed whose settings lack `missing`.
     public static func missingSettings(_ missing: [String]) -> RenderError {
-        RenderError("the feed needs \(missing.joined(separator: ", ")): add \(missing.count == 1 ? "it" : "them") under 'feed:' in the library's \(LibraryFeedSettings.fileName) (or the file --settings names)",
+        RenderError("the feed needs \(missing.joined(separator: ", ")): add \(missing.count == 1 ? "it" : "them") under 'feed:' in the library's \(LibraryFeedSettings.fileName) (or the file {settings} names)",
                     category: .usage)
     }
 

@@ -120,7 +120,7 @@ func asValidation<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as RenderError where error.category == .usage {
-        throw ValidationError(error.message)
+        throw ValidationError(error.description)
     } catch let error as ParameterError where error.category == .usage {
         throw ValidationError(error.worded(for: .commandLine))
     }

@@ -29,8 +29,8 @@ struct VideoPictureOptions: ParsableArguments {
     func validated(output: String, option: String) throws -> VideoSettings {
         do {
             return try settings(output: output, option: option)
-        } catch let error as VideoError where error.category == .usage {
-            throw ValidationError(error.message)
+        } catch let error as RenderError where error.category == .usage {
+            throw ValidationError(error.description)
         }
     }
 }

@@ -39,9 +39,13 @@ public struct IOError: DiagnosedError, Hashable {
         }
     }
 
-    public var description: String {
+    public var description: String { worded(for: .commandLine) }
+
+    /// The message, a field of the request it names (`{rate}`) as `face` names it; the path and
+    /// the library's own words are given as they are.
+    public func worded(for face: Face) -> String {
         var text = path.map { "\($0): " } ?? ""
-        text += message
+        text += face.naming(message)
         if let cause, !cause.isEmpty { text += " (\(cause))" }
         return text
     }

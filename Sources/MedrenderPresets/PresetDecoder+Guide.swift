@@ -59,7 +59,7 @@ extension PresetDecoder {
         let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
         let engines = GuideVoice.Engine.allCases.map(\.rawValue)
         func fail(_ message: String) -> PresetError {
-            node?.error(message) ?? PresetError(file: "", field: "--voice", message: message, category: .usage)
+            node?.error(message) ?? PresetError(file: "", field: "{voice}", message: message, category: .usage)
         }
         guard let first = parts.first, let engine = GuideVoice.Engine(rawValue: first) else {
             var message = "unknown speech engine '\(parts.first ?? "")'"

@@ -4,7 +4,8 @@ import MedrenderCore
 public struct PresetError: DiagnosedError, Hashable {
     /// The preset file, as given.
     public var file: String
-    /// The field's path, such as `pattern.inhale` or `ambience[0].gain`; empty for the whole file.
+    /// The field's path, such as `pattern.inhale` or `ambience[0].gain` (a request's field as `{voice}`);
+    /// empty for the whole file.
     public var field: String
     /// 1-based line and column, when known.
     public var line: Int?
@@ -23,14 +24,17 @@ public struct PresetError: DiagnosedError, Hashable {
         self.category = category
     }
 
-    public var description: String {
+    public var description: String { worded(for: .commandLine) }
+
+    /// The message, a field of the request it names (`{voice}`) as `face` names it.
+    public func worded(for face: Face) -> String {
         var location = file
         if let line {
             location += ":\(line)"
             if let column { location += ":\(column)" }
         }
         let subject = field.isEmpty ? "" : "\(field): "
-        return (location.isEmpty ? "" : "\(location): ") + subject + message
+        return face.naming((location.isEmpty ? "" : "\(location): ") + subject + message)
     }
 }
 

@@ -19,7 +19,7 @@ struct APIKeys: Sendable {
     /// Reads the key file; a missing, unreadable or empty one is an error that says which.
     static func load(path: String) throws -> APIKeys {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw RenderError("--api-keys \(path): cannot be read; give a file with one key per line", category: .missingInput)
+            throw RenderError("{api-keys} \(path): cannot be read; give a file with one key per line", category: .missingInput)
         }
         var hashes: Set<String> = []
         // Lines end in LF or CRLF (a file written on Windows): a CRLF is one Character, so the
@@ -30,19 +30,19 @@ struct APIKeys: Sendable {
             if line.hasPrefix("sha256:") {
                 let hex = line.dropFirst(7).lowercased()
                 guard hex.count == 64, hex.allSatisfy(\.isHexDigit) else {
-                    throw RenderError("--api-keys \(path), line \(number + 1): 'sha256:' takes 64 hex digits", category: .badData)
+                    throw RenderError("{api-keys} \(path), line \(number + 1): 'sha256:' takes 64 hex digits", category: .badData)
                 }
                 hashes.insert(hex)
             } else {
                 guard line.count >= 16 else {
-                    throw RenderError("--api-keys \(path), line \(number + 1): a key has 16 characters or more; make it longer",
+                    throw RenderError("{api-keys} \(path), line \(number + 1): a key has 16 characters or more; make it longer",
                                       category: .badData)
                 }
                 hashes.insert(SHA256Hasher.hash(line))
             }
         }
         guard !hashes.isEmpty else {
-            throw RenderError("--api-keys \(path): holds no key; give one key per line", category: .badData)
+            throw RenderError("{api-keys} \(path): holds no key; give one key per line", category: .badData)
         }
         return APIKeys(hashes: hashes)
     }

@@ -46,7 +46,7 @@ extension MedrenderService {
 
     func feed(_ request: Request, head: Bool) async throws -> Response {
         guard let feed = settings.feed else {
-            return Self.text(.notFound, "this server gives no feed; start it with --feed URL (the address it is reached at)")
+            return Self.text(.notFound, "this server gives no feed: it was started without the address it is reached at, which a feed's links need")
         }
         // Every episode's length at once: the renders not yet in the cache (the warm-up at
         // start renders them) go side by side, as many as the render places allow.

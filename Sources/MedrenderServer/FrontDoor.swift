@@ -53,10 +53,8 @@ struct FrontDoor<Context: RequestContext>: RouterMiddleware {
         }
         do {
             return (try await next(), keyID)
-        } catch let error as HTTPError {
-            return (MedrenderService.text(error.status, error.body ?? "\(error.status)"), keyID)
         } catch {
-            // The one place a route's error becomes its answer (`errorResponse`): routes throw.
+            // The one place a route's error becomes its answer (`ServeError`'s mapping): routes throw.
             return (service.errorResponse(error), keyID)
         }
     }

@@ -107,52 +107,32 @@ public struct MedrenderService: Sendable {
         origins = OriginPolicy(settings: settings)
         let loopback = ["127.0.0.1", "::1", "localhost"].contains(settings.host) || settings.host.hasPrefix("127.")
         if !loopback, keys == nil, !settings.allowAnonymous {
-            throw RenderError("--host \(settings.host): beyond loopback the server asks for keys; give --api-keys FILE, "
-                + "or --allow-anonymous to serve anyone", category: .usage)
-        }
-    }
-
-    /// The HTTP status for an error's category: the request's fault is 4xx, ours 5xx.
-    static func status(for category: ErrorCategory) -> HTTPResponse.Status {
-        switch category {
-        case .usage, .badData: .badRequest
-        case .missingInput: .notFound
-        case .cannotCreate, .io, .internal: .internalServerError
+            throw RenderError("{host} \(settings.host): beyond loopback the server asks for keys; give {api-keys} FILE, "
+                + "or {allow-anonymous} to serve anyone", category: .usage)
         }
     }
 
     /// A one-line plain-text answer.
     static func text(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) -> Response {
-        var fields = headers
-        fields[.contentType] = "text/plain; charset=utf-8"
-        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: message + "\n")))
+        ServeError(status, message, headers: headers).response
     }
 
-    /// An error as the response: its one line (a parameter named as the query names it), with the library's
-    /// own folder left out (a client knows presets by name).
+    /// An error as the response (`ServeError`'s one mapping), the library's folders left out.
     func errorResponse(_ error: any Error) -> Response {
-        if error is GateFull {
-            return Self.text(.serviceUnavailable, "every render place is taken and the queue is full; try again in a few seconds",
-                             headers: [.retryAfter: "5"])
-        }
-        if error is ClientGone { return Self.text(.serviceUnavailable, "the client went away") }
-        if let limited = error as? ClientLimited {
-            return Self.text(.tooManyRequests, limited.message, headers: [.retryAfter: "\(limited.retryAfter)"])
-        }
-        let category = (error as? any DiagnosedError)?.category ?? .internal
-        // A parameter is named as the query names it (`minutes=0`), not as the command line does.
-        var text = (error as? ParameterError)?.worded(for: .query) ?? (error as? any DiagnosedError)?.description ?? "\(error)"
-        let root = URL(fileURLWithPath: settings.library.root).standardizedFileURL.path
-        for prefix in [root + "/", settings.library.root + "/"] { text = text.replacingOccurrences(of: prefix, with: "") }
-        text = text.replacingOccurrences(of: root, with: "the library").replacingOccurrences(of: settings.library.root, with: "the library")
-        return Self.text(Self.status(for: category), text.split(separator: "\n").first.map(String.init) ?? text)
+        ServeError(error, libraryRoots: settings.library.roots).response
     }
 
-    static func json(_ value: some Encodable) throws -> Response {
+    /// `value` as the JSON the server answers: sorted keys, indented, a newline at the end.
+    static func jsonData(_ value: some Encodable) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         var data = try encoder.encode(value)
         data.append(UInt8(ascii: "\n"))
+        return data
+    }
+
+    static func json(_ value: some Encodable) throws -> Response {
+        let data = try jsonData(value)
         return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
@@ -323,7 +303,7 @@ public struct MedrenderService: Sendable {
         let outline = try job.outline()
         let minutes = Double(outline.total.milliseconds) / 60_000
         if let maximum = settings.maximumMinutes, minutes > maximum + 1e-9 {
-            throw RenderError(String(format: "the session is %.1f minutes; this server renders up to %g minutes (--max-minutes); ask for fewer",
+            throw RenderError(String(format: "the session is %.1f minutes; this server renders up to %g minutes; ask for fewer",
                                      minutes, maximum), category: .usage)
         }
         let speech = try GuideSpeech.requests(for: renderRequest.session, origin: renderRequest.presetFile)
@@ -375,11 +355,11 @@ public struct MedrenderService: Sendable {
     /// place back.
     func gated<T: Sendable>(_ request: Request, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         let client = client(of: request)
-        if let refusal = await limits.begin(client) { throw ClientLimited(message: refusal.message, retryAfter: refusal.retryAfter) }
+        if let refusal = await limits.begin(client) { throw ServeError.limited(refusal.message, retryAfter: refusal.retryAfter) }
         let gate = self.gate
         guard try await untilClientLeaves(request, { await gate.enter() }) else {
             await limits.end(client)
-            throw ServiceBusy.refusal(clientLeft: Task.isCancelled || clientLeft(request))
+            throw ServeError.noPlace(clientLeft: Task.isCancelled || clientLeft(request))
         }
         let result = await Result { try await BlockingWork.run("medrender request", body) }
         await gate.leave()
@@ -395,7 +375,7 @@ public struct MedrenderService: Sendable {
     func preparing<T: Sendable>(_ request: Request?, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         let gate = self.gate
         let entered = if let request { try await untilClientLeaves(request, { await gate.enter() }) } else { await gate.enter() }
-        guard entered else { throw ServiceBusy.refusal(clientLeft: request.map(clientLeft) == true || Task.isCancelled) }
+        guard entered else { throw ServeError.noPlace(clientLeft: request.map(clientLeft) == true || Task.isCancelled) }
         // The place is given back before the answer, so the render that follows finds it free.
         let result = await Result { try await BlockingWork.run("medrender request", body) }
         await gate.leave()
@@ -460,24 +440,6 @@ public struct MedrenderService: Sendable {
         return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }
-}
-
-/// Every render place is taken and the queue is full.
-struct GateFull: Error {}
-
-/// The client left before its request had a render place.
-struct ClientGone: Error {}
-
-/// Why a request got no render place.
-enum ServiceBusy {
-    /// `ClientGone` when its client left, else `GateFull`.
-    static func refusal(clientLeft: Bool) -> any Error { clientLeft ? ClientGone() : GateFull() }
-}
-
-/// A client over one of its limits.
-struct ClientLimited: Error {
-    var message: String
-    var retryAfter: Int
 }
 
 /// The preset library as the service offers it: a preset is a name of `Presets/`, nothing else.

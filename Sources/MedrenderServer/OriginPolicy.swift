@@ -33,13 +33,13 @@ struct OriginPolicy: Sendable {
     func refusal(_ request: Request, route: ServedRoute) -> String? {
         if route.path != "/healthz", let authority = request.head.authority, !accepts(host: authority) {
             return "Host '\(authority.prefix(100))' is not a name this server is reached by; ask for it by its address, or start "
-                + "it with --allow-host NAME for each name it serves under"
+                + "it to allow each name it serves under"
         }
         guard route.works || request.method == .post else { return nil }
         if let origin = request.headers[.origin] {
             if isSameOrigin(origin, request) || allowedOrigins.contains(Self.trimmedOrigin(origin)) { return nil }
             return "a page of \(origin.prefix(100)) may not ask this server for \(route.path); only its own pages may, "
-                + "and origins it was started with (--allow-origin ORIGIN)"
+                + "and the origins its operator allows"
         }
         // A GET without Origin is what a media element, an image or a link sends: a page of
         // another site may embed a session's audio (it runs no program and reads no file, and the

@@ -47,7 +47,7 @@ final class RenderCache: @unchecked Sendable {
     static func checkOwnership(_ folder: String) throws {
         var info = stat()
         guard stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return }
-        let fix = "give --cache-dir a folder of your own, or remove it so that it is made again (mode 0700)"
+        let fix = "give {cache-dir} a folder of your own, or remove it so that it is made again (mode 0700)"
         guard info.st_uid == geteuid() else {
             throw RenderError("the render cache \(folder) belongs to user \(info.st_uid), not to this one (\(geteuid())); its files "
                 + "would be served as renders; \(fix)", category: .cannotCreate)

@@ -41,7 +41,7 @@ extension MedrenderService {
             let fd = open(entry.path, O_RDONLY | O_CLOEXEC)
             if fd >= 0 {
                 metrics.hit()
-                return fileResponse(fd: fd, length: entry.length, request: request, head: head, headers: headers, done: {})
+                return try fileResponse(fd: fd, length: entry.length, request: request, head: head, headers: headers, done: {})
             }
         }
         metrics.miss()
@@ -108,7 +108,7 @@ extension MedrenderService {
                 let fd = open(path, O_RDONLY | O_CLOEXEC)
                 leave()
                 guard fd >= 0 else { throw RenderError("the render's file cannot be read back", category: .io) }
-                return fileResponse(fd: fd, length: length, request: request, head: head, headers: headers, done: {})
+                return try fileResponse(fd: fd, length: length, request: request, head: head, headers: headers, done: {})
             case .finishedInMemory(let length):
                 // The reader stays until it is sent: the file's start is removed when the last goes.
                 let fd = open(flight.writingPath, O_RDONLY | O_CLOEXEC)
@@ -116,7 +116,7 @@ extension MedrenderService {
                     leave()
                     throw RenderError("the render's file cannot be read back", category: .io)
                 }
-                return fileResponse(fd: fd, length: length, request: request, head: head, headers: headers, done: leave,
+                return try fileResponse(fd: fd, length: length, request: request, head: head, headers: headers, done: leave,
                                     read: { try flight.read(fd, at: $0, count: $1) })
             case .running:
                 opened = open(flight.writingPath, O_RDONLY | O_CLOEXEC)
@@ -218,7 +218,7 @@ extension MedrenderService {
                                         + "free space there or set TMPDIR", category: .cannotCreate))
             }
             if let refusal = await limits.begin(client) {
-                return fail(ClientLimited(message: refusal.message, retryAfter: refusal.retryAfter))
+                return fail(ServeError.limited(refusal.message, retryAfter: refusal.retryAfter))
             }
             defer { Task { await limits.end(client) } }
             let lock = flight.spooled ? nil : await cache.lock(key: flight.key)
@@ -230,7 +230,7 @@ extension MedrenderService {
                 cache.release(flight.writingPath)
                 return flight.end(.finished(path: entry.path, length: entry.length))
             }
-            guard await gate.enter() else { return fail(ServiceBusy.refusal(clientLeft: Task.isCancelled)) }
+            guard await gate.enter() else { return fail(ServeError.noPlace(clientLeft: Task.isCancelled)) }
             defer { Task { await gate.leave() } }
             guard !Task.isCancelled else { return fail(RenderError("the client went away before the render started", category: .io)) }
             let started = ContinuousClock.now
@@ -318,7 +318,7 @@ extension MedrenderService {
     /// A complete file as the answer: the whole of it, or the range asked for (`206`), or `416`.
     /// `read` reads the file's bytes (by default from `fd`).
     func fileResponse(fd: Int32, length: Int64, request: Request, head: Bool, headers: HTTPFields, done: @escaping @Sendable () -> Void,
-                      read: (@Sendable (Int64, Int) throws -> ByteBuffer)? = nil) -> Response
+                      read: (@Sendable (Int64, Int) throws -> ByteBuffer)? = nil) throws -> Response
     {
         let read = read ?? { try Self.read(fd, at: $0, count: $1) }
         var headers = headers
@@ -330,12 +330,13 @@ extension MedrenderService {
                 (first, last) = (range.lowerBound, range.upperBound)
                 status = .partialContent
                 headers[.contentRange] = "bytes \(first)-\(last)/\(length)"
-            case .failure(let refusal):
+            case .failure(var refusal):
                 close(fd)
                 done()
                 headers[.contentRange] = "bytes */\(length)"
                 headers[.contentType] = nil
-                return Self.text(.rangeNotSatisfiable, refusal.message, headers: headers)
+                refusal.headers = headers
+                throw refusal
             }
         }
         let count = max(0, last - first + 1)

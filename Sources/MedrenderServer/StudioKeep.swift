@@ -12,7 +12,7 @@ extension MedrenderService {
     /// for the same preset), as a download.
     func studioRender(_ request: Request, id: String, head: Bool) async throws -> Response {
         guard let yaml = studioTakes.yaml(id) else {
-            throw StudioError(.notFound, "no take '\(id.prefix(32))': POST the preset to /studio/listen first (the newest \(StudioTakes.kept) are kept)")
+            throw ServeError(.notFound, "no take '\(id.prefix(32))': POST the preset to /studio/listen first (the newest \(StudioTakes.kept) are kept)")
         }
         let query = Self.query(request)
         // Read as `/render` reads it: an unknown name is its 400, worded for the query.
@@ -25,7 +25,7 @@ extension MedrenderService {
             do {
                 _ = try job.plan()
             } catch let error as any DiagnosedError where error.category == .badData || error.category == .missingInput {
-                throw StudioInvalid(issues: [StudioIssue(field: "", message: Self.unlibrary(error.description))])
+                throw ServeError.invalid(StudioInvalid(issues: [StudioIssue(field: "", message: Self.unlibrary(error.worded(for: .query)))]))
             }
         }
         return try await serveRender(request, head: head, job: job, format: format, identity: Self.studioIdentity(yaml, job: job),
@@ -63,7 +63,7 @@ extension MedrenderService {
         } else if let kind = PhaseKind(rawValue: kindName) {
             kinds = [kind]
         } else {
-            throw StudioError(.badRequest, "kind=\(kindName.prefix(16)): give a phase: inhale, hold, hold-in, top-up, exhale or hold-out")
+            throw ServeError(.badRequest, "kind=\(kindName.prefix(16)): give a phase: inhale, hold, hold-in, top-up, exhale or hold-out")
         }
         let yaml = try await studioBody(request)
         let job = try await studioJob(yaml, for: request, layers: [.cues])
@@ -72,15 +72,15 @@ extension MedrenderService {
             do {
                 prepared = try job.prepare()
             } catch let error as any DiagnosedError where error.category == .badData || error.category == .missingInput {
-                throw StudioInvalid(issues: [StudioIssue(field: "cues", message: Self.unlibrary(error.description))])
+                throw ServeError.invalid(StudioInvalid(issues: [StudioIssue(field: "cues", message: Self.unlibrary(error.worded(for: .query)))]))
             }
             let plan = prepared.plan
             let marks = Array(plan.cueMarks)
             guard let index = marks.firstIndex(where: { kinds.contains($0.kind) }) else {
-                throw StudioInvalid(issues: [StudioIssue(field: "cues.\(kindName)", message: "the pattern has no \(kindName) phase to cue")])
+                throw ServeError.invalid(StudioInvalid(issues: [StudioIssue(field: "cues.\(kindName)", message: "the pattern has no \(kindName) phase to cue")]))
             }
             guard plan.cues.contains(where: { kinds.contains($0.kind) }) else {
-                throw StudioInvalid(issues: [StudioIssue(field: "cues.\(kindName)", message: "the \(kindName) has no cue ('none'); give it a tone to hear it")])
+                throw ServeError.invalid(StudioInvalid(issues: [StudioIssue(field: "cues.\(kindName)", message: "the \(kindName) has no cue ('none'); give it a tone to hear it")]))
             }
             let start = marks[index].frame
             let longest = Int64(Self.cueSeconds * Double(plan.rate))

@@ -15,11 +15,11 @@ extension MedrenderService {
     func studioStream(_ request: Request, job: RenderJob, fromSeconds: Double, vorbis: Bool = false) async throws -> Response {
         // One render place (and the client's share) is held from the decoding to the stream's end.
         let client = client(of: request)
-        if let refusal = await limits.begin(client) { throw ClientLimited(message: refusal.message, retryAfter: refusal.retryAfter) }
+        if let refusal = await limits.begin(client) { throw ServeError.limited(refusal.message, retryAfter: refusal.retryAfter) }
         let gate = self.gate, limits = self.limits
         guard try await untilClientLeaves(request, { await gate.enter() }) else {
             await limits.end(client)
-            throw ServiceBusy.refusal(clientLeft: clientLeft(request))
+            throw ServeError.noPlace(clientLeft: clientLeft(request))
         }
         let release: @Sendable () -> Void = { Task { await gate.leave(); await limits.end(client) } }
         let prepared: PreparedRender
@@ -27,7 +27,7 @@ extension MedrenderService {
             prepared = try await BlockingWork.run("medrender studio take") { try job.prepare() }
         } catch let error as any DiagnosedError where error.category == .badData || error.category == .missingInput {
             release()
-            throw StudioInvalid(issues: [StudioIssue(field: "", message: Self.unlibrary(error.description))])
+            throw ServeError.invalid(StudioInvalid(issues: [StudioIssue(field: "", message: Self.unlibrary(error.worded(for: .query)))]))
         } catch {
             release()
             throw error
@@ -36,7 +36,7 @@ extension MedrenderService {
         let duration = Double(plan.totalFrames) / Double(plan.rate)
         guard fromSeconds <= duration, let from = SessionTime(seconds: fromSeconds) else {
             release()
-            throw StudioError(.badRequest, String(format: "from=%g: the session is %.3f seconds; give a point inside it", fromSeconds, duration))
+            throw ServeError(.badRequest, String(format: "from=%g: the session is %.3f seconds; give a point inside it", fromSeconds, duration))
         }
         let startFrame = from.frame(atRate: plan.rate)
         let channels = plan.channels, rate = plan.rate

@@ -25,7 +25,7 @@ enum StudioRoutes {
     static var paths: [String] { ServedRoute.all.map(\.path).filter { $0.hasPrefix("/studio") } }
 
     /// A save name: letters, digits, `-`, `_` and `.` inside, at most 64 characters, no path.
-    static func checkName(_ name: String) throws(StudioError) -> String {
+    static func checkName(_ name: String) throws(ServeError) -> String {
         var stem = name
         for ext in [".yaml", ".yml"] where stem.hasSuffix(ext) { stem = String(stem.dropLast(ext.count)) }
         let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
@@ -33,20 +33,10 @@ enum StudioRoutes {
               !stem.hasPrefix("."), !stem.contains("..")
         else {
             let shown = name.count > 64 ? String(name.prefix(64)) + "…" : name
-            throw StudioError(.badRequest, "name '\(shown)': a preset's name is 1 to 64 letters, digits, '-', '_' or '.', "
+            throw ServeError(.badRequest, "name '\(shown)': a preset's name is 1 to 64 letters, digits, '-', '_' or '.', "
                 + "with no '/' and no '..', such as 'evening-478'")
         }
         return stem
-    }
-}
-
-/// A studio request that cannot be answered as asked: its status and its message.
-struct StudioError: Error {
-    var status: HTTPResponse.Status
-    var message: String
-    init(_ status: HTTPResponse.Status, _ message: String) {
-        self.status = status
-        self.message = message
     }
 }
 
@@ -95,31 +85,18 @@ extension MedrenderService {
     func registerStudio(_ router: Router<BasicRequestContext>) {
         router.get("/studio") { _, _ in self.studioPage() }
         router.head("/studio") { _, _ in Self.headOnly(self.studioPage(), true) }
-        router.post("/studio/plan") { request, _ in try await self.studioAnswer { try await self.studioPlan(request) } }
-        router.post("/studio/save") { request, _ in try await self.studioAnswer { try await self.studioSave(request) } }
-        router.post("/studio/listen") { request, _ in try await self.studioAnswer { try await self.studioTake(request) } }
+        router.post("/studio/plan") { request, _ in try await self.studioPlan(request) }
+        router.post("/studio/save") { request, _ in try await self.studioSave(request) }
+        router.post("/studio/listen") { request, _ in try await self.studioTake(request) }
         router.get("/studio/listen/:id") { request, context in
-            try await self.studioAnswer { try await self.studioListen(request, id: context.parameters.get("id") ?? "") }
+            try await self.studioListen(request, id: context.parameters.get("id") ?? "")
         }
-        router.post("/studio/cue") { request, _ in try await self.studioAnswer { try await self.studioCue(request) } }
+        router.post("/studio/cue") { request, _ in try await self.studioCue(request) }
         router.get("/studio/render/:id") { request, context in
-            try await self.studioAnswer { try await self.studioRender(request, id: context.parameters.get("id") ?? "", head: false) }
+            try await self.studioRender(request, id: context.parameters.get("id") ?? "", head: false)
         }
         router.head("/studio/render/:id") { request, context in
-            try await self.studioAnswer { try await self.studioRender(request, id: context.parameters.get("id") ?? "", head: true) }
-        }
-    }
-
-    func studioAnswer(_ body: () async throws -> Response) async throws -> Response {
-        do {
-            return try await body()
-        } catch let error as StudioError {
-            return Self.text(error.status, error.message)
-        } catch let failure as StudioInvalid {
-            var answer = StudioPlanAnswer(ok: false, errors: failure.issues)
-            answer.form = failure.outline
-            return (try? Self.studioJSON(.unprocessableContent, answer))
-                ?? Self.text(.unprocessableContent, failure.issues.first?.message ?? "the preset is not valid")
+            try await self.studioRender(request, id: context.parameters.get("id") ?? "", head: true)
         }
     }
 
@@ -129,16 +106,10 @@ extension MedrenderService {
                         body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }
 
-    static func studioJSON(_ status: HTTPResponse.Status, _ value: some Encodable) throws -> Response {
-        var response = try json(value)
-        response.status = status
-        return response
-    }
-
     /// The posted YAML: UTF-8, at most `maximumBodyBytes`.
     func studioBody(_ request: Request) async throws -> String {
         let limit = StudioRoutes.maximumBodyBytes
-        let tooLarge = StudioError(.contentTooLarge, "the preset is over \(limit / 1024) KiB; a preset is a few KiB of YAML")
+        let tooLarge = ServeError(.contentTooLarge, "the preset is over \(limit / 1024) KiB; a preset is a few KiB of YAML")
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit { throw tooLarge }
         let buffer: ByteBuffer
         do {
@@ -149,7 +120,7 @@ extension MedrenderService {
         guard let text = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes),
               text.utf8.count == buffer.readableBytes, String(validating: text.utf8, as: UTF8.self) != nil
         else {
-            throw StudioError(.badRequest, "the preset is not UTF-8 text; a preset is YAML")
+            throw ServeError(.badRequest, "the preset is not UTF-8 text; a preset is YAML")
         }
         return text
     }
@@ -172,9 +143,9 @@ extension MedrenderService {
             let issues = (all.isEmpty ? [error] : all).enumerated().sorted {
                 ($0.element.line ?? .max, $0.element.column ?? 0, $0.offset) < ($1.element.line ?? .max, $1.element.column ?? 0, $1.offset)
             }.map(\.element)
-            throw StudioInvalid(issues: issues.map {
-                StudioIssue(line: $0.line, column: $0.column, field: $0.field, message: $0.message)
-            })
+            throw ServeError.invalid(StudioInvalid(issues: issues.map {
+                StudioIssue(line: $0.line, column: $0.column, field: $0.field, message: Face.query.naming($0.message))
+            }))
         }
         // A posted preset names no program and no file outside the library: the same answer for a
         // file that is there and one that is not.
@@ -183,10 +154,10 @@ extension MedrenderService {
                 .check(session, presetFile: studioPresetFile, library: settings.library)
         } catch {
             let word = error.field == "guide.voice" ? "command" : error.field == "metadata.cover" ? "cover" : Self.quoted(error.message)
-            var issue = Self.locate(word, in: yaml, message: error.message)
+            var issue = Self.locate(word, in: yaml, message: Face.query.naming(error.message))
             if let line = error.line, let column = error.column, error.field == "guide.voice" { (issue.line, issue.column) = (line, column) }
             issue.field = error.field
-            throw StudioInvalid(issues: [issue])
+            throw ServeError.invalid(StudioInvalid(issues: [issue]))
         }
         let library = settings.library
         var asked = RenderRequest(session: session, presetFile: studioPresetFile,
@@ -203,17 +174,17 @@ extension MedrenderService {
                 job.loudnessCache = loudness
                 let minutes = Double(try job.outline().total.milliseconds) / 60_000
                 if let maximum, minutes > maximum + 1e-9 {
-                    throw StudioInvalid(issues: [StudioIssue(field: "minutes", message: String(
-                        format: "the session is %.1f minutes; this server plans up to %g minutes (--max-minutes)", minutes, maximum))])
+                    throw ServeError.invalid(StudioInvalid(issues: [StudioIssue(field: "minutes", message: String(
+                        format: "the session is %.1f minutes; this server plans up to %g minutes", minutes, maximum))]))
                 }
                 return job
             }
         } catch let error as MissingSoundsError {
-            throw StudioInvalid(issues: [Self.locate(error.missing.first?.name ?? "", in: yaml, message: Self.unlibrary(error.description))])
-        } catch let error as StudioInvalid {
+            throw ServeError.invalid(StudioInvalid(issues: [Self.locate(error.missing.first?.name ?? "", in: yaml, message: Self.unlibrary(error.worded(for: .query)))]))
+        } catch let error as ServeError {
             throw error
         } catch let error as any DiagnosedError where error.category == .badData || error.category == .missingInput {
-            throw StudioInvalid(issues: [StudioIssue(field: "", message: Self.unlibrary(error.description))])
+            throw ServeError.invalid(StudioInvalid(issues: [StudioIssue(field: "", message: Self.unlibrary(error.worded(for: .query)))]))
         }
     }
 
@@ -252,15 +223,15 @@ extension MedrenderService {
         let job: RenderJob
         do {
             job = try await studioJob(yaml, for: request)
-        } catch var failure as StudioInvalid {
-            failure.outline = outline
+        } catch var failure as ServeError where failure.invalid != nil {
+            failure.invalid?.outline = outline
             throw failure
         }
         let plan: RenderPlan
         do {
             plan = try await gated(request) { try job.plan() }
         } catch let error as any DiagnosedError where error.category == .badData || error.category == .missingInput {
-            throw StudioInvalid(issues: [StudioIssue(field: "", message: Self.unlibrary(error.description))])
+            throw ServeError.invalid(StudioInvalid(issues: [StudioIssue(field: "", message: Self.unlibrary(error.worded(for: .query)))]))
         }
         let timeline = SessionTimeline(plan: plan, title: job.session.name)
         let view = StudioPlanView(timeline: timeline)
@@ -284,11 +255,11 @@ extension MedrenderService {
     /// preset is replaced only with `replace=1`.
     func studioSave(_ request: Request) async throws -> Response {
         guard let folder = settings.presetsDirectory else {
-            throw StudioError(.forbidden, "this server saves no presets: start it with --presets-dir FOLDER to save into that folder")
+            throw ServeError(.forbidden, "this server saves no presets: it was started without a folder to save them in")
         }
         let query = Self.query(request)
         guard let rawName = query.first(where: { $0.0 == "name" })?.1 else {
-            throw StudioError(.badRequest, "give the preset's name: POST /studio/save?name=NAME (add &replace=1 to replace one)")
+            throw ServeError(.badRequest, "give the preset's name: POST /studio/save?name=NAME (add &replace=1 to replace one)")
         }
         let name = try StudioRoutes.checkName(rawName)
         let replace = query.contains { $0.0 == "replace" && ["1", "true", "yes"].contains($0.1) }
@@ -312,15 +283,15 @@ extension MedrenderService {
     /// `GET /studio/listen/ID?from=SECONDS`: the take rendered from that point and streamed as a WAV.
     func studioListen(_ request: Request, id: String) async throws -> Response {
         guard let yaml = studioTakes.yaml(id) else {
-            throw StudioError(.notFound, "no take '\(id.prefix(32))': POST the preset to /studio/listen first (the newest \(StudioTakes.kept) are kept)")
+            throw ServeError(.notFound, "no take '\(id.prefix(32))': POST the preset to /studio/listen first (the newest \(StudioTakes.kept) are kept)")
         }
         let fromText = Self.query(request).first { $0.0 == "from" }?.1 ?? "0"
         guard let from = Double(fromText), from.isFinite, from >= 0 else {
-            throw StudioError(.badRequest, "from=\(fromText.prefix(32)): give the point to start from in seconds, 0 or more")
+            throw ServeError(.badRequest, "from=\(fromText.prefix(32)): give the point to start from in seconds, 0 or more")
         }
         let formatName = Self.query(request).first { $0.0 == "format" }?.1 ?? "wav"
         guard ["wav", "ogg"].contains(formatName) else {
-            throw StudioError(.badRequest, "format=\(formatName.prefix(16)): listening streams 'wav' or 'ogg'; to download another format use /studio/render/ID?format=")
+            throw ServeError(.badRequest, "format=\(formatName.prefix(16)): listening streams 'wav' or 'ogg'; to download another format use /studio/render/ID?format=")
         }
         let job = try await studioJob(yaml, for: request)
         return try await studioStream(request, job: job, fromSeconds: from, vorbis: formatName == "ogg")
@@ -328,7 +299,7 @@ extension MedrenderService {
 }
 
 /// A preset that does not plan, with its issues.
-struct StudioInvalid: Error {
+struct StudioInvalid: Sendable {
     var issues: [StudioIssue]
     /// The YAML's nodes, for the form, when the YAML parses.
     var outline: [PresetOutline.Entry]? = nil
@@ -359,31 +330,31 @@ struct StudioSaver {
     func save(_ yaml: String, name: String, replace: Bool) throws -> Bool {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            throw StudioError(.internalServerError, "the presets folder the server was started with is gone; start it again with --presets-dir")
+            throw ServeError(.internalServerError, "the presets folder the server was started with is gone; its operator can make it again")
         }
         let target = "\(folder)/\(name).yaml"
         // The name was checked; the folder is the server's own. Nothing can point the write elsewhere
         // but a symlink of that name, which is refused.
         if let type = (try? FileManager.default.attributesOfItem(atPath: target))?[.type] as? FileAttributeType, type == .typeSymbolicLink {
-            throw StudioError(.conflict, "'\(name).yaml' in the presets folder is a link; it is not replaced")
+            throw ServeError(.conflict, "'\(name).yaml' in the presets folder is a link; it is not replaced")
         }
         let existed = FileManager.default.fileExists(atPath: target) || FileManager.default.fileExists(atPath: "\(folder)/\(name).yml")
         if existed, !replace {
-            throw StudioError(.conflict, "a preset named '\(name)' exists; save with replace to replace it, or choose another name")
+            throw ServeError(.conflict, "a preset named '\(name)' exists; save with replace to replace it, or choose another name")
         }
         let temporary = "\(folder)/.\(name).\(UUID().uuidString.prefix(8)).tmp"
         guard FileManager.default.createFile(atPath: temporary, contents: Data(yaml.utf8)) else {
-            throw StudioError(.internalServerError, "cannot write into the presets folder: check its permissions")
+            throw ServeError(.internalServerError, "cannot write into the presets folder: check its permissions")
         }
         defer { unlink(temporary) }
         if replace {
             guard rename(temporary, target) == 0 else {
-                throw StudioError(.internalServerError, "cannot put '\(name).yaml' in place: \(String(cString: strerror(errno)))")
+                throw ServeError(.internalServerError, "cannot put '\(name).yaml' in place: \(String(cString: strerror(errno)))")
             }
         } else {
             guard link(temporary, target) == 0 else {
-                if errno == EEXIST { throw StudioError(.conflict, "a preset named '\(name)' exists; save with replace to replace it") }
-                throw StudioError(.internalServerError, "cannot put '\(name).yaml' in place: \(String(cString: strerror(errno)))")
+                if errno == EEXIST { throw ServeError(.conflict, "a preset named '\(name)' exists; save with replace to replace it") }
+                throw ServeError(.internalServerError, "cannot put '\(name).yaml' in place: \(String(cString: strerror(errno)))")
             }
         }
         return existed

@@ -20,22 +20,22 @@ extension MedrenderService {
     static func videoSettings(_ pairs: [(String, String)]) throws -> VideoSettings {
         var values: [String: String] = [:]
         for (name, value) in pairs {
-            guard values[name] == nil else { throw VideoError("--\(name) is given twice; give it once", category: .usage) }
+            guard values[name] == nil else { throw ParameterError(name, "is given twice; give it once") }
             values[name] = value
         }
         let containerName = values["container"] ?? "mp4"
         guard let container = VideoContainer(rawValue: containerName) else {
-            throw VideoError("container=\(containerName): the video is mp4 or webm", category: .usage)
+            throw RenderError("container=\(containerName): the video is mp4 or webm", category: .usage)
         }
         var settings = VideoSettings(container: container)
         if let size = values["size"] { settings.size = try VideoSize.parse(size) }
         if let fps = values["fps"] {
-            guard let value = Int(fps) else { throw VideoError("--fps \(fps): not a whole number", category: .usage) }
+            guard let value = Int(fps) else { throw ParameterError("fps", value: fps, "is not a whole number; give frames a second, such as 30") }
             settings.fps = value
         }
         if let background = values["background"] {
             guard background.hasPrefix("#") else {
-                throw VideoError("background=\(background): the service takes a colour, #rrggbb or #rrggbb-#rrggbb (an image only on the command line)",
+                throw RenderError("background=\(background): the service takes a colour, #rrggbb or #rrggbb-#rrggbb (an image only on the command line)",
                                  category: .usage)
             }
             settings.background = try VideoBackground.parse(background)
@@ -77,12 +77,12 @@ extension MedrenderService {
         defer { if let connection, let watch { connections.unwatch(connection, token: watch) } }
         try await onRenderPlace(request) {
             _ = try VideoRender.write(try job.prepare(), settings: settings, to: temporary) { _, _ in
-                if gone.hasLeft { throw VideoError("the client went away; the video was stopped", category: .io) }
+                if gone.hasLeft { throw RenderError("the client went away; the video was stopped", category: .io) }
             }
         }
         // Opened before it is put in place: the answer reads it even if the cache lets it go.
         let fd = open(temporary, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw VideoError("the video could not be read back", category: .io) }
+        guard fd >= 0 else { throw RenderError("the video could not be read back", category: .io) }
         var info = stat()
         fstat(fd, &info)
         do {
@@ -91,14 +91,14 @@ extension MedrenderService {
         } catch {
             cache.reportUnwritable("\(error)")
         }
-        return fileResponse(fd: fd, length: Int64(info.st_size), request: request, head: head, headers: headers, done: {})
+        return try fileResponse(fd: fd, length: Int64(info.st_size), request: request, head: head, headers: headers, done: {})
     }
 
     /// Refuses a video larger than the server makes (`maximumVideoMegapixels`): its size × fps × seconds.
     func checkVideoSize(_ video: VideoSettings, seconds: Double) throws {
         let megapixels = Double(video.size.width * video.size.height * video.fps) * seconds / 1e6
         guard megapixels > settings.maximumVideoMegapixels else { return }
-        throw VideoError(String(format: "this video is %.0f megapixels (size × fps × seconds); this server makes videos of up to %.0f; "
+        throw RenderError(String(format: "this video is %.0f megapixels (size × fps × seconds); this server makes videos of up to %.0f; "
             + "ask for a smaller size, fewer fps or fewer minutes", megapixels, settings.maximumVideoMegapixels), category: .usage)
     }
 
@@ -112,7 +112,7 @@ extension MedrenderService {
         guard let entry else { return nil }
         let fd = open(entry.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
-        return fileResponse(fd: fd, length: entry.length, request: request, head: head, headers: headers, done: {})
+        return try fileResponse(fd: fd, length: entry.length, request: request, head: head, headers: headers, done: {})
     }
 
     /// Runs `body` on a thread of its own while holding a render place and the client's share, so

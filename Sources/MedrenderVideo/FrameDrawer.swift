@@ -1,5 +1,6 @@
 import CCairo
 import Foundation
+import Medrender
 import MedrenderPreview
 
 /// Draws the video's frames with Cairo into one image held for its life: the background (made
@@ -34,7 +35,7 @@ public final class FrameDrawer {
     }
 
     /// Makes the picture and its background. The corresponding C function is `cairo_image_surface_create`.
-    public init(size: VideoSize, background: VideoBackground) throws(VideoError) {
+    public init(size: VideoSize, background: VideoBackground) throws(RenderError) {
         width = size.width
         height = size.height
         stride = Int(cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, Int32(width)))
@@ -143,7 +144,7 @@ public final class FrameDrawer {
 
     /// The background, drawn once: a colour, a gradient, or a PNG image scaled to cover the
     /// picture, blurred and darkened a little so the words stay legible.
-    static func makeBackdrop(_ background: VideoBackground, width: Int, height: Int) throws(VideoError) -> OpaquePointer {
+    static func makeBackdrop(_ background: VideoBackground, width: Int, height: Int) throws(RenderError) -> OpaquePointer {
         let backdrop = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height))!
         let cr = cairo_create(backdrop)!
         defer { cairo_destroy(cr) }
@@ -179,10 +180,10 @@ public final class FrameDrawer {
 
     /// A PNG image, or the one-line error for a file that cannot be read as one. The
     /// corresponding C function is `cairo_image_surface_create_from_png`.
-    static func loadImage(_ path: String) throws(VideoError) -> OpaquePointer {
+    static func loadImage(_ path: String) throws(RenderError) -> OpaquePointer {
         guard FileManager.default.isReadableFile(atPath: path) else {
             let exists = FileManager.default.fileExists(atPath: path)
-            throw VideoError("--background \(path): \(exists ? "cannot be read (check its permissions)" : "no such file"); give a PNG image, #rrggbb or #rrggbb-#rrggbb",
+            throw RenderError("{background=}\(path): \(exists ? "cannot be read (check its permissions)" : "no such file"); give a PNG image, #rrggbb or #rrggbb-#rrggbb",
                              category: .missingInput)
         }
         let image = cairo_image_surface_create_from_png(path)!
@@ -190,7 +191,7 @@ public final class FrameDrawer {
         guard status == CAIRO_STATUS_SUCCESS else {
             let reason = String(cString: cairo_status_to_string(status))
             cairo_surface_destroy(image)
-            throw VideoError("--background \(path): not a PNG image medrender can read (\(reason)); give a PNG file", category: .badData)
+            throw RenderError("{background=}\(path): not a PNG image medrender can read (\(reason)); give a PNG file", category: .badData)
         }
         return image
     }

@@ -72,7 +72,7 @@ final class VideoFileWriter {
 
     /// Opens the encoders and the file at `path` (which exists, empty: the temporary file of an
     /// `AtomicOutputFile`) and writes the container's header.
-    init(path: String, settings: VideoSettings, rate: Int, channels: Int, totalAudioFrames: Int64, videoFrames: Int64) throws(VideoError) {
+    init(path: String, settings: VideoSettings, rate: Int, channels: Int, totalAudioFrames: Int64, videoFrames: Int64) throws(RenderError) {
         // The libraries' own chatter stays quiet; their errors come back as return codes.
         av_log_set_level(AV_LOG_ERROR)
         self.path = path
@@ -87,15 +87,15 @@ final class VideoFileWriter {
         let muxer = settings.container == .mp4 ? "mp4" : "webm"
         try Self.check(avformat_alloc_output_context2(&context, nil, muxer, path), "opening the \(muxer) muxer", path: path)
         format = context
-        guard let ctx = context else { throw VideoError("\(path): FFmpeg has no \(muxer) muxer", category: .internal) }
+        guard let ctx = context else { throw RenderError("\(path): FFmpeg has no \(muxer) muxer", category: .internal) }
         let globalHeader = (ctx.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER) != 0
 
         // Video.
         guard let video = avcodec_find_encoder_by_name(names.video) else {
-            throw VideoError("this system's FFmpeg (libavcodec) has no \(names.video) encoder, which .\(settings.container.rawValue) needs; "
+            throw RenderError("this system's FFmpeg (libavcodec) has no \(names.video) encoder, which .\(settings.container.rawValue) needs; "
                 + "install a libavcodec built with it, or write .\(settings.container == .mp4 ? "webm" : "mp4")", category: .cannotCreate)
         }
-        guard let vc = avcodec_alloc_context3(video) else { throw VideoError("\(path): out of memory", category: .internal) }
+        guard let vc = avcodec_alloc_context3(video) else { throw RenderError("\(path): out of memory", category: .internal) }
         videoCodec = vc
         vc.pointee.width = Int32(settings.size.width)
         vc.pointee.height = Int32(settings.size.height)
@@ -113,7 +113,7 @@ final class VideoFileWriter {
         let openedVideo = avcodec_open2(vc, video, &videoOptions)
         av_dict_free(&videoOptions)
         try Self.check(openedVideo, "opening the \(names.video) encoder", path: path)
-        guard let vs = avformat_new_stream(ctx, nil) else { throw VideoError("\(path): out of memory", category: .internal) }
+        guard let vs = avformat_new_stream(ctx, nil) else { throw RenderError("\(path): out of memory", category: .internal) }
         videoStream = vs
         try Self.check(avcodec_parameters_from_context(vs.pointee.codecpar, vc), "describing the video stream", path: path)
         vs.pointee.time_base = vc.pointee.time_base
@@ -121,10 +121,10 @@ final class VideoFileWriter {
 
         // Audio.
         guard let audio = avcodec_find_encoder_by_name(names.audio) else {
-            throw VideoError("this system's FFmpeg (libavcodec) has no \(names.audio) encoder, which .\(settings.container.rawValue) needs",
+            throw RenderError("this system's FFmpeg (libavcodec) has no \(names.audio) encoder, which .\(settings.container.rawValue) needs",
                              category: .cannotCreate)
         }
-        guard let ac = avcodec_alloc_context3(audio) else { throw VideoError("\(path): out of memory", category: .internal) }
+        guard let ac = avcodec_alloc_context3(audio) else { throw RenderError("\(path): out of memory", category: .internal) }
         audioCodec = ac
         let outputRate = settings.container == .webm ? 48000 : rate
         let sampleFormat = settings.container == .webm ? AV_SAMPLE_FMT_FLT : AV_SAMPLE_FMT_FLTP
@@ -135,7 +135,7 @@ final class VideoFileWriter {
         ac.pointee.time_base = AVRational(num: 1, den: Int32(outputRate))
         if globalHeader { ac.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         try Self.check(avcodec_open2(ac, audio, nil), "opening the \(names.audio) encoder at \(outputRate) Hz", path: path)
-        guard let aus = avformat_new_stream(ctx, nil) else { throw VideoError("\(path): out of memory", category: .internal) }
+        guard let aus = avformat_new_stream(ctx, nil) else { throw RenderError("\(path): out of memory", category: .internal) }
         audioStream = aus
         try Self.check(avcodec_parameters_from_context(aus.pointee.codecpar, ac), "describing the audio stream", path: path)
         aus.pointee.time_base = ac.pointee.time_base
@@ -154,7 +154,7 @@ final class VideoFileWriter {
         resampler = swr
         try Self.check(swr_init(swr), "setting up the resampler", path: path)
         guard let queue = av_audio_fifo_alloc(sampleFormat, Int32(channels), Int32(audioFrameSize * 8)) else {
-            throw VideoError("\(path): out of memory", category: .internal)
+            throw RenderError("\(path): out of memory", category: .internal)
         }
         fifo = queue
         let planar = av_sample_fmt_is_planar(sampleFormat) != 0
@@ -166,7 +166,7 @@ final class VideoFileWriter {
         for i in 0..<planeCount { planes[i] = .allocate(capacity: planeCapacity) }
 
         guard let frame = av_frame_alloc(), let pkt = av_packet_alloc(), let held = av_packet_alloc() else {
-            throw VideoError("\(path): out of memory", category: .internal)
+            throw RenderError("\(path): out of memory", category: .internal)
         }
         audioFrame = frame
         packet = pkt
@@ -204,7 +204,7 @@ final class VideoFileWriter {
     }
 
     /// Encodes one picture as video frame `index`. The corresponding C function is `avcodec_send_frame`.
-    func writeVideo(_ frame: UnsafeMutablePointer<AVFrame>, index: Int64) throws(VideoError) {
+    func writeVideo(_ frame: UnsafeMutablePointer<AVFrame>, index: Int64) throws(RenderError) {
         frame.pointee.pts = index
         try Self.check(avcodec_send_frame(videoCodec, frame), "encoding video frame \(index)", path: path)
         try drain(video: true)
@@ -212,7 +212,7 @@ final class VideoFileWriter {
 
     /// Takes the next block of the mix (interleaved Float32 at the session's rate) and encodes
     /// every whole audio frame it completes.
-    func writeAudio(_ block: UnsafeBufferPointer<Float>) throws(VideoError) {
+    func writeAudio(_ block: UnsafeBufferPointer<Float>) throws(RenderError) {
         let frames = block.count / channels
         var input: UnsafePointer<UInt8>? = UnsafeRawPointer(block.baseAddress!).assumingMemoryBound(to: UInt8.self)
         let converted = swr_convert(resampler, planes, Int32(planeCapacity / 4 / (planeCount == 1 ? channels : 1)), &input, Int32(frames))
@@ -221,7 +221,7 @@ final class VideoFileWriter {
         try sendWholeFrames(final: false)
     }
 
-    private func queue(count: Int32) throws(VideoError) {
+    private func queue(count: Int32) throws(RenderError) {
         guard count > 0 else { return }
         let written = planes.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: planeCount) {
             av_audio_fifo_write(fifo, $0, count)
@@ -231,7 +231,7 @@ final class VideoFileWriter {
 
     /// Sends the FIFO's whole frames (and, when `final`, what is left, padded with silence when
     /// the encoder takes no short last frame).
-    private func sendWholeFrames(final: Bool) throws(VideoError) {
+    private func sendWholeFrames(final: Bool) throws(RenderError) {
         guard let frame = audioFrame else { return }
         while true {
             let available = Int(av_audio_fifo_size(fifo))
@@ -254,7 +254,7 @@ final class VideoFileWriter {
     }
 
     /// Flushes both encoders, writes the trailer and closes the file.
-    func finish() throws(VideoError) {
+    func finish() throws(RenderError) {
         try Self.check(avcodec_send_frame(videoCodec, nil), "finishing the video", path: path)
         try drain(video: true)
         // What the resampler still holds, then the FIFO's last short frame.
@@ -279,7 +279,7 @@ final class VideoFileWriter {
     }
 
     /// Writes every packet the encoder has ready, in the stream's time base.
-    private func drain(video: Bool) throws(VideoError) {
+    private func drain(video: Bool) throws(RenderError) {
         let codec = video ? videoCodec! : audioCodec!
         let stream = video ? videoStream : audioStream
         guard let pkt = packet else { return }
@@ -318,12 +318,12 @@ final class VideoFileWriter {
 
     /// Throws the library's own words for a negative return code.
     @discardableResult
-    static func check(_ code: Int32, _ what: String, path: String) throws(VideoError) -> Int32 {
+    static func check(_ code: Int32, _ what: String, path: String) throws(RenderError) -> Int32 {
         guard code < 0 else { return code }
         var text = [CChar](repeating: 0, count: 256)
         av_strerror(code, &text, text.count)
         let reason = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let category: ErrorCategory = code == -ENOSPC || code == -EIO ? .io : .cannotCreate
-        throw VideoError("\(path): \(what) failed (\(reason))", category: category)
+        throw RenderError("\(path): \(what) failed (\(reason))", category: category)
     }
 }

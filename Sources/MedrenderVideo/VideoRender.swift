@@ -54,7 +54,7 @@ public enum VideoRender {
         }
         let container = try VideoSettings.container(for: path)
         guard container == settings.container else {
-            throw VideoError("-o \(path) ends in .\(container.rawValue) but the video is \(settings.container.rawValue); make them agree",
+            throw RenderError("-o \(path) ends in .\(container.rawValue) but the video is \(settings.container.rawValue); make them agree",
                              category: .usage)
         }
         if case .image(let image) = settings.background { _ = try FrameDrawer.loadImage(image) }
@@ -88,7 +88,7 @@ public enum VideoRender {
         do {
             try file.commit()
         } catch {
-            throw VideoError("\(path): \(error)", category: .io)
+            throw RenderError("\(path): \(error)", category: .io)
         }
         return VideoReport(output: path, width: settings.size.width, height: settings.size.height, fps: settings.fps,
                            videoFrames: total, audioFrames: plan.totalFrames, rate: plan.rate,
@@ -110,11 +110,11 @@ final class PictureRing: @unchecked Sendable {
     private let lock = NSLock()
     private var stopped = false
 
-    init(depth: Int, size: VideoSize) throws(VideoError) {
+    init(depth: Int, size: VideoSize) throws(RenderError) {
         self.size = size
         var made: [UnsafeMutablePointer<AVFrame>] = []
         for _ in 0..<depth {
-            guard let frame = av_frame_alloc() else { throw VideoError("out of memory for the pictures", category: .internal) }
+            guard let frame = av_frame_alloc() else { throw RenderError("out of memory for the pictures", category: .internal) }
             frame.pointee.format = AV_PIX_FMT_YUV420P.rawValue
             frame.pointee.width = Int32(size.width)
             frame.pointee.height = Int32(size.height)
@@ -125,7 +125,7 @@ final class PictureRing: @unchecked Sendable {
         guard let sws = sws_getContext(Int32(size.width), Int32(size.height), AV_PIX_FMT_BGRA,
                                        Int32(size.width), Int32(size.height), AV_PIX_FMT_YUV420P,
                                        SWS_BILINEAR, nil, nil, nil) else {
-            throw VideoError("libswscale cannot convert \(size) pictures", category: .internal)
+            throw RenderError("libswscale cannot convert \(size) pictures", category: .internal)
         }
         converter = sws
         for _ in 0..<depth { free.signal() }
@@ -170,7 +170,7 @@ final class PictureRing: @unchecked Sendable {
         }
         for index in 0..<count {
             filled.wait()
-            if isStopped { throw VideoError("a picture could not be made writable (out of memory)", category: .internal) }
+            if isStopped { throw RenderError("a picture could not be made writable (out of memory)", category: .internal) }
             try encode(frames[Int(index) % depth], index)
             free.signal()
         }

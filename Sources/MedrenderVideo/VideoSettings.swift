@@ -1,19 +1,6 @@
 import Foundation
+import Medrender
 import MedrenderCore
-
-/// Why a video cannot be made: a setting out of range, a background image that cannot be read, a
-/// codec this system's FFmpeg lacks, a failed write.
-public struct VideoError: DiagnosedError, Hashable {
-    public var message: String
-    public var category: ErrorCategory
-
-    public init(_ message: String, category: ErrorCategory) {
-        self.message = message
-        self.category = category
-    }
-
-    public var description: String { message }
-}
 
 /// The containers a video is written in, chosen by the output's extension.
 public enum VideoContainer: String, Hashable, Sendable, CaseIterable {
@@ -61,28 +48,28 @@ public struct VideoSize: Hashable, Sendable, CustomStringConvertible {
     public static let sides = 128...3840
 
     /// The size `text` names, or a one-line error saying what to give.
-    public static func parse(_ text: String, option: String = "--size") throws(VideoError) -> VideoSize {
+    public static func parse(_ text: String) throws(RenderError) -> VideoSize {
         let lowered = text.lowercased()
         if let found = named.first(where: { $0.name == lowered }) { return found.size }
         let parts = lowered.split(separator: "x", omittingEmptySubsequences: false)
         let names = named.map(\.name).joined(separator: ", ")
         guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]) else {
-            throw VideoError("\(option) \(text) is not a size; give \(names) or WIDTHxHEIGHT such as 640x360", category: .usage)
+            throw RenderError("{size=}\(text) is not a size; give \(names) or WIDTHxHEIGHT such as 640x360", category: .usage)
         }
         let size = VideoSize(width: width, height: height)
-        try size.validate(option: option)
+        try size.validate()
         return size
     }
 
     /// Checks that each side is within `sides` and even (the pictures are 4:2:0, halved both ways).
-    public func validate(option: String = "--size") throws(VideoError) {
+    public func validate() throws(RenderError) {
         for (side, value) in [("width", width), ("height", height)] {
             guard Self.sides.contains(value) else {
-                throw VideoError("\(option) \(self): the \(side) \(value) px is out of range; give \(Self.sides.lowerBound) to \(Self.sides.upperBound) px",
+                throw RenderError("{size=}\(self): the \(side) \(value) px is out of range; give \(Self.sides.lowerBound) to \(Self.sides.upperBound) px",
                                  category: .usage)
             }
             guard value % 2 == 0 else {
-                throw VideoError("\(option) \(self): the \(side) \(value) px is odd; give an even number of pixels", category: .usage)
+                throw RenderError("{size=}\(self): the \(side) \(value) px is odd; give an even number of pixels", category: .usage)
             }
         }
     }
@@ -104,12 +91,12 @@ public enum VideoBackground: Hashable, Sendable {
 
     /// The background `text` names: `#rrggbb`, `#rrggbb-#rrggbb` (a gradient, top to bottom) or
     /// the path of a PNG image.
-    public static func parse(_ text: String) throws(VideoError) -> VideoBackground {
+    public static func parse(_ text: String) throws(RenderError) -> VideoBackground {
         if text.hasPrefix("#") {
             let parts = text.split(separator: "-").map(String.init)
             let colours = parts.compactMap(Self.colour)
             guard colours.count == parts.count, (1...2).contains(colours.count) else {
-                throw VideoError("--background \(text) is not a colour; give #rrggbb, #rrggbb-#rrggbb (a gradient) or a PNG file",
+                throw RenderError("{background=}\(text) is not a colour; give #rrggbb, #rrggbb-#rrggbb (a gradient) or a PNG file",
                                  category: .usage)
             }
             if colours.count == 1 { return .colour(colours[0][0], colours[0][1], colours[0][2]) }
@@ -143,18 +130,18 @@ public struct VideoSettings: Hashable, Sendable {
     }
 
     /// Checks every setting; the error names the option to change.
-    public func validate() throws(VideoError) {
+    public func validate() throws(RenderError) {
         try size.validate()
         guard Self.fpsRange.contains(fps) else {
-            throw VideoError("--fps \(fps) is out of range; give \(Self.fpsRange.lowerBound) to \(Self.fpsRange.upperBound) frames a second",
+            throw RenderError("{fps=}\(fps) is out of range; give \(Self.fpsRange.lowerBound) to \(Self.fpsRange.upperBound) frames a second",
                              category: .usage)
         }
     }
 
     /// The container for an output path, or the one-line error for a name that is not a video.
-    public static func container(for path: String, option: String = "-o") throws(VideoError) -> VideoContainer {
+    public static func container(for path: String, option: String = "{output=}") throws(RenderError) -> VideoContainer {
         guard let container = VideoContainer.forPath(path) else {
-            throw VideoError("\(option) \(path) is not a video container medrender writes; end the name in .mp4 or .webm",
+            throw RenderError("\(option)\(option.hasSuffix("}") ? "" : " ")\(path) is not a video container medrender writes; end the name in .mp4 or .webm",
                              category: .usage)
         }
         return container

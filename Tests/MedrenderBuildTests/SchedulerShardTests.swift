@@ -18,9 +18,9 @@ import Testing
             return "no error: \(resolved)"
         } catch let error as RenderError {
             #expect(error.category == .usage)
-            #expect(error.message.hasPrefix("--shard auto: "))
-            #expect(!error.message.contains("\n"))
-            return error.message
+            #expect(error.description.hasPrefix("--shard auto: "))
+            #expect(!error.description.contains("\n"))
+            return error.description
         } catch {
             return "unexpected \(error)"
         }
@@ -85,7 +85,7 @@ import Testing
         let resolved = try Resolved.resolve(["JOB_COMPLETION_INDEX": "1", "KUBERNETES_SERVICE_HOST": "10.0.0.1"], shards: 4)
         #expect(resolved.scheduler == .kubernetes)
         #expect(resolved.variables == ["JOB_COMPLETION_INDEX": "1"])
-        #expect(resolved.description == "shard 2/4 from Kubernetes (JOB_COMPLETION_INDEX=1, --shards 4)")
+        #expect(resolved.description == "shard 2/4 from Kubernetes (JOB_COMPLETION_INDEX=1, 4 shards asked for)")
 
         #expect(Self.error(["JOB_COMPLETION_INDEX": "1"]).contains("give --shards N with N the Job's completions"))
         #expect(Self.error(["JOB_COMPLETION_INDEX": "4"], shards: 4).contains("JOB_COMPLETION_INDEX=4 is outside --shards 4 (indices 0 to 3)"))

@@ -237,7 +237,7 @@ import Testing
         // A Kubernetes pod: the index from JOB_COMPLETION_INDEX, the count from --shards.
         let (pod, podSummary) = try auto(["JOB_COMPLETION_INDEX": "1"], ["--shards", "4"], into: dir.file("pod"))
         #expect(pod.status == 0, "\(pod.stderr)")
-        #expect(pod.stderr.hasPrefix("shard 2/4 from Kubernetes (JOB_COMPLETION_INDEX=1, --shards 4)"))
+        #expect(pod.stderr.hasPrefix("shard 2/4 from Kubernetes (JOB_COMPLETION_INDEX=1, 4 shards asked for)"))
         #expect((podSummary["shard"] as? [String: Any])?["scheduler"] as? String == "kubernetes")
         // An explicit shard is in the JSON too, without a scheduler.
         let explicit = try runMedrender(["build", "--json", presets, "-o", dir.file("explicit1"), "--shard", "1/4"] + lengths)

@@ -42,9 +42,12 @@ import Testing
     }
 
     @Test(arguments: [
-        ("size=100x100", "--size 100x100: the width 100 px is out of range; give 128 to 3840 px"),
-        ("fps=90", "--fps 90 is out of range; give 1 to 60 frames a second"),
+        ("size=100x100", "size=100x100: the width 100 px is out of range; give 128 to 3840 px"),
+        ("fps=90", "fps=90 is out of range; give 1 to 60 frames a second"),
         ("container=avi", "container=avi: the video is mp4 or webm"),
+        ("fps=2x", "fps=2x is not a whole number"),
+        ("size=big", "size=big is not a size"),
+        ("fps=30&fps=25", "fps is given twice; give it once"),
         ("background=/etc/passwd", "background=/etc/passwd: the service takes a colour"),
     ])
     func badPictureParametersAreA400(query: String, message: String) throws {

@@ -136,7 +136,7 @@ import Testing
         do {
             try SpeechSynthesizer.$cacheDirectoryOverride.withValue(cache) { _ = try Renderer.render(request) }
             Issue.record("the render succeeded")
-        } catch let error as SpeechError {
+        } catch let error as RenderError {
             #expect(error.description.contains("guided.yaml:13:7:"), "\(error)")
             #expect(error.description.contains("exit code 3: voice model missing"), "\(error)")
             #expect(error.category == .badData)

@@ -35,8 +35,8 @@ import Testing
         let dir = TemporaryDirectory("speech-bounds-hang")
         let program = writeHangingProgram("hang.sh", in: dir, pidsFile: dir.file("pids"))
         let synthesizer = SpeechSynthesizer(cacheDirectory: dir.file("cache"), timeLimitSeconds: 2)
-        let error = #expect(throws: SpeechError.self) { try synthesizer.audio(for: Self.request(program), place: "g.yaml:8:7") }
-        let text = error?.message ?? ""
+        let error = #expect(throws: RenderError.self) { try synthesizer.audio(for: Self.request(program), place: "g.yaml:8:7") }
+        let text = error?.description ?? ""
         #expect(text.hasPrefix("g.yaml:8:7: command ('\(program)') ran past the time limit of 2 s for one line and was stopped; "),
                 "\(text)")
         #expect(text.hasSuffix("raise the limit (--speech-timeout) or check that the program ends"), "\(text)")
@@ -69,8 +69,8 @@ import Testing
         let dir = TemporaryDirectory("speech-bounds-noisy")
         let program = Self.noisyProgram(dir)
         let synthesizer = SpeechSynthesizer(cacheDirectory: dir.file("cache"))
-        let error = #expect(throws: SpeechError.self) { try synthesizer.audio(for: Self.request(program), place: "g.yaml:8:7") }
-        let text = error?.message ?? ""
+        let error = #expect(throws: RenderError.self) { try synthesizer.audio(for: Self.request(program), place: "g.yaml:8:7") }
+        let text = error?.description ?? ""
         #expect(text.hasPrefix("g.yaml:8:7: command ('\(program)') failed with exit code 3: boom; "), "\(text.prefix(400))")
         #expect(text.count < 1000, "one line, not the 8 MiB")
         #expect(error?.category == .badData)

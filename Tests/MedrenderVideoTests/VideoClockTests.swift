@@ -1,3 +1,4 @@
+import Medrender
 import MedrenderCore
 import MedrenderPreview
 @testable import MedrenderVideo
@@ -32,7 +33,7 @@ import Testing
 
     @Test(arguments: ["126x720", "3842x720", "640x361", "640", "x", "640x-2", ""])
     func sizesOutOfRangeOrMalformedAreUsageErrors(text: String) {
-        #expect(throws: VideoError.self) { try VideoSize.parse(text) }
+        #expect(throws: RenderError.self) { try VideoSize.parse(text) }
     }
 
     @Test func containersByExtensionOnly() {
@@ -47,8 +48,8 @@ import Testing
         #expect(try VideoBackground.parse("#ff0000") == .colour(1, 0, 0))
         #expect(try VideoBackground.parse("#000000-#ffffff") == .gradient(top: [0, 0, 0], bottom: [1, 1, 1]))
         #expect(try VideoBackground.parse("cover.png") == .image(path: "cover.png"))
-        #expect(throws: VideoError.self) { try VideoBackground.parse("#ff00") }
-        #expect(throws: VideoError.self) { try VideoBackground.parse("#ff0000-#00ff00-#0000ff") }
+        #expect(throws: RenderError.self) { try VideoBackground.parse("#ff00") }
+        #expect(throws: RenderError.self) { try VideoBackground.parse("#ff0000-#00ff00-#0000ff") }
     }
 
     /// The picture says the phase in the session's language, and its level is the preview's.

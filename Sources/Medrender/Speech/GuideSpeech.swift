@@ -37,18 +37,18 @@ public enum GuideSpeech {
         guard SpeechSynthesizer.locate(program) != nil else {
             let fix = engine.package.map { "install it: apt-get install \($0)" }
                 ?? "give the program's path, executable, as the voice's name"
-            throw SpeechError("\(place): the speech engine \(voice.engine.rawValue) ('\(program)') is not installed; \(fix)",
+            throw RenderError("\(place): the speech engine \(voice.engine.rawValue) ('\(program)') is not installed; \(fix)",
                               category: .missingInput)
         }
         guard let name = voice.name ?? engine.defaultVoice(for: session.language) else {
-            throw SpeechError("\(place): \(voice.engine.rawValue) has no voice for the language '\(session.language.rawValue)'; "
+            throw RenderError("\(place): \(voice.engine.rawValue) has no voice for the language '\(session.language.rawValue)'; "
                 + "use espeak-ng (voice: espeak-ng) or name a voice", category: .badData)
         }
         if !engine.isPlainlyInstalled(name), let installed = EngineFacts.shared.voices(of: voice.engine),
            !engine.accepts(name, installed: installed) {
             var fix = "name one of them"
             if voice.engine == .festival, name == "cmu_us_slt_arctic_hts" { fix = "install it: apt-get install festvox-us-slt-hts" }
-            throw SpeechError("\(place): \(voice.engine.rawValue) has no voice '\(name)'; installed: "
+            throw RenderError("\(place): \(voice.engine.rawValue) has no voice '\(name)'; installed: "
                 + (installed.isEmpty ? "none" : installed.joined(separator: ", ")) + "; \(fix)", category: .badData)
         }
         return CheckedVoice(engine: voice.engine, name: name, version: EngineFacts.shared.version(of: voice.engine, program: program))

@@ -3,17 +3,6 @@ import Foundation
 import MedrenderCore
 import MedrenderIO
 
-/// Why speech could not be made: each says what, where and how to fix it, in one line.
-public struct SpeechError: DiagnosedError, Hashable {
-    public var message: String
-    public var category: ErrorCategory
-    public init(_ message: String, category: ErrorCategory) {
-        self.message = message
-        self.category = category
-    }
-    public var description: String { message }
-}
-
 /// One line to speak, resolved: engine, voice, language and text.
 public struct SpeechRequest: Hashable, Sendable {
     public var engine: GuideVoice.Engine
@@ -102,13 +91,13 @@ public struct SpeechSynthesizer: Sendable {
         guard let executable = Self.locate(program) else {
             let fix = engine.package.map { "install it: apt-get install \($0)" }
                 ?? "give the program's path, executable, as the voice's name"
-            throw SpeechError("\(place): the speech engine \(request.engine.rawValue) ('\(program)') is not installed; \(fix)",
+            throw RenderError("\(place): the speech engine \(request.engine.rawValue) ('\(program)') is not installed; \(fix)",
                               category: .missingInput)
         }
         do {
             try FileManager.default.createDirectory(atPath: cacheDirectory, withIntermediateDirectories: true)
         } catch {
-            throw SpeechError("\(place): cannot create the speech cache \(cacheDirectory) (\(error.localizedDescription)); "
+            throw RenderError("\(place): cannot create the speech cache \(cacheDirectory) (\(error.localizedDescription)); "
                 + "set XDG_CACHE_HOME to a folder you can write", category: .cannotCreate)
         }
         let scratch = "\(cacheDirectory)/.\(request.key)-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
@@ -123,7 +112,7 @@ public struct SpeechSynthesizer: Sendable {
             }
         }
         guard FileManager.default.createFile(atPath: textFile, contents: Data(request.text.utf8)) else {
-            throw SpeechError("\(place): cannot write in the speech cache \(cacheDirectory); set XDG_CACHE_HOME to a folder you can write",
+            throw RenderError("\(place): cannot write in the speech cache \(cacheDirectory); set XDG_CACHE_HOME to a folder you can write",
                               category: .cannotCreate)
         }
         let lastLine = try speak(request, executable: executable,
@@ -132,7 +121,7 @@ public struct SpeechSynthesizer: Sendable {
         // Some engines exit 0 after saying why they spoke nothing (an unknown voice).
         let size = (try? FileManager.default.attributesOfItem(atPath: raw)[.size] as? NSNumber)?.int64Value ?? 0
         guard size > 0 else {
-            throw SpeechError("\(place): \(request.engine.rawValue) ('\(program)') wrote no audio"
+            throw RenderError("\(place): \(request.engine.rawValue) ('\(program)') wrote no audio"
                 + (lastLine.isEmpty ? "" : ": \(lastLine)") + "; check the voice '\(request.voice)'", category: .badData)
         }
         try Self.trimmed(raw, to: final, place: place, engine: request.engine.rawValue)
@@ -146,7 +135,7 @@ public struct SpeechSynthesizer: Sendable {
         do throws(IOError) {
             group = try ProcessGroup(executable: executable, arguments: arguments)
         } catch {
-            throw SpeechError("\(place): cannot run \(executable) (\(error.cause ?? error.message)); check that it is an executable program",
+            throw RenderError("\(place): cannot run \(executable) (\(error.cause ?? error.message)); check that it is an executable program",
                               category: .missingInput)
         }
         let ending = group.wait(limitSeconds: timeLimitSeconds) { Task.isCancelled }
@@ -156,14 +145,14 @@ public struct SpeechSynthesizer: Sendable {
         case .exited(0):
             return lastLine
         case .exited(let code):
-            throw SpeechError("\(place): \(engine) failed with exit code \(code)\(said); check the voice '\(request.voice)' and the text",
+            throw RenderError("\(place): \(engine) failed with exit code \(code)\(said); check the voice '\(request.voice)' and the text",
                               category: .badData)
         case .signaled(let signal):
-            throw SpeechError("\(place): \(engine) was ended by signal \(signal)\(said); check the voice '\(request.voice)' and the text",
+            throw RenderError("\(place): \(engine) was ended by signal \(signal)\(said); check the voice '\(request.voice)' and the text",
                               category: .badData)
         case .timedOut:
-            throw SpeechError("\(place): \(engine) ran past the time limit of \(String(format: "%g", timeLimitSeconds)) s for one line "
-                + "and was stopped\(said); raise the limit (--speech-timeout) or check that the program ends", category: .io)
+            throw RenderError("\(place): \(engine) ran past the time limit of \(String(format: "%g", timeLimitSeconds)) s for one line "
+                + "and was stopped\(said); raise the limit ({speech-timeout}) or check that the program ends", category: .io)
         case .stopped:
             throw CancellationError()
         }
@@ -182,14 +171,14 @@ public struct SpeechSynthesizer: Sendable {
             rate = reader.rate
             asset = try reader.readAll()
         } catch {
-            throw SpeechError("\(place): \(engine) wrote something that is not a sound (\(error)); check the engine", category: .badData)
+            throw RenderError("\(place): \(engine) wrote something that is not a sound (\(error)); check the engine", category: .badData)
         }
         let channels = asset.channels, frames = asset.frameCount
         func loud(_ frame: Int) -> Bool {
             (0..<channels).contains { abs(asset.samples[frame * channels + $0]) > silenceThreshold }
         }
         guard let first = (0..<frames).first(where: loud), let last = (0..<frames).last(where: loud) else {
-            throw SpeechError("\(place): \(engine) made only silence; check the voice and the text", category: .badData)
+            throw RenderError("\(place): \(engine) made only silence; check the voice and the text", category: .badData)
         }
         var samples = Array(asset.samples[(first * channels)..<((last + 1) * channels)])
         do {
@@ -201,7 +190,7 @@ public struct SpeechSynthesizer: Sendable {
             try writer.finish()
             try file.commit()
         } catch {
-            throw SpeechError("\(place): cannot write the speech cache (\(error)); set XDG_CACHE_HOME to a folder you can write",
+            throw RenderError("\(place): cannot write the speech cache (\(error)); set XDG_CACHE_HOME to a folder you can write",
                               category: .cannotCreate)
         }
     }

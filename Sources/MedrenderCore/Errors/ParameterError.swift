@@ -1,5 +1,3 @@
-import MedrenderCore
-
 /// A request's parameter that cannot be used: which one, the value given, and what is wrong with it.
 ///
 /// The library speaks of fields; each face words them in its own terms: the command line as its
@@ -7,14 +5,6 @@ import MedrenderCore
 /// range…`). A problem that names another parameter writes it as `{name}`, and each face words it
 /// too (`give {minutes} or {cycles}` → `give --minutes or --cycles` / `give minutes or cycles`).
 public struct ParameterError: DiagnosedError, Hashable {
-    /// How a face names its parameters.
-    public enum Face: Sendable {
-        /// `--minutes 15`.
-        case commandLine
-        /// `minutes=15`.
-        case query
-    }
-
     /// The parameter, as both faces spell it without their marks: `minutes`, `hold-in`, `true-peak`.
     public var parameter: String
     /// The value given, as given; nil when the problem is not with a value.
@@ -41,18 +31,6 @@ public struct ParameterError: DiagnosedError, Hashable {
         case .query: head = parameter + (value.map { "=\($0)" } ?? "")
         }
         let separator = problem.hasPrefix(":") || problem.hasPrefix(";") ? "" : " "
-        return head + separator + Self.naming(problem, face)
-    }
-
-    /// `text` with each `{name}` written as `face` names a parameter.
-    static func naming(_ text: String, _ face: Face) -> String {
-        var out = "", rest = Substring(text)
-        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            out += rest[..<open]
-            let name = rest[rest.index(after: open)..<close]
-            out += face == .commandLine ? "--\(name)" : "\(name)"
-            rest = rest[rest.index(after: close)...]
-        }
-        return out + rest
+        return head + separator + face.naming(problem)
     }
 }

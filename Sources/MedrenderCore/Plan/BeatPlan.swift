@@ -107,7 +107,7 @@ extension BeatError: CustomStringConvertible {
                 + "\(count) segment\(count == 1 ? "" : "s"); use 1…\(count)"
         case .binauralNeedsStereo:
             return "binaural beats need two channels (a different tone in each ear) but the output is mono; "
-                + "render in stereo (--channels 2) or use 'kind: monaural' or 'kind: isochronic'"
+                + "render in stereo ({channels=}2) or use 'kind: monaural' or 'kind: isochronic'"
         }
     }
 }
