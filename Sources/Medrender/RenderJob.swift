@@ -3,9 +3,11 @@ import MedrenderCore
 import MedrenderIO
 import MedrenderPresets
 
-/// One render, from a resolved session to a destination: what an app or a server embeds. It
-/// knows no preset library, no command line and no exit code; its sounds are found before it is
-/// made (`PresetLibrary.resolveSounds`), and its errors carry a category.
+/// What to render: a session with its sounds, the options and the format, and what goes beside
+/// the audio (cue sheets, stems); what an app or a server embeds. It knows no preset library, no
+/// command line and no exit code: its sounds are found (`PresetLibrary.resolveSounds`) and its
+/// speech synthesized (`GuideSpeech.prepare`) before it runs, and its errors carry a category. It
+/// is prepared once (`prepare`) and the result runs as many times, to as many places, as asked.
 public struct RenderJob: Sendable {
     public var session: Session
     /// Every sound the session needs, found and credited.
@@ -20,13 +22,15 @@ public struct RenderJob: Sendable {
     public var stemsDirectory: String?
     /// Sounds already decoded and resampled, shared by the renders of a build or a server.
     public var soundCache: SoundCache?
-    /// Measured loudness of mixes already rendered, so a repeat skips pass 1 and streams at once.
+    /// Measured loudness of mixes already rendered: a render of the same mix (the same session,
+    /// options and sound files, in any format) skips pass 1.
     public var loudnessCache: LoudnessCache?
-    /// The cores the render may keep busy. With 2 or more, the sounds load two at a time, pass 1's
-    /// two pairs of parts run side by side, pass 2 mixes on one thread while it encodes on
-    /// another, and an OGG is encoded in pieces on `threads` threads at once
-    /// (`PiecedVorbisEncoder`); with 1, all of it runs on the calling thread. The bytes written are
-    /// the same either way.
+    /// The cores the render may keep busy. With 2 or more, the sounds load side by side (as many
+    /// at once as there are cores), pass 1's two pairs of parts and the limited pass's parts run
+    /// side by side, pass 2 mixes on one thread while it encodes on another, and an OGG is encoded
+    /// in pieces on `threads` threads at once (`PiecedVorbisEncoder`); with 1, all of it runs on
+    /// the calling thread but an OGG's decode check, which has a thread of its own
+    /// (`LiveVorbisCheck`). The bytes written are the same either way.
     public var threads = 2
     /// Seconds a speech engine may take to speak one line of the script, above 0, default 120
     /// (`SpeechSynthesizer.timeLimitSeconds`).
@@ -101,11 +105,25 @@ public struct RenderJob: Sendable {
     }
 
     /// Stage 3: writes a prepared render to `destination` (and the cue sheets and stems) and
-    /// reports what it wrote. Pass 1 measures the master chain before the gain (or takes the
-    /// measure of the same mix made before); pass 2 writes it with the gain and the limiter, again
-    /// when a lossy file decodes over the ceiling or off the target (`LossyRetryPolicy`); the
-    /// stems follow the mix's chain; then every file is put in place together (`OutputSet`), so a
-    /// render that fails anywhere changes none of them.
+    /// reports what it wrote. It mixes the session:
+    ///
+    /// - once to measure it before the gain (pass 1, `LoudnessPass`), unless `loudnessCache`
+    ///   holds the same mix's measure;
+    /// - for an output written once (a WAV or FLAC file or stream, an OGG streamed as it is
+    ///   encoded): 1 to 3 times more to measure it through the gain and the limiter
+    ///   (`LimitedLoudnessPass`), only when the gain takes pass 1's largest sample more than 1 dB
+    ///   over the limiter's ceiling; then once to write it (pass 2, `WritePass`). 2 to 5 times
+    ///   with pass 1;
+    /// - for a lossy output written into a temporary file (an OGG, Opus or MP3 file; an Opus or
+    ///   MP3 stream, or an OGG one under 44.1 kHz, sent once done): once to write it, measured as
+    ///   it decodes; again, at most 3 times, while it decodes over the ceiling or more than
+    ///   0.45 LU off the target; and once more, as the write that held the ceiling closest to the
+    ///   target, when it is still over then (`LossyRetryPolicy`). 2 to 6 times with pass 1;
+    /// - with stems, once more: the mix's chain again, for its limiter's gains, beside each
+    ///   layer's own (`StemPass`).
+    ///
+    /// Then every file is put in place together (`OutputSet`): a render that fails before then
+    /// changes none of them (a stream has been sent as it went).
     public func run(_ prepared: PreparedRender, to destination: RenderDestination,
                     progress: (@Sendable (RenderProgress) -> Void)? = nil) throws -> RenderReport {
         let plan = prepared.plan
@@ -138,17 +156,18 @@ public struct RenderJob: Sendable {
             loudnessCache?.record(mix, for: mixKey)
         }
         let measured = mix.loudness
-        // A WAV, a FLAC and a stream are written once: what the limiter will take off their
-        // loudness is measured first. A lossy file is measured as it decodes and written again
-        // when it misses instead.
+        // A WAV, a FLAC and an OGG streamed as it is encoded are written once: what the limiter
+        // will take off their loudness is measured first. A lossy output written into a temporary
+        // file (any lossy file; an Opus, MP3 or sub-44.1-kHz OGG stream) is measured as it decodes
+        // and written again when it misses instead.
         let rewritable = lossy && outputs.audio.temporaryPath != nil
         let gainDecibels = try LimitedLoudnessPass.gainDecibels(prepared, mix: mix, ceilingDecibels: plan.master.truePeakDBTP - headroom,
                                                                 limited: !rewritable, parallel: parallel, stopped: stopped)
 
-        // Pass 2: a lossy file is measured as it decodes (an OGG file as it is written, on its own
-        // thread; other lossy files read back once written), so what goes into it need not be.
-        // An OGG stream is measured as it decodes too, so that its report says what a listener
-        // gets, though it cannot be written again.
+        // Pass 2: a lossy output written into a temporary file is measured as it decodes (an OGG
+        // as it is written, on its own thread; Opus and MP3 read back once written), so what goes
+        // into it need not be. An OGG streamed as it is encoded is measured as it decodes too, so
+        // that its report says what a listener gets, though it cannot be written again.
         var policy = LossyRetryPolicy(ceilingDBTP: plan.master.truePeakDBTP, targetLUFS: plan.master.loudnessLUFS,
                                       gainDecibels: gainDecibels, headroomDecibels: headroom)
         var figures: WritePass.Figures
@@ -198,8 +217,8 @@ public struct RenderJob: Sendable {
             limiterReductionDecibels: -gainToDecibels(Double(figures.deepestGain)))
     }
 
-    /// What the report says of a lossy stream that decodes over the ceiling: it cannot be written
-    /// again, as a file is.
+    /// What the report says of an OGG streamed as it is encoded that decodes over the ceiling: it
+    /// cannot be written again, as a file is.
     static func streamNotes(truePeak: Double?, plan: RenderPlan) -> [String] {
         guard let truePeak, truePeak > plan.master.truePeakDBTP + 0.05 else { return [] }
         return [String(format: "the stream decodes to %.1f dBTP, over the ceiling %.1f dBTP, and a stream cannot be written again; "
