@@ -347,12 +347,13 @@ public struct MedrenderService: Sendable {
         return "anonymous"
     }
 
-    /// Holds a render place (and the client's share) around `body`, for the work a request needs
-    /// before or instead of a render (its speech synthesized, its sounds decoded, its session
-    /// planned: `/cues`, `/preview`, the studio's, and every job), and runs it on a thread of its
-    /// own (`BlockingWork`): that work never holds a task of the server, and no more of it runs at
-    /// once than renders do. A request whose client leaves while it waits in the queue gives its
-    /// place back.
+    /// Holds a render place and the client's share around `body`, and runs it on a thread of its
+    /// own (`BlockingWork`): the work of a request that decodes sounds, other than an audio
+    /// render (`RenderRoute` gates that itself): the session planned with them (`/cues`,
+    /// `/preview`, the studio's plan, a take checked before its render), a studio cue rendered, a
+    /// video made (`onRenderPlace`). That work never holds a task of the server, and no more of it
+    /// runs at once than renders do; a job is made under `preparing` instead. A request whose
+    /// client leaves while it waits in the queue gives its place back.
     func gated<T: Sendable>(_ request: Request, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         let client = client(of: request)
         if let refusal = await limits.begin(client) { throw ServeError.limited(refusal.message, retryAfter: refusal.retryAfter) }
@@ -368,10 +369,10 @@ public struct MedrenderService: Sendable {
     }
 
     /// Runs `body` under a render place, on a thread of its own, without counting it against the
-    /// client's render limits: the work a request needs before its render (sounds found, speech
-    /// synthesized, the length fitted), so that no more of it runs at once than renders do and none
-    /// of it on a task of the server. A request whose client leaves while it waits gives its place
-    /// back; `request` nil is the server's own work.
+    /// client's render limits: the job a request asks for, made (a library preset read and
+    /// checked, its sounds found, its speech synthesized, the length fitted), so that no more of it
+    /// runs at once than renders do and none of it on a task of the server. A request whose client leaves while
+    /// it waits gives its place back; `request` nil is the server's own work.
     func preparing<T: Sendable>(_ request: Request?, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         let gate = self.gate
         let entered = if let request { try await untilClientLeaves(request, { await gate.enter() }) } else { await gate.enter() }
