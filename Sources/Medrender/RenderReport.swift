@@ -8,26 +8,34 @@ public struct RenderReport: Sendable, Codable, Hashable {
     public var cycles: Int
     /// Integrated loudness of the mix before the gain, in LUFS.
     public var measuredLoudnessLUFS: Double?
-    /// The gain applied to reach the target, in dB.
+    /// The gain applied to reach the target, in dB: pass 1's, raised for what the limiter takes
+    /// off an output written once, or corrected by what a lossy output decoded to.
     public var gainDecibels: Double
-    /// Integrated loudness of what was written, in LUFS (before 16-bit dither or encoding).
+    /// Integrated loudness of the output, in LUFS. An OGG, Opus or MP3 output is measured as it
+    /// decodes (Opus at 48 kHz); a WAV or FLAC one as its samples go to the encoder, before
+    /// they are quantized (and dithered, at 16 bits). The same holds for the three figures below.
     public var loudnessLUFS: Double?
-    /// Loudness range of what was written, in LU.
+    /// Loudness range of the output, in LU.
     public var loudnessRangeLU: Double?
-    /// True peak of what was written, in dBTP (4× interpolated near the peaks).
+    /// True peak of the output, in dBTP: looked for between samples at a spacing of at most
+    /// 1/192000 s (4× at 48 kHz, 24× at 8 kHz), around the samples within 6 dB of the highest
+    /// so far.
     public var truePeakDBTP: Double?
     /// The stems written, one per layer.
     public var stems: [String] = []
-    /// What the render had to work around (a missing sound replaced by a bundled one).
+    /// What the render says besides its figures: a sound replaced by a bundled one, the plan's
+    /// notes (how the session was fitted), a cover a WAV cannot hold, a target missed, a ceiling
+    /// a lossy output breaks as it decodes.
     public var warnings: [String] = []
-    /// The largest sample written, in dBFS.
+    /// The largest sample of the output, in dBFS (measured as the loudness is).
     public var samplePeakDBFS: Double?
     /// The deepest gain reduction of the true-peak limiter, in dB (0 when it never acted).
     public var limiterReductionDecibels: Double
 }
 
-/// How far a render has come: pass 1 measures, pass 2 writes, pass 3 decodes a lossy file back
-/// to check it.
+/// How far a render has come: pass 1 measures, pass 2 writes (from 0 again each time a lossy
+/// output is written again), pass 3 reads an Opus or MP3 output back to check it (an OGG is
+/// checked within pass 2). The limited pass between 1 and 2 reports nothing.
 public struct RenderProgress: Sendable {
     public var pass: Int
     public var framesDone: Int64
@@ -46,9 +54,10 @@ public struct RenderProgress: Sendable {
     public var fraction: Double { weights.fraction(pass: pass, framesDone: framesDone, totalFrames: totalFrames) }
 }
 
-/// The share of a render's time each pass takes: measuring (pass 1), writing (pass 2) and, for a
-/// lossy file, decoding it back to check it (pass 3). The measuring pass only mixes, so it is
-/// cheap; writing also limits (oversampled true peak) and encodes.
+/// The share of a render's time each pass takes: measuring (pass 1), writing (pass 2) and, for
+/// an Opus or MP3 output, reading it back to check it (pass 3). The measuring pass only mixes, so
+/// it is cheap; writing also limits (oversampled true peak) and encodes. The limited pass and a
+/// lossy output's writes after the first are not weighed.
 public struct PassWeights: Sendable, Hashable {
     public var measuring: Double
     public var writing: Double
@@ -67,7 +76,7 @@ public struct PassWeights: Sendable, Hashable {
     /// The shares measured on release builds (10-minute box-breath at 48 kHz on two cores, the
     /// time from the sounds loaded to the last check): WAV 4/96 %, FLAC 4/96 %, OGG 1/99 % (an
     /// OGG file is decoded as it is written, on another thread: no pass of its own), Opus
-    /// 1/56/43 %, MP3 1/79/20 %. Without the check (a stream) its share goes to writing.
+    /// 1/56/43 %, MP3 1/79/20 %. Without the check its share goes to writing.
     public static func forFormat(_ format: OutputFormat, checked: Bool) -> PassWeights {
         let shares: (Double, Double, Double)
         switch format {
