@@ -52,17 +52,24 @@ let package = Package(
             name: "CCairo", pkgConfig: "pangocairo",
             providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
 
-        // Pure Swift: time, schedule, plan, DSP, mixer. Imports no C.
+        // Pure Swift: model, time, schedule, plan, DSP, mixer, master chain. Imports Foundation and
+        // Synchronization only, no C module (scripts/check-imports holds it to that); its sin, pow
+        // and log10 are still the C math library's, through Foundation.
         .target(name: "MedrenderCore"),
-        // Presets (YAML) decoded and validated into a Session.
+        // Presets (YAML) decoded and validated into a Session; the library that finds presets and
+        // their sounds.
         .target(
             name: "MedrenderPresets",
             dependencies: ["MedrenderCore", .product(name: "Yams", package: "Yams")]),
-        // The one module that owns C handles.
+        // Files, processes and the audio's C handles: libsndfile, libsamplerate, libvorbis,
+        // libebur128, FFmpeg's decoders (M4A/AAC input). The video's (Cairo, FFmpeg's encoders)
+        // are MedrenderVideo's.
         .target(
             name: "MedrenderIO",
             dependencies: ["MedrenderCore", "CSndFile", "CSampleRate", "CVorbis", "CEBUR128", "CFFmpeg"]),
-        // The facade: load assets, two passes, encode.
+        // The renderer: sounds decoded, the session planned, then mixed to measure, to write, and
+        // again where the output needs it (`RenderJob.run`), encoded and put in place; speech,
+        // cue sheets, inspection, the typed parameters (`SessionParameters`).
         .target(
             name: "Medrender",
             dependencies: [
@@ -84,7 +91,8 @@ let package = Package(
         .target(
             name: "MedrenderVideo",
             dependencies: ["Medrender", "MedrenderCore", "MedrenderIO", "MedrenderPreview", "CCairo", "CFFmpeg"]),
-        // The HTTP service: presets, renders streamed as they encode, cue sheets.
+        // The HTTP service: presets, renders (into a cache, streamed from it as it grows), cue
+        // sheets, previews, videos, the studio, a podcast feed.
         .target(
             name: "MedrenderServer",
             dependencies: [
