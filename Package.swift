@@ -142,7 +142,13 @@ let package = Package(
             dependencies: ["MedrenderCLI", "Medrender", "MedrenderBuild", "MedrenderTestSupport", "MedrenderCore", "MedrenderIO"]),
         .testTarget(
             name: "MedrenderServerTests",
-            dependencies: ["MedrenderServer", "MedrenderTestSupport"]),
+            dependencies: [
+                "MedrenderServer", "MedrenderPresets", "MedrenderTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "MedrenderPreviewTests",
             dependencies: ["MedrenderPreview", "MedrenderCore"]),

@@ -1,5 +1,6 @@
 import Foundation
 import MedrenderCore
+import MedrenderIO
 import MedrenderPresets
 
 /// The measured loudness and peak of mixes already rendered (pass 1's result), so that rendering the same
@@ -17,18 +18,14 @@ public final class LoudnessCache: @unchecked Sendable {
         struct SoundIdentity: Hashable {
             var ref: SoundRef
             var path: String
-            var size: Int64
-            var modified: Double
+            var file: FileIdentity
         }
 
         init(job: RenderJob) {
             session = job.session
             options = job.options
             sounds = job.sounds.sounds.values.sorted { $0.ref.name < $1.ref.name }.map { sound in
-                let attributes = try? FileManager.default.attributesOfItem(atPath: sound.path)
-                return SoundIdentity(ref: sound.ref, path: sound.path,
-                                     size: (attributes?[.size] as? NSNumber)?.int64Value ?? -1,
-                                     modified: (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? -1)
+                SoundIdentity(ref: sound.ref, path: sound.path, file: FileIdentity(path: sound.path))
             }
         }
     }

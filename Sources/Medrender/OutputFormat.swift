@@ -2,7 +2,7 @@ import MedrenderCore
 import MedrenderIO
 
 /// The file formats medrender writes, chosen by the output's extension or `--format`.
-public enum OutputFormat: Hashable, Sendable {
+public enum OutputFormat: Hashable, Sendable, Codable {
     /// OGG Vorbis; quality as oggenc's `-q`, −1…10.
     case ogg(quality: Double)
     case wav(SampleFormat)

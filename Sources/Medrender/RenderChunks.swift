@@ -1,5 +1,6 @@
 import Foundation
 import MedrenderCore
+import MedrenderIO
 
 /// Bytes made on a thread of their own (`BlockingWork`) as an asynchronous sequence of chunks: the
 /// one hand-over from blocking work to a task that medrender has, used by a render's stream

@@ -222,7 +222,7 @@ public struct RenderJob: Sendable {
     static func streamNotes(truePeak: Double?, plan: RenderPlan) -> [String] {
         guard let truePeak, truePeak > plan.master.truePeakDBTP + 0.05 else { return [] }
         return [String(format: "the stream decodes to %.1f dBTP, over the ceiling %.1f dBTP, and a stream cannot be written again; "
-                       + "write a file (checked as it decodes, and written again when it goes over) or lower {true-peak}",
+                       + "write a file (checked as it decodes, and written again when it goes over) or lower the true-peak ceiling",
                        truePeak, plan.master.truePeakDBTP)]
     }
 
@@ -231,7 +231,7 @@ public struct RenderJob: Sendable {
     static func overNotes(truePeak: Double?, plan: RenderPlan, retries: Int) -> [String] {
         guard let truePeak, truePeak > plan.master.truePeakDBTP + 0.05 else { return [] }
         return [String(format: "the file decodes to %.1f dBTP, over the ceiling %.1f dBTP, after it was written %d times; "
-                       + "lower {loudness}, raise {rate} or {quality}, or write a WAV or FLAC",
+                       + "lower the loudness target, raise the rate or the quality, or write a WAV or FLAC",
                        truePeak, plan.master.truePeakDBTP, retries + 1)]
     }
 
@@ -245,7 +245,7 @@ public struct RenderJob: Sendable {
         guard target - loudness > 0.5 else { return [] }
         let cause = gainDecibels >= maximumGainDecibels
             ? String(format: "the mix is too quiet to raise further (the gain stops at +%.0f dB)", maximumGainDecibels)
-            : String(format: "the true-peak ceiling (%.1f dBTP) holds it down; lower {loudness} or raise {true-peak}", plan.master.truePeakDBTP)
+            : String(format: "the true-peak ceiling (%.1f dBTP) holds it down; lower the loudness target or raise the ceiling", plan.master.truePeakDBTP)
         return [String(format: "the output is %.1f LUFS, %.1f LU under the target %.1f LUFS: ", loudness, target - loudness, target) + cause]
     }
 }

@@ -7,7 +7,7 @@ import MedrenderIO
 /// holds only values it can use and no face parses them its own way.
 
 /// A format by name, before its quality and bits: what `--format` and `format=` take.
-public enum FormatName: String, CaseIterable, Hashable, Sendable {
+public enum FormatName: String, CaseIterable, Hashable, Sendable, Codable {
     case ogg, wav, flac, opus, mp3
 
     /// The format `name` spells, in any case, `oga` and `wave` too; nil for any other.

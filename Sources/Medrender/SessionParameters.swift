@@ -9,7 +9,7 @@ import MedrenderPresets
 /// are typed here, each face reading its text through `RequestValues.swift`; `validate` checks the
 /// ranges and the combinations, as `ParameterError`s that each face words in its own terms
 /// (`--minutes` / `minutes=`).
-public struct SessionParameters: Sendable, Hashable {
+public struct SessionParameters: Sendable, Hashable, Encodable {
     public var preset: String
     public var minutes: Double?
     public var cycles: Int?

@@ -1,5 +1,6 @@
 import Foundation
 import MedrenderCore
+import MedrenderIO
 
 /// Sounds decoded and resampled once, with their loudness, and shared read-only by every render
 /// that uses them (the renders of a build run side by side). A sound is known by the SHA-256 of
@@ -15,7 +16,7 @@ public final class SoundCache: @unchecked Sendable {
         enum Identity: Hashable {
             case content(sha256: String)
             /// The size and modification time too, so a file changed during a build is read again.
-            case file(path: String, size: Int64, modified: Double)
+            case file(path: String, FileIdentity)
         }
         var identity: Identity
         var rate: Int
@@ -85,9 +86,7 @@ public final class SoundCache: @unchecked Sendable {
         if let hash = lock.withLock({ contentHashes[standard] }) {
             identity = .content(sha256: hash)
         } else {
-            let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-            identity = .file(path: standard, size: (attributes?[.size] as? NSNumber)?.int64Value ?? -1,
-                             modified: (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? -1)
+            identity = .file(path: standard, FileIdentity(path: path))
         }
         let key = Key(identity: identity, rate: rate, held: held)
         lock.lock()

@@ -107,7 +107,6 @@ public final class PiecedVorbisEncoder {
     /// The audio handed to the pieces and not yet encoded, at most (samples): a piece's, so the
     /// threads never wait on each other; beyond it, the caller waits.
     private let bound: Int
-    private let queue = DispatchQueue(label: "medrender.vorbis-pieces", attributes: .concurrent)
     private var finished = false
 
     /// Starts a stream and writes its headers.
@@ -159,10 +158,11 @@ public final class PiecedVorbisEncoder {
     /// How far before a boundary the next piece's buffer starts: the pre-roll and the starts tried.
     private var lead: Int { prerollFrames + 2 * longBlock }
 
-    /// Puts a piece on the stream's list and, with more than one thread, on a thread of its own.
+    /// Puts a piece on the stream's list and, with more than one thread, on a thread of its own
+    /// (`BlockingWork`: a piece waits for its audio, which would park a Dispatch worker).
     private func launch(_ piece: PieceWorker) {
         pieces.append(piece)
-        if threads > 1 { queue.async { piece.work() } }
+        if threads > 1 { BlockingWork.start("medrender vorbis piece") { piece.work() } }
     }
 
     /// Encodes `frameCount` interleaved frames.

@@ -3,7 +3,7 @@ import Foundation
 import MedrenderCore
 
 /// The sample formats medrender writes through libsndfile.
-public enum SampleFormat: String, Sendable, CaseIterable {
+public enum SampleFormat: String, Sendable, CaseIterable, Codable {
     case int16 = "16"
     case int24 = "24"
     case float32 = "32f"

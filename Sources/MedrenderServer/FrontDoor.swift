@@ -38,7 +38,7 @@ struct FrontDoor<Context: RequestContext>: RouterMiddleware {
         }
         if request.method == .options { return (service.origins.preflight(request, route: route), "-") }
         guard route.answers(request.method) else {
-            let served = route.takesPost ? "only POST is served" : "only GET and HEAD are served"
+            let served = "only \(route.allowed.replacingOccurrences(of: ", ", with: " and ")) \(route.takesHead ? "are" : "is") served"
             return (MedrenderService.text(.methodNotAllowed, "\(request.method) \(request.uri.path): \(served)",
                                           headers: [.allow: route.allowed]), "-")
         }

@@ -6,6 +6,7 @@ import Logging
 import Medrender
 import MedrenderBuild
 import MedrenderCore
+import MedrenderIO
 import MedrenderPresets
 import MedrenderPreview
 import NIOCore
@@ -139,30 +140,19 @@ public struct MedrenderService: Sendable {
     /// The routes' paths, as the 404 lists them.
     static var routes: [String] { ServedRoute.all.map(\.path) }
 
+    /// The server's router: the front door first, then every route of the table (`ServedRoute`).
+    func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.add(middleware: FrontDoor<BasicRequestContext>(service: self))
+        ServedRoute.register(on: router, service: self)
+        return router
+    }
+
     /// Runs until the task is cancelled or the process is asked to stop (SIGINT, SIGTERM): then it
     /// stops accepting, lets running streams go on for `shutdownGraceSeconds`, and ends them.
     public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
         Self.raiseFileLimit()
-        let router = Router()
-        router.add(middleware: FrontDoor<BasicRequestContext>(service: self))
-        func both(_ path: RouterPath, _ handler: @escaping @Sendable (Request, BasicRequestContext, Bool) async throws -> Response) {
-            router.get(path) { request, context in try await handler(request, context, false) }
-            router.head(path) { request, context in try await handler(request, context, true) }
-        }
-        // Presets are read and decoded on a thread of their own, never on a task of the server.
-        both("/presets") { _, _, head in Self.headOnly(try await BlockingWork.run("medrender presets") { try self.presets() }, head) }
-        both("/presets/:name") { _, context, head in
-            let name = context.parameters.get("name") ?? ""
-            return Self.headOnly(try await BlockingWork.run("medrender preset") { try self.preset(named: name) }, head)
-        }
-        both("/render") { request, _, head in try await self.render(request, head: head) }
-        both("/cues") { request, _, head in Self.headOnly(try await self.cues(request), head) }
-        both("/preview") { request, _, head in Self.headOnly(try await self.preview(request), head) }
-        both("/healthz") { _, _, head in Self.headOnly(Self.text(.ok, "ok"), head) }
-        both("/metrics") { _, _, head in Self.headOnly(await self.metricsResponse(), head) }
-        registerStudio(router)
-        both("/video") { request, _, head in try await self.video(request, head: head) }
-        both("/feed.xml") { request, _, head in try await self.feed(request, head: head) }
+        let router = self.router()
         let counter = connections, metrics = self.metrics
         let sendTimeout = TimeAmount.seconds(Int64(settings.sendTimeoutSeconds))
         let requestTimeout = TimeAmount.seconds(Int64(settings.idleTimeoutSeconds))

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Medrender
+import MedrenderIO
 
 /// Finished renders on disk, known by their identity (`RenderIdentity`), so that a repeat request,
 /// and any range of it, is served from the file without rendering again. An entry is written

@@ -4,6 +4,7 @@ import Hummingbird
 import Medrender
 import MedrenderBuild
 import MedrenderCore
+import MedrenderIO
 import NIOCore
 
 extension MedrenderService {
@@ -36,15 +37,12 @@ extension MedrenderService {
     static func studioIdentity(_ yaml: String, job: RenderJob) -> String {
         var h = SHA256Hasher()
         h.update("medrender studio render \(LibraryBuild.rendererVersion)\n")
-        h.update("format \(job.format.fileExtension) \(String(reflecting: job.format))\n")
+        h.update(fields: job.format)
         h.update("rate \(job.options.rate) channels \(job.options.channels)\n")
         h.update("preset \(yaml.utf8.count)\n")
         h.update(yaml)
         for sound in job.sounds.sounds.values.sorted(by: { $0.ref.name < $1.ref.name }) {
-            let attributes = try? FileManager.default.attributesOfItem(atPath: sound.path)
-            let size = (attributes?[.size] as? NSNumber)?.int64Value ?? -1
-            let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? -1
-            h.update("\nsound \(sound.ref.name) \(URL(fileURLWithPath: sound.path).lastPathComponent) \(size) \(modified)")
+            h.update("\nsound \(sound.ref.name) \(URL(fileURLWithPath: sound.path).lastPathComponent) \(FileIdentity(path: sound.path))")
         }
         return String(h.finalizeHex().prefix(40))
     }

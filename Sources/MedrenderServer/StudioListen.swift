@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Medrender
 import MedrenderCore
+import MedrenderIO
 import NIOCore
 
 extension MedrenderService {

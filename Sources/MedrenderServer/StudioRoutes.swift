@@ -81,25 +81,6 @@ enum LibraryStudioHash {
 }
 
 extension MedrenderService {
-    /// Registers the studio's routes on `router`.
-    func registerStudio(_ router: Router<BasicRequestContext>) {
-        router.get("/studio") { _, _ in self.studioPage() }
-        router.head("/studio") { _, _ in Self.headOnly(self.studioPage(), true) }
-        router.post("/studio/plan") { request, _ in try await self.studioPlan(request) }
-        router.post("/studio/save") { request, _ in try await self.studioSave(request) }
-        router.post("/studio/listen") { request, _ in try await self.studioTake(request) }
-        router.get("/studio/listen/:id") { request, context in
-            try await self.studioListen(request, id: context.parameters.get("id") ?? "")
-        }
-        router.post("/studio/cue") { request, _ in try await self.studioCue(request) }
-        router.get("/studio/render/:id") { request, context in
-            try await self.studioRender(request, id: context.parameters.get("id") ?? "", head: false)
-        }
-        router.head("/studio/render/:id") { request, context in
-            try await self.studioRender(request, id: context.parameters.get("id") ?? "", head: true)
-        }
-    }
-
     func studioPage() -> Response {
         let html = StudioPage(canSave: settings.presetsDirectory != nil).html
         return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],

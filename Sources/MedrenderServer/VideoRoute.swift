@@ -104,7 +104,10 @@ extension MedrenderService {
 
     /// The video's identity: the session's render identity and the picture's settings.
     static func videoIdentity(_ identity: String, _ settings: VideoSettings) -> String {
-        String(SHA256Hasher.hash("medrender video \(identity) \(String(reflecting: settings))").prefix(40))
+        var h = SHA256Hasher()
+        h.update("medrender video \(identity)\n")
+        h.update(fields: settings)
+        return String(h.finalizeHex().prefix(40))
     }
 
     /// A cache entry as the answer (its length, ranges), or nil when there is none or it cannot be opened.

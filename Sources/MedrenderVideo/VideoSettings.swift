@@ -3,7 +3,7 @@ import Medrender
 import MedrenderCore
 
 /// The containers a video is written in, chosen by the output's extension.
-public enum VideoContainer: String, Hashable, Sendable, CaseIterable {
+public enum VideoContainer: String, Hashable, Sendable, CaseIterable, Codable {
     /// MP4: H.264 (libx264) and AAC.
     case mp4
     /// WebM: VP9 (libvpx) and Opus.
@@ -26,7 +26,7 @@ public enum VideoContainer: String, Hashable, Sendable, CaseIterable {
 }
 
 /// A picture size in pixels: a name (`720p`, `1080p`, `square`, `vertical`) or `WIDTHxHEIGHT`.
-public struct VideoSize: Hashable, Sendable, CustomStringConvertible {
+public struct VideoSize: Hashable, Sendable, Codable, CustomStringConvertible {
     public var width: Int
     public var height: Int
 
@@ -78,7 +78,7 @@ public struct VideoSize: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// What is behind the circle.
-public enum VideoBackground: Hashable, Sendable {
+public enum VideoBackground: Hashable, Sendable, Codable {
     /// One colour, red, green and blue 0…1.
     case colour(Double, Double, Double)
     /// A vertical gradient from the top colour to the bottom one.
@@ -113,7 +113,7 @@ public enum VideoBackground: Hashable, Sendable {
 }
 
 /// How a video is made: its container, size, frame rate and background.
-public struct VideoSettings: Hashable, Sendable {
+public struct VideoSettings: Hashable, Sendable, Codable {
     public var container: VideoContainer
     public var size: VideoSize
     /// Frames per second, 1…60, default 30.

@@ -247,7 +247,7 @@ func helpListsTheExitCodes(command: [String]) throws {
         #expect(result.status == 0, "\(result.stderr)")
         let warning = try #require(result.stderr.split(separator: "\n").first { $0.hasPrefix("medrender: warning:") })
         #expect(warning.contains("under the target -6.0 LUFS"), "\(warning)")
-        #expect(warning.contains("lower --loudness or raise --true-peak"), "\(warning)")
+        #expect(warning.contains("lower the loudness target or raise the ceiling"), "\(warning)")
         let (integrated, truePeak) = try Self.ffmpegLoudness(out)
         #expect(integrated < -7, "ffmpeg agrees it is under the target: \(integrated) LUFS")
         #expect(truePeak <= -1 + 0.1, "true peak \(truePeak) dBTP")

@@ -178,7 +178,7 @@ import Testing
         #expect(try server.get("/healthz").status == 200)
         let bearer = ["-H", "Authorization: Bearer \(key)"]
         let long = try server.get("/render?preset=box-breath&minutes=2", curl: bearer)
-        #expect(long.status == 400 && String(decoding: long.body, as: UTF8.self).contains("--max-minutes"))
+        #expect(long.status == 400 && String(decoding: long.body, as: UTF8.self).contains("this server renders up to 1.5 minutes"))
         #expect(try server.get("/render?preset=box-breath&minutes=1&rate=8000", curl: bearer).status == 200)
         let over = try server.get("/render?preset=box-breath&minutes=1.2&rate=8000", curl: ["-H", "Authorization: Bearer \(key)"])
         #expect(over.status == 429 && Self.header("retry-after", over.headers) != nil)

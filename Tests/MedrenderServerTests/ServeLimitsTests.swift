@@ -179,6 +179,61 @@ struct RawClient {
         #expect(served.hasPrefix("HTTP/1.1 200"), "\(served.prefix(300))")
     }
 
+    /// Blocking work runs on threads of its own, never on the server's tasks: with every render
+    /// place held by a synthesis that waits on a FIFO the test holds (on a two-core machine, as
+    /// many as Swift's cooperative pool has threads), and a render waiting in the queue, `/healthz`
+    /// and `/metrics` answer every time.
+    @Test func withEveryRenderPlaceHeldHealthAndMetricsAnswerEveryTime() throws {
+        let library = TemporaryDirectory("limits-all-held")
+        try FileManager.default.createDirectory(atPath: library.file("Presets"), withIntermediateDirectories: true)
+        let fifo = library.file("hold")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let tone = library.file("tone.wav")
+        #expect(try runProcess("/usr/bin/sox", ["-n", "-r", "16000", "-c", "1", tone, "synth", "1", "sine", "440"]).status == 0)
+        let program = library.write("speak.sh", "#!/bin/sh\ncat '\(fifo)' >/dev/null\ncp '\(tone)' \"$2\"\n")
+        chmod(program, 0o755)
+        _ = library.write("Presets/held.yaml", ServeTrustTests.guided(voice: "{ engine: command, name: \(program) }"))
+        let places = max(2, ProcessInfo.processInfo.activeProcessorCount)
+        let server = try ServerProcess(["--library", library.path, "--allow-command-voices", "--max-renders", "\(places)", "--queue", "4"])
+        defer { server.stop() }
+
+        var holders: [RawClient] = []
+        defer { for holder in holders { holder.close() } }
+        for index in 0..<places {
+            let holder = try RawClient(port: server.port)
+            holders.append(holder)
+            // Each asks a render of its own (another length), so none joins another's.
+            #expect(holder.send("GET /cues?preset=held&minutes=\(index + 1) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"))
+        }
+        #expect(try waitUntil { try ServeTrustTests.metric(server, "medrender_renders_running") == Double(places) })
+        let queued = try RawClient(port: server.port)
+        defer { queued.close() }
+        #expect(queued.send("GET /render?preset=box-breath&minutes=1&rate=8000&format=wav HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"))
+        #expect(try waitUntil { try ServeTrustTests.metric(server, "medrender_renders_queued") == 1 })
+
+        let asked = 20
+        var answered = 0
+        for _ in 0..<asked {
+            let health = try server.get("/healthz"), metrics = try server.get("/metrics")
+            if health.status == 200, metrics.status == 200 { answered += 1 }
+        }
+        #expect(answered == asked, "\(answered) of \(asked) asked answered")
+        #expect(try ServeTrustTests.metric(server, "medrender_renders_running") == Double(places), "a held place was let go")
+
+        // Let the syntheses go: every reader of the FIFO sees its end (a reader that opens it late
+        // gets a writer of its own on the next look), then every request is answered.
+        #expect(try waitUntil {
+            let writer = open(fifo, O_WRONLY | O_NONBLOCK)
+            if writer >= 0 { Glibc.close(writer) }
+            return try ServeTrustTests.metric(server, "medrender_renders_running") == 0
+                && ServeTrustTests.metric(server, "medrender_renders_queued") == 0
+        })
+        for client in holders + [queued] {
+            let answer = String(decoding: client.receiveToEnd(silence: 120) ?? [], as: UTF8.self)
+            #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(300))")
+        }
+    }
+
     @Test func aVideoRenderStopsWhenItsClientLeaves() throws {
         let server = try ServerProcess()
         defer { server.stop() }

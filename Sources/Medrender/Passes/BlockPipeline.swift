@@ -1,4 +1,5 @@
 import Foundation
+import MedrenderIO
 
 /// A value handed between threads whose use the code around it orders: one owner at a time (a
 /// producer and the consumer it hands to through `BlockPipeline`'s semaphores, a part of pass 1

@@ -272,10 +272,7 @@ final class EngineFacts: @unchecked Sendable {
     /// The engine's version (for `command`, of that program; asked again when the file changed).
     func version(of engine: GuideVoice.Engine, program: String) -> String {
         var key = "\(engine.rawValue) \(program)"
-        if engine == .command, let path = SpeechSynthesizer.locate(program),
-           let attributes = try? FileManager.default.attributesOfItem(atPath: path) {
-            key += " \((attributes[.size] as? NSNumber)?.int64Value ?? -1) \((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? -1)"
-        }
+        if engine == .command, let path = SpeechSynthesizer.locate(program) { key += " \(FileIdentity(path: path))" }
         lock.lock()
         if let known = versions[key] { lock.unlock(); return known }
         lock.unlock()

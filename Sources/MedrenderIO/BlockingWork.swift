@@ -2,16 +2,15 @@ import Foundation
 
 /// Starts the threads for work that blocks longer than a task or a Dispatch worker should be held:
 /// a render's stages (pass 2's mixing beside its encoder, `BlockPipeline`; an OGG's decode check,
-/// `LiveVorbisCheck`; a video's frame drawing), a whole render read by a task (`ChunkStream`: the
+/// `LiveVorbisCheck`; an OGG's piece encoders, `PiecedVorbisEncoder`, each waiting for the audio
+/// handed to it; a video's frame drawing), a whole render read by a task (`ChunkStream`: the
 /// server's renders, the studio's takes), a build's jobs, and through `run` the server's other
 /// blocking work (presets read, a job prepared with its speech synthesized, sounds decoded and the
 /// session planned, a studio cue or a video made, the render cache's lock waited for). Each runs
 /// on a thread of its own, named, so the server's event loops and tasks keep running beside it.
 /// The command line renders on its main thread (the stages above still start here). Dispatch's
 /// pool keeps the parts of a pass or a load that run side by side and end together
-/// (`concurrentPerform`: pass 1's and the limited pass's parts, sounds decoded side by side) and
-/// an OGG's pieces (`PiecedVorbisEncoder`), whose encoders wait, on the queue's workers, for the
-/// audio handed to them.
+/// (`concurrentPerform`: pass 1's and the limited pass's parts, sounds decoded side by side).
 ///
 /// How many run at once is bounded by whoever starts them (the server's render places, a build's
 /// jobs, a render's own stages; the presets read and the cache locks waited for only by the
