@@ -39,6 +39,8 @@ struct ServedRoute: Sendable, Equatable {
         ServedRoute("/healthz", works: false, keyed: false),
         ServedRoute("/metrics", works: false),
         ServedRoute("/studio", works: false),
+        ServedRoute("/studio/studio.js", works: false),
+        ServedRoute("/studio/studio.css", works: false),
         ServedRoute("/studio/plan", post: true, works: true),
         ServedRoute("/studio/save", post: true, works: true),
         ServedRoute("/studio/listen", post: true, works: true),

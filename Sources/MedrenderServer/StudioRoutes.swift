@@ -7,7 +7,8 @@ import MedrenderPresets
 import MedrenderPreview
 import NIOCore
 
-/// The studio's routes: the page (`GET /studio`), a preset's YAML checked and planned without a
+/// The studio's routes: the page (`GET /studio`) and its script and style
+/// (`GET /studio/studio.js`, `GET /studio/studio.css`), a preset's YAML checked and planned without a
 /// render (`POST /studio/plan`), saved into the folder the server was started with
 /// (`POST /studio/save?name=NAME[&replace=1]`), heard from a point (`POST /studio/listen`, then
 /// `GET /studio/listen/ID?from=SECONDS[&format=ogg]`), downloaded whole in any format
@@ -95,6 +96,10 @@ extension MedrenderService {
     func registerStudio(_ router: Router<BasicRequestContext>) {
         router.get("/studio") { _, _ in self.studioPage() }
         router.head("/studio") { _, _ in Self.headOnly(self.studioPage(), true) }
+        for file in StudioPage.files {
+            router.get(RouterPath(file.path)) { _, _ in Self.studioFile(file) }
+            router.head(RouterPath(file.path)) { _, _ in Self.headOnly(Self.studioFile(file), true) }
+        }
         router.post("/studio/plan") { request, _ in try await self.studioAnswer { try await self.studioPlan(request) } }
         router.post("/studio/save") { request, _ in try await self.studioAnswer { try await self.studioSave(request) } }
         router.post("/studio/listen") { request, _ in try await self.studioAnswer { try await self.studioTake(request) } }
@@ -127,6 +132,13 @@ extension MedrenderService {
         let html = StudioPage(canSave: settings.presetsDirectory != nil).html
         return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// One of the page's files, as the program holds it. `no-cache`: a page of a newer server
+    /// never runs an older script a browser kept.
+    static func studioFile(_ file: StudioFile) -> Response {
+        Response(status: .ok, headers: [.contentType: file.contentType, .cacheControl: "no-cache"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: file.bytes)))
     }
 
     static func studioJSON(_ status: HTTPResponse.Status, _ value: some Encodable) throws -> Response {

@@ -188,9 +188,29 @@ let studioChromium = which("chromium") ?? which("chromium-browser")
         \(helpers)
         await until(() => seq() > 0 && d.querySelector('#timeline svg') && d.body.hasAttribute('data-outline'), 'the first plan');
         await sleep(300);
-        return { unlabelled: unlabelled() };
+        const sheet = [...d.styleSheets].find((s) => (s.href || '').endsWith('/studio/studio.css'));
+        return { unlabelled: unlabelled(), styleRules: sheet ? sheet.cssRules.length : -1, studio: !!window.medrenderStudio };
         })()
         """
+
+    /// The number of rules at the top level of `css` (a block, or an at-rule ending in `;`): what a
+    /// browser that read every one of them counts in the sheet's `cssRules`.
+    static func topLevelRules(_ css: String) -> Int {
+        var count = 0, depth = 0, inComment = false, previous: Character = " ", statement = false
+        for c in css {
+            defer { previous = c }
+            if inComment { if previous == "*" && c == "/" { inComment = false }; continue }
+            if previous == "/" && c == "*" { inComment = true; continue }
+            switch c {
+            case "{": depth += 1
+            case "}": depth -= 1; if depth == 0 { count += 1; statement = false }
+            case ";" where depth == 0 && statement: count += 1; statement = false
+            case "@" where depth == 0: statement = true
+            default: break
+            }
+        }
+        return count
+    }
 
     /// Two bad values shown, for a screenshot.
     static let errorsShown = """
@@ -293,7 +313,12 @@ let studioChromium = which("chromium") ?? which("chromium-browser")
                                       steps: Self.firstPlan, screenshot: path)
             #expect(FileManager.default.fileExists(atPath: path), "no screenshot: \(out)")
             #expect(out["scrollWidth"] as? Int ?? .max <= width, "box-breath is \(out["scrollWidth"] ?? "?") px wide on \(width) px")
-            #expect(((out["result"] as? [String: Any])?["unlabelled"] as? [String])?.isEmpty == true, "\(out)")
+            let first = try #require(out["result"] as? [String: Any], "\(out)")
+            #expect((first["unlabelled"] as? [String])?.isEmpty == true, "\(out)")
+            // The page's own files ran and styled it: Chromium kept every rule of studio.css.
+            #expect(first["studio"] as? Bool == true, "\(first)")
+            let css = try String(contentsOfFile: "\(PackagePaths.root)/Sources/MedrenderPreview/Resources/studio.css", encoding: .utf8)
+            #expect(first["styleRules"] as? Int == Self.topLevelRules(css), "\(first)")
         }
         // Errors at a phone's width: at their lines and beside their fields, both at once.
         let errorShot = "\(Self.artifacts)/studio-phone-errors.png"
