@@ -21,7 +21,9 @@ public struct StudioPlanView: Sendable {
 /// A form for the common fields (the pattern's phases, minutes or cycles, settle, closing,
 /// loudness, the beds' levels, each phase's cue tone with a button to hear it, the bells, a guided
 /// script's voice lines, a chain's segments) and the YAML stay in sync: the form edits the YAML's
-/// values in place (where the server's outline of the YAML says they are), the YAML fills the form.
+/// values in place (where the server's outline of the YAML says they are), the YAML fills the form
+/// (from that outline). Each edit of the form is read back by the next plan's outline: one the YAML
+/// would not read as the value written is undone, and its field says why.
 /// Each change asks `POST /studio/plan` (debounced); every error shows at its line and column and
 /// beside its field. The page's script and style are files of this module (`Resources/studio.js`,
 /// `Resources/studio.css`, see `StudioPage.files`), served beside it; the script exposes
@@ -107,11 +109,11 @@ public struct StudioPage: Sendable {
             <div><label for="f-length-unit">Length in</label><select id="f-length-unit"><option value="minutes">minutes</option><option value="cycles">cycles</option></select></div>
             <div><label for="f-minutes" id="f-minutes-label">Minutes</label><input id="f-minutes" type="number" min="0.05" max="100000" step="any" inputmode="decimal">
             <p class="field-error" id="err-minutes" role="alert"></p></div>
-            <div><label for="f-settle">Settle (s)</label><input id="f-settle" type="number" min="0" max="3600" step="1" inputmode="decimal">
+            <div><label for="f-settle">Settle (s)</label><input id="f-settle" data-path="settle" data-empty="keep" type="number" min="0" max="3600" step="1" inputmode="decimal">
             <p class="field-error" id="err-settle" role="alert"></p></div>
-            <div><label for="f-closing">Closing (s)</label><input id="f-closing" type="number" min="0" max="3600" step="1" inputmode="decimal">
+            <div><label for="f-closing">Closing (s)</label><input id="f-closing" data-path="closing" data-empty="keep" type="number" min="0" max="3600" step="1" inputmode="decimal">
             <p class="field-error" id="err-closing" role="alert"></p></div>
-            <div><label for="f-loudness">Loudness (LUFS)</label><input id="f-loudness" type="number" min="-40" max="-6" step="0.5" inputmode="decimal">
+            <div><label for="f-loudness">Loudness (LUFS)</label><input id="f-loudness" data-path="master.loudness" data-empty="keep" type="number" min="-40" max="-6" step="0.5" inputmode="decimal">
             <p class="field-error" id="err-loudness" role="alert"></p></div>
             </div>
             </fieldset>

@@ -272,7 +272,8 @@ extension MedrenderService {
         do {
             plan = try await gated(request) { try job.plan() }
         } catch let error as any DiagnosedError where error.category == .badData || error.category == .missingInput {
-            throw StudioInvalid(issues: [StudioIssue(field: "", message: Self.unlibrary(error.description))])
+            // With the outline still: the page checks its form's edits against it.
+            throw StudioInvalid(issues: [StudioIssue(field: "", message: Self.unlibrary(error.description))], outline: outline)
         }
         let timeline = SessionTimeline(plan: plan, title: job.session.name)
         let view = StudioPlanView(timeline: timeline)

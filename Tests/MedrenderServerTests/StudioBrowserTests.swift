@@ -183,6 +183,37 @@ let studioChromium = which("chromium") ?? which("chromium-browser")
         })()
         """
 
+    /// An edit of the form that the YAML would not read back: a settle written over two lines,
+    /// whose first the form finds and writes, is undone and said beside its field; on one line the
+    /// same edit is written and reads back.
+    static let refusedSteps = """
+        (async () => {
+        \(helpers)
+        const r = {}, y = $('yaml');
+        const checked = () => parseInt(d.body.getAttribute('data-form-checked') || '0', 10);
+        await until(() => seq() > 0 && d.body.hasAttribute('data-outline'), 'the first plan');
+        await type(y, y.value.replace(/^settle: .*$/m, 'settle: 15\\n  5'));
+        const broken = y.value, before = checked();
+        $('f-settle').value = '20';
+        $('f-settle').dispatchEvent(new Event('input', { bubbles: true }));
+        r.written = y.value.includes('settle: 20\\n  5');
+        await until(() => checked() > before, 'the check of the edit');
+        await until(() => y.value === broken && $('err-settle').textContent !== '', 'the edit undone and said');
+        r.refused = d.body.getAttribute('data-form-refused');
+        r.status = $('save-status').textContent;
+        r.settleError = $('err-settle').textContent;
+        r.settleInvalid = $('f-settle').getAttribute('aria-invalid');
+        await type(y, y.value.replace('settle: 15\\n  5', 'settle: 15'));
+        const again = checked();
+        await type($('f-settle'), '25');
+        await until(() => checked() > again, 'the check of the second edit');
+        r.after = yamlLine(/^settle:/);
+        r.refusedAfter = d.body.hasAttribute('data-form-refused');
+        r.settleErrorAfter = $('err-settle').textContent;
+        return r;
+        })()
+        """
+
     static let firstPlan = """
         (async () => {
         \(helpers)
@@ -370,5 +401,13 @@ let studioChromium = which("chromium") ?? which("chromium-browser")
         let dir = TemporaryDirectory("studio-form")
         let check = try runMedrender(["validate", dir.write("form.yaml", yaml)])
         #expect(check.status == 0, "\(check.stderr)\n\(yaml)")
+        // An edit the YAML would not read back is undone and said, not left in the YAML.
+        let refused = try Self.browse("http://127.0.0.1:\(server.port)/studio", width: 1280, height: 1000, steps: Self.refusedSteps)
+        let q = try #require(refused["result"] as? [String: Any], "\(refused)")
+        #expect(q["written"] as? Bool == true, "\(q)")
+        #expect(q["refused"] as? String == "settle", "\(q)")
+        #expect((q["status"] as? String)?.contains("settle would read \"20 5\", not \"20\"") == true, "\(q)")
+        #expect((q["settleError"] as? String)?.contains("the YAML is as it was") == true && q["settleInvalid"] as? String == "true", "\(q)")
+        #expect(q["after"] as? String == "settle: 25" && q["refusedAfter"] as? Bool == false && q["settleErrorAfter"] as? String == "", "\(q)")
     }
 }

@@ -10,129 +10,79 @@
   var state = { data: null, point: 0, offset: 0, playing: false, take: null, takeYaml: null, seq: 0, shown: 0,
                 typedAt: 0, redrawMs: null, errors: [] };
 
-  // ---- YAML, line by line: the form edits the lines it knows in place and leaves the rest.
-  function esc(s) { return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'); }
-  function topLine(text, key) { return new RegExp('^' + esc(key) + ':[ \\t]*([^\\n#]*?)[ \\t]*(#.*)?$', 'm').exec(text); }
-  function topValue(text, key) { var m = topLine(text, key); return m ? m[1] : null; }
-  function setTop(text, key, value, replacing) {
-    var m = topLine(text, key) || (replacing ? topLine(text, replacing) : null);
-    var line = key + ': ' + value;
-    if (m) { return text.slice(0, m.index) + line + text.slice(m.index + m[0].length); }
-    return text.replace(/\n*$/, '\n') + line + '\n';
-  }
-  // The block under a top-level key: [start, end) of its lines after the key's line.
-  function block(text, key) {
-    var m = new RegExp('^' + esc(key) + ':[ \\t]*(#.*)?$', 'm').exec(text);
-    if (!m) { return null; }
-    var start = m.index + m[0].length + 1, end = start, rest = text.slice(start).split('\n'), pos = start;
-    for (var i = 0; i < rest.length; i++) {
-      var l = rest[i];
-      if (l.length && !/^[ \t]/.test(l) && !/^#/.test(l)) { break; }
-      pos += l.length + 1; if (l.trim().length) { end = Math.min(pos, text.length); }
-    }
-    return { head: m.index, start: Math.min(start, text.length), end: Math.max(end, Math.min(start, text.length)) };
-  }
-  function patternPhases(text) {
-    var v = topValue(text, 'pattern');
-    if (v === null) { return null; }
-    var m = /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(v.trim());
+  // ---- The form from the YAML, and the YAML from the form. Both go through the server's outline
+  // of the YAML (below): where each value is, and what it reads as. The form writes a value where
+  // the outline says it is; the next plan's outline says whether the YAML now reads that value.
+  function patternPhases(v) {
+    var m = v === null ? null : /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(v.trim());
     return m ? [m[1], m[2], m[3], m[4]] : null;
   }
-  function loudness(text) {
-    var b = block(text, 'master');
-    var m = b ? /^[ \t]+loudness:[ \t]*(-?\d+(?:\.\d+)?)/m.exec(text.slice(b.start, b.end)) : null;
-    if (m) { return { value: m[1], at: b.start + m.index + m[0].length - m[1].length }; }
-    var inline = /^master:[ \t]*\{[^\n]*?loudness:[ \t]*(-?\d+(?:\.\d+)?)/m.exec(text);
-    return inline ? { value: inline[1], at: inline.index + inline[0].length - inline[1].length } : null;
+  // The path of the beds' list: `ambience` itself, or its `beds`.
+  function bedsPath() {
+    if (outline.ambience && outline.ambience.kind === 'list') { return 'ambience'; }
+    return outline['ambience.beds'] && outline['ambience.beds'].kind === 'list' ? 'ambience.beds' : null;
   }
-  function setLoudness(text, value) {
-    var l = loudness(text);
-    if (l) { return text.slice(0, l.at) + value + text.slice(l.at + l.value.length); }
-    var b = block(text, 'master');
-    if (b) { return text.slice(0, b.start) + '  loudness: ' + value + '\n' + text.slice(b.start); }
-    return text.replace(/\n*$/, '\n') + 'master:\n  loudness: ' + value + '\n';
-  }
-  // The beds' sounds and levels, in order, each level with its place in the text.
-  function beds(text) {
-    var b = block(text, 'ambience'), out = [];
-    if (!b) { return out; }
-    var part = text.slice(b.start, b.end), re = /-[ \t]*(?:\{[^}\n]*\}|[^\n]*(?:\n[ \t]+[^-\s][^\n]*)*)/g, m;
-    while ((m = re.exec(part))) {
-      var s = /sound:[ \t]*([^,}\n]+)/.exec(m[0]), l = /level:[ \t]*(-?\d+(?:\.\d+)?)/.exec(m[0]);
-      if (!s) { continue; }
-      out.push({ sound: s[1].trim(), level: l ? l[1] : null, at: l ? b.start + m.index + l.index + l[0].length - l[1].length : -1 });
-    }
-    return out;
-  }
-
-  // ---- The form from the YAML, and the YAML from the form.
-  function fillForm(text) {
-    var active = document.activeElement;
-    var phases = patternPhases(text);
-    phaseIds.forEach(function (id, i) {
-      var el = $(id);
-      el.disabled = !phases;
-      if (el !== active) { el.value = phases ? phases[i] : ''; }
-    });
-    $('pattern-note').hidden = !!phases || topValue(text, 'pattern') === null && !/^segments:/m.test(text);
-    var unit = topValue(text, 'cycles') !== null ? 'cycles' : 'minutes';
-    if ($('f-length-unit') !== active) { $('f-length-unit').value = unit; }
+  function fillTop() {
+    var phases = patternPhases(value('pattern'));
+    phaseIds.forEach(function (id, i) { var el = $(id); el.disabled = !phases; put(el, phases ? phases[i] : ''); });
+    $('pattern-note').hidden = !!phases || !outline.pattern && !outline.segments;
+    var unit = outline.cycles ? 'cycles' : 'minutes';
+    put($('f-length-unit'), unit);
     $('f-minutes-label').textContent = unit === 'cycles' ? 'Cycles' : 'Minutes';
-    [['f-minutes', unit], ['f-settle', 'settle'], ['f-closing', 'closing']].forEach(function (p) {
-      var v = topValue(text, p[1]);
-      if ($(p[0]) !== active) { $(p[0]).value = v !== null && /^-?\d+(\.\d+)?$/.test(v) ? v : ''; }
-    });
-    var l = loudness(text);
-    if ($('f-loudness') !== active) { $('f-loudness').value = l ? l.value : ''; }
-    var list = beds(text), holder = $('beds');
-    if (holder.children.length !== list.length || list.some(function (b, i) { return holder.children[i].getAttribute('data-sound') !== b.sound; })) {
+    put($('f-minutes'), number(value(unit) || ''));
+    var base = bedsPath(), count = base ? outline[base].count : 0, holder = $('beds'), sounds = [];
+    for (var i = 0; i < count; i++) {
+      var p = base + '[' + i + ']';
+      sounds.push(value(p + '.sound') || value(p + '.generator') || value(p) || 'bed ' + (i + 1));
+    }
+    if (holder.getAttribute('data-sig') !== base + ':' + sounds.join(',')) {
+      holder.setAttribute('data-sig', base + ':' + sounds.join(','));
       holder.innerHTML = '';
-      list.forEach(function (b, i) {
-        var div = document.createElement('div');
-        div.setAttribute('data-sound', b.sound);
-        var id = 'f-bed-' + i;
-        div.innerHTML = '<label for="' + id + '"></label><input id="' + id + '" data-bed="' + i + '" type="number" min="-60" max="0" step="1" inputmode="decimal">';
-        div.firstChild.textContent = b.sound;
+      sounds.forEach(function (sound, i) {
+        var div = document.createElement('div'), id = 'f-bed-' + i;
+        div.setAttribute('data-sound', sound);
+        div.innerHTML = '<label for="' + id + '"></label><input id="' + id + '" data-path="' + base + '[' + i + '].level" data-empty="keep" type="number" min="-60" max="0" step="1" inputmode="decimal">';
+        div.firstChild.textContent = sound;
         holder.appendChild(div);
       });
     }
-    list.forEach(function (b, i) { var el = $('f-bed-' + i); if (el !== active) { el.value = b.level === null ? '' : b.level; } el.disabled = b.level === null; });
+    // A bed written as its sound alone has no level to change in place.
+    sounds.forEach(function (s, i) { $('f-bed-' + i).disabled = !outline[base + '[' + i + '].level']; });
   }
   function number(v) { var n = String(v).trim(); return /^-?\d+(\.\d+)?$/.test(n) ? n : null; }
-  function fromForm(target) {
-    var text = yamlEl.value, v = number(target.value);
-    if (target.id === 'f-length-unit') {
-      var to = target.value, from = to === 'cycles' ? 'minutes' : 'cycles', was = topValue(text, from);
-      if (was === null) { return; }
-      var n = Math.max(1, Math.round(parseFloat(was) * (to === 'cycles' ? 6 : 1 / 6) * 100) / 100);
-      text = setTop(text, to, String(to === 'cycles' ? Math.round(n) : n), from);
-      if (text !== yamlEl.value) { yamlEl.value = text; changed(); }
-      return;
-    }
-    if (target.closest && target.closest('#cues, #guide, #segments, .bells') || target.hasAttribute('data-path')) {
-      if (outlineStale) { if (pending.indexOf(target) < 0) { pending.push(target); } return; }
-      var listed = fromListField(target, text);
-      if (listed === null) { $('save-status').textContent = 'The form cannot write that here: edit it in the YAML.'; return; }
-      if (listed !== undefined) { if (listed !== yamlEl.value) { yamlEl.value = listed; changed(); } return; }
-    }
-    if (v === null) { return; }
+  // The YAML with the length in `to` (minutes or cycles), from the length in the other.
+  function lengthIn(text, to) {
+    var from = to === 'cycles' ? 'minutes' : 'cycles', was = number(value(from) || '');
+    if (was === null) { return undefined; }
+    var n = Math.max(1, Math.round(parseFloat(was) * (to === 'cycles' ? 6 : 1 / 6) * 100) / 100);
+    var raw = String(to === 'cycles' ? Math.round(n) : n);
+    return outline[to] ? withValue(text, to, raw) : renamed(text, from, to, raw);
+  }
+  // A form field's change as YAML text: undefined for no change, null when the form cannot say it.
+  function fromField(target, text) {
+    var v = number(target.value);
+    if (target.id === 'f-length-unit') { return lengthIn(text, target.value); }
     if (target.hasAttribute('data-phase')) {
-      var phases = patternPhases(text);
-      if (!phases) { return; }
+      var phases = patternPhases(value('pattern'));
+      if (!phases || v === null) { return undefined; }
       phases[+target.getAttribute('data-phase')] = v;
-      text = setTop(text, 'pattern', phases.join('-'));
-    } else if (target.id === 'f-minutes') {
-      var u = $('f-length-unit').value;
-      text = setTop(text, u, u === 'cycles' ? String(Math.max(1, Math.round(+v))) : v, u === 'cycles' ? 'minutes' : 'cycles');
-    } else if (target.id === 'f-settle') { text = setTop(text, 'settle', v);
-    } else if (target.id === 'f-closing') { text = setTop(text, 'closing', v);
-    } else if (target.id === 'f-loudness') { text = setLoudness(text, v);
-    } else if (target.hasAttribute('data-bed')) {
-      var b = beds(text)[+target.getAttribute('data-bed')];
-      if (!b || b.at < 0) { return; }
-      text = text.slice(0, b.at) + v + text.slice(b.at + b.level.length);
-    } else { return; }
-    if (text !== yamlEl.value) { yamlEl.value = text; changed(); }
+      return withValue(text, 'pattern', phases.join('-'));
+    }
+    if (target.id === 'f-minutes') {
+      if (v === null) { return undefined; }
+      var u = $('f-length-unit').value, other = u === 'cycles' ? 'minutes' : 'cycles', raw = u === 'cycles' ? String(Math.max(1, Math.round(+v))) : v;
+      return outline[other] && !outline[u] ? renamed(text, other, u, raw) : withValue(text, u, raw);
+    }
+    return fromListField(target, text);
+  }
+  function fromForm(target) {
+    if (outlineStale) { if (pending.indexOf(target) < 0) { pending.push(target); } return; }
+    var text = yamlEl.value;
+    wrote = [];
+    var next = fromField(target, text);
+    if (next === null) { $('save-status').textContent = 'The form cannot write that here: edit it in the YAML.'; return; }
+    if (next === undefined || next === text) { return; }
+    formWrote(text, next, target);
   }
 
   // ---- The YAML's nodes as the server reads them (its outline): each scalar's place, so a
@@ -194,12 +144,14 @@
   // The text with `path` set to `raw` (YAML text), or null when the form cannot say it.
   function withValue(text, path, raw) {
     var e = outline[path];
+    expect(path, decoded(raw));
     if (e && e.kind === 'scalar') {
       var s = offsetOf(text, e.line, e.column), end = s >= 0 ? scalarEnd(text, s, e) : -1;
       if (end < 0) { return null; }
       var delta = raw.length - (end - s);
       Object.keys(outline).forEach(function (p) { var o = outline[p]; if (o !== e && o.line === e.line && o.column > e.column) { o.column += delta; } });
       e.style = raw[0] === '"' ? 'double' : 'plain';
+      e.value = decoded(raw);
       return text.slice(0, s) + raw + text.slice(end);
     }
     if (e) { return null; }
@@ -235,6 +187,7 @@
   function withoutValue(text, path) {
     var e = outline[path], key = parentPath(path).key;
     if (!e || e.kind !== 'scalar' || !key) { return null; }
+    expect(path, null);
     var s = offsetOf(text, e.line, e.column), end = scalarEnd(text, s, e);
     if (end < 0) { return null; }
     var lineStart = text.lastIndexOf('\n', s - 1) + 1, before = text.slice(lineStart, s);
@@ -254,8 +207,10 @@
   }
   // The text with the key of the scalar at `path` renamed to `key`, its value `raw`.
   function renamed(text, path, key, raw) {
-    var e = outline[path], from = parentPath(path).key;
+    var e = outline[path], up = parentPath(path), from = up.key;
     if (!e || e.kind !== 'scalar') { return null; }
+    expect(path, null);
+    expect((up.parent ? up.parent + '.' : '') + key, decoded(raw));
     var s = offsetOf(text, e.line, e.column), end = scalarEnd(text, s, e);
     if (end < 0) { return null; }
     var ls = text.lastIndexOf('\n', s - 1) + 1, at = text.slice(ls, s).lastIndexOf(from);
@@ -264,6 +219,55 @@
     return text.slice(0, ls + at) + key + ': ' + raw + text.slice(end);
   }
   function value(path) { var e = outline[path]; return e && e.kind === 'scalar' ? e.value : null; }
+
+  // ---- Each edit of the form checked by the server: the plan after it reads the YAML again, and
+  // its outline must hold the values the form wrote (and not those it took out). An edit that does
+  // not read back so is undone, and its field says why.
+  var wrote = [], unchecked = null, checking = null;
+  function expect(path, v) { wrote.push([path, v]); }
+  function decoded(raw) { return raw[0] === '"' ? JSON.parse(raw) : raw; }
+  function formWrote(before, text, target) {
+    clearRefused();
+    if (!unchecked) { unchecked = { before: before, expects: {}, ids: [] }; }
+    wrote.forEach(function (w) { unchecked.expects[w[0]] = w[1]; });
+    if (target && target.id && unchecked.ids.indexOf(target.id) < 0) { unchecked.ids.push(target.id); }
+    unchecked.after = text;
+    wrote = [];
+    yamlEl.value = text;
+    changed();
+  }
+  // The form's edits not yet answered, with those made since: one check, from the text before the first.
+  function merged(a, b) {
+    if (!a || !b) { return a || b; }
+    var m = { before: a.before, after: b.after, expects: {}, ids: a.ids.slice() };
+    [a, b].forEach(function (c) { Object.keys(c.expects).forEach(function (p) { m.expects[p] = c.expects[p]; }); });
+    b.ids.forEach(function (id) { if (m.ids.indexOf(id) < 0) { m.ids.push(id); } });
+    return m;
+  }
+  // Why the answer's outline does not hold what the form wrote, or null when it does.
+  function misread(check, answer) {
+    if (!answer.form) { return 'the YAML would not be YAML'; }
+    var read = {};
+    answer.form.forEach(function (e) { read[e.path] = e; });
+    var wrong = Object.keys(check.expects).filter(function (p) {
+      var want = check.expects[p], e = read[p];
+      return want === null ? !!e : !(e && e.kind === 'scalar' && e.value === want);
+    });
+    return wrong.length ? wrong.map(function (p) {
+      var want = check.expects[p], e = read[p];
+      if (want === null) { return p + ' would still be there'; }
+      return p + ' would read ' + (!e ? 'nothing' : e.kind === 'scalar' ? JSON.stringify(e.value) : 'a ' + e.kind) + ', not ' + JSON.stringify(want);
+    }).join('; ') : null;
+  }
+  function refuse(check, why) {
+    var undo = yamlEl.value === check.after;
+    state.refused = { ids: check.ids, message: 'The form cannot write that here (' + why + ')' + (undo ? '; the YAML is as it was' : '') + ': edit it in the YAML.' };
+    $('save-status').textContent = state.refused.message;
+    document.body.setAttribute('data-form-refused', Object.keys(check.expects).join(' '));
+    if (undo) { yamlEl.value = check.before; outlineStale = true; changed(); }
+  }
+  function clearRefused() { state.refused = null; document.body.removeAttribute('data-form-refused'); }
+  function forgetChecks() { unchecked = null; checking = null; wrote = []; clearRefused(); }
   function quoted(s) { return JSON.stringify(s); }
   function plainName(s) { return /^[A-Za-z0-9][A-Za-z0-9._\/-]*$/.test(s) ? s : null; }
 
@@ -330,6 +334,7 @@
   function fillOutline(list) {
     setOutline(list);
     buildLists();
+    fillTop();
     cueKinds().forEach(function (k) {
       var p = 'cues.' + k, e = outline[p], tone = value(p + '.tone');
       put($('f-cue-' + k + '-tone'), e && e.kind === 'scalar' && e.value === 'none' ? 'none' : tone && toneNames.indexOf(tone) >= 0 ? tone : '');
@@ -359,6 +364,7 @@
         if (e && e.kind === 'mapping' && e.style === 'flow') {
           var span = flowSpan(text, e);
           outlineStale = true;
+          expect(p, 'none');
           return span ? text.slice(0, span.open - 1) + 'none' + text.slice(span.close + 1) : null;
         }
         return e ? null : withValue(text, p, 'none');
@@ -390,11 +396,16 @@
     }
     if (target.getAttribute('data-text') === 'name') { raw = v.trim() ? plainName(v.trim()) : null; if (!v.trim()) { return outline[path] ? withoutValue(text, path) : text; } }
     else if (target.getAttribute('data-text') === 'text') { raw = quoted(v); }
-    else { raw = number(v); if (raw === null && !String(v).trim()) { return outline[path] ? withoutValue(text, path) : text; } }
+    else {
+      raw = number(v);
+      // Emptied: the key goes, unless the field keeps it (a value the session needs, being retyped).
+      if (raw === null && !String(v).trim()) { return target.getAttribute('data-empty') === 'keep' ? undefined : outline[path] ? withoutValue(text, path) : text; }
+    }
     return raw === null ? null : withValue(text, path, raw);
   }
   function addLine() {
-    var text = yamlEl.value, list = outline['guide.lines'], lines = text.split('\n');
+    var before = yamlEl.value, text = before, list = outline['guide.lines'], lines = text.split('\n');
+    var n = list && list.kind === 'list' ? list.count : 0;
     var item = '- say: ' + quoted('Breathe in slowly.');
     if (list && list.kind === 'list' && list.style === 'block') {
       var pad = new Array(list.column).join(' '), last = list.line - 1;
@@ -417,15 +428,21 @@
       text = text.replace(/\n*$/, '\n') + 'guide:\n  lines:\n    ' + item + '\n      pause: 2\n';
     }
     outlineStale = true;
-    yamlEl.value = text; changed();
+    wrote = [];
+    expect('guide.lines[' + n + '].say', 'Breathe in slowly.');
+    formWrote(before, text, $('add-line'));
   }
   function addSegment() {
-    var text = yamlEl.value, list = outline.segments, lines = text.split('\n');
+    var before = yamlEl.value, text = before, list = outline.segments, lines = text.split('\n');
+    wrote = [];
     if (!list) {
-      var pattern = topValue(text, 'pattern');
-      if (pattern === null || outline.pattern && outline.pattern.kind !== 'scalar') { return; }
-      var m = topLine(text, 'pattern');
-      text = text.slice(0, m.index) + 'segments:\n  - { name: First, pattern: ' + pattern.trim() + ', minutes: 2 }\n  - { name: Second, pattern: ' + pattern.trim() + ' }' + text.slice(m.index + m[0].length);
+      // The pattern's line becomes two segments of that pattern.
+      var pattern = value('pattern'), at = outline.pattern ? outline.pattern.line - 1 : -1;
+      if (pattern === null || !plainName(pattern) || !/^pattern:/.test(lines[at] || '')) { return; }
+      lines[at] = 'segments:\n  - { name: First, pattern: ' + pattern + ', minutes: 2 }\n  - { name: Second, pattern: ' + pattern + ' }';
+      text = lines.join('\n');
+      expect('segments[0].pattern', pattern);
+      expect('segments[1].pattern', pattern);
     } else if (list.kind === 'list' && list.style === 'block') {
       var n = list.count, lastItem = outline['segments[' + (n - 1) + ']'], pat = value('segments[' + (n - 1) + '].pattern') || '4-0-6-0';
       var pad = new Array(list.column).join(' '), last = list.line - 1;
@@ -444,13 +461,15 @@
           text = text.slice(0, span.open) + ' minutes: 2,' + text.slice(span.open);
           lines = text.split('\n');
         } else { insert.push(new Array(lastItem.column).join(' ') + 'minutes: 2'); }
+        expect('segments[' + (n - 1) + '].minutes', '2');
       }
       insert.push(pad + '- { name: Segment ' + (n + 1) + ', pattern: ' + pat + ' }');
       lines.splice.apply(lines, [last + 1, 0].concat(insert));
       text = lines.join('\n');
+      expect('segments[' + n + '].pattern', pat);
     } else { return; }
     outlineStale = true;
-    yamlEl.value = text; changed();
+    formWrote(before, text, $('add-segment'));
   }
   function playCue(kind) {
     var status = $('save-status');
@@ -537,6 +556,15 @@
         return true;
       });
     });
+    // An edit of the form that did not read back, beside its field.
+    if (state.refused) {
+      state.refused.ids.forEach(function (id) {
+        var el = $(id), box = el && (el.parentNode.querySelector('.field-error') || el.closest('fieldset').querySelector('.field-error'));
+        if (!box) { return; }
+        box.textContent = (box.textContent ? box.textContent + '\n' : '') + state.refused.message;
+        if (el.tagName !== 'BUTTON') { el.setAttribute('aria-invalid', 'true'); el.setAttribute('aria-describedby', box.id); }
+      });
+    }
     drawGutter();
   }
 
@@ -544,13 +572,18 @@
   var timer = null;
   function changed() {
     state.typedAt = performance.now();
-    fillForm(yamlEl.value);
     drawGutter();
     clearTimeout(timer);
     timer = setTimeout(plan, debounceMs);
   }
   function plan() {
     var seq = ++state.seq, typedAt = state.typedAt, text = yamlEl.value;
+    // The form's edits in this text, with those of a plan asked for before and not answered (its
+    // answer is dropped for this one's).
+    var check = merged(checking, unchecked);
+    unchecked = null;
+    checking = check && check.after === text ? check : null;
+    check = checking;
     document.body.setAttribute('data-busy', '1');
     return fetch('/studio/plan', { method: 'POST', headers: { 'Content-Type': 'application/yaml' }, body: text })
       .then(function (r) {
@@ -558,7 +591,15 @@
           if (seq !== state.seq) { return; }
           var answer = null;
           try { answer = JSON.parse(body); } catch (e) { answer = null; }
-          if (answer && answer.form) { fillOutline(answer.form); }
+          checking = null;
+          if (check && answer && typeof answer === 'object') {
+            var why = misread(check, answer);
+            if (why) { refuse(check, why); }
+            document.body.setAttribute('data-form-checked', String(seq));
+          }
+          // An outline is of the text it was asked for: if the form has changed the text since,
+          // its places are not this text's, and the next plan's outline is waited for.
+          if (answer && answer.form) { if (text === yamlEl.value) { fillOutline(answer.form); } else { outlineStale = true; } }
           if (answer && answer.ok) {
             showErrors([]);
             draw(answer);
@@ -576,6 +617,7 @@
       })
       .catch(function (e) {
         if (seq !== state.seq) { return; }
+        checking = null;
         showErrors([{ message: 'the server cannot be reached (' + e.message + ')', field: '' }]);
         document.body.removeAttribute('data-busy');
       });
@@ -685,7 +727,7 @@
   $('from').addEventListener('input', function () { var t = parseFloat($('from').value); if (isFinite(t)) { state.point = t; render(t); } });
 
   // ---- Keeping it.
-  function presetName() { var n = topValue(yamlEl.value, 'name'); return (n && n.replace(/[^A-Za-z0-9._-]/g, '')) || 'session'; }
+  function presetName() { var n = value('name'); return (n && n.replace(/[^A-Za-z0-9._-]/g, '')) || 'session'; }
   $('download').addEventListener('click', function () {
     var a = document.createElement('a');
     a.href = URL.createObjectURL(new Blob([yamlEl.value], { type: 'application/yaml' }));
@@ -724,9 +766,9 @@
   function open(name) {
     $('start').setAttribute('data-chosen', name);
     if ($('start').value !== name) { $('start').value = name; }
-    if (!name) { yamlEl.value = JSON.parse($('blank').textContent); outlineStale = true; changed(); return Promise.resolve(); }
+    if (!name) { forgetChecks(); yamlEl.value = JSON.parse($('blank').textContent); outlineStale = true; changed(); return Promise.resolve(); }
     return fetch('/presets/' + encodeURIComponent(name)).then(function (r) { return r.json(); })
-      .then(function (p) { yamlEl.value = p.yaml; state.point = 0; outlineStale = true; changed(); });
+      .then(function (p) { forgetChecks(); yamlEl.value = p.yaml; state.point = 0; outlineStale = true; changed(); });
   }
   $('load').addEventListener('click', function () { open($('start').value); });
   $('start').addEventListener('change', function () { open($('start').value); });
@@ -738,11 +780,12 @@
   $('add-line').addEventListener('click', addLine);
   $('add-segment').addEventListener('click', addSegment);
   $('download-render').addEventListener('click', downloadRender);
-  // Typed YAML moves the values: the form waits for the server's new outline of it.
-  yamlEl.addEventListener('input', function () { outlineStale = true; changed(); });
+  // Typed YAML moves the values: the form waits for the server's new outline of it. The form's
+  // edits before are the person's now, and not checked.
+  yamlEl.addEventListener('input', function () { forgetChecks(); outlineStale = true; changed(); });
   yamlEl.addEventListener('scroll', function () { gutter.scrollTop = yamlEl.scrollTop; });
 
-  window.medrenderStudio = { state: state, plan: plan, playFrom: playFrom, save: save, open: open, fillForm: fillForm,
+  window.medrenderStudio = { state: state, plan: plan, playFrom: playFrom, save: save, open: open,
                              changed: changed, moment: moment, render: render,
                              outline: function () { return outline; }, playCue: playCue, downloadRender: downloadRender,
                              addLine: addLine, addSegment: addSegment };
