@@ -2,7 +2,7 @@
 
 SWIFT      ?= swift
 LIB_PKGS   := pkg-config libsndfile1-dev libsamplerate0-dev libvorbis-dev libogg-dev libebur128-dev libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev libcairo2-dev libpango1.0-dev
-TEST_PKGS  := ffmpeg sox libsox-fmt-all curl python3-yaml chromium vorbis-tools festival festvox-us-slt-hts espeak-ng flite gpodder python3-feedparser
+TEST_PKGS  := ffmpeg sox libsox-fmt-all curl python3-yaml chromium nodejs vorbis-tools festival festvox-us-slt-hts espeak-ng flite gpodder python3-feedparser
 TEST_PKGS  += gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-base-apps
 # The shells whose completions are tested.
 TEST_PKGS  += zsh fish

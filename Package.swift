@@ -85,8 +85,12 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
             ]),
-        // The session's timeline as an SVG plot and a preview page (the breathing circle in sync).
-        .target(name: "MedrenderPreview", dependencies: ["MedrenderCore"]),
+        // The session's timeline as an SVG plot, a preview page (the breathing circle in sync) and
+        // the studio's page. The studio's script and style are files (Resources/), compiled into the
+        // module as bytes: the program stays one file, with no bundle beside it.
+        .target(
+            name: "MedrenderPreview", dependencies: ["MedrenderCore"],
+            resources: [.embedInCode("Resources/studio.js"), .embedInCode("Resources/studio.css")]),
         // The session's video: the breathing circle drawn with Cairo, encoded with FFmpeg's libraries.
         .target(
             name: "MedrenderVideo",

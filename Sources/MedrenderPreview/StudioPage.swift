@@ -21,9 +21,13 @@ public struct StudioPlanView: Sendable {
 /// A form for the common fields (the pattern's phases, minutes or cycles, settle, closing,
 /// loudness, the beds' levels, each phase's cue tone with a button to hear it, the bells, a guided
 /// script's voice lines, a chain's segments) and the YAML stay in sync: the form edits the YAML's
-/// values in place (where the server's outline of the YAML says they are), the YAML fills the form.
+/// values in place (where the server's outline of the YAML says they are), the YAML fills the form
+/// (from that outline). Each edit of the form is read back by the next plan's outline: one the YAML
+/// would not read as the value written is undone, and its field says why.
 /// Each change asks `POST /studio/plan` (debounced); every error shows at its line and column and
-/// beside its field. The page's script exposes `window.medrenderStudio`.
+/// beside its field. The page's script and style are files of this module (`Resources/studio.js`,
+/// `Resources/studio.css`, see `StudioPage.files`), served beside it; the script exposes
+/// `window.medrenderStudio`.
 public struct StudioPage: Sendable {
     /// Whether the server saves presets (`--presets-dir`): the Save form shows only then.
     public var canSave: Bool
@@ -77,8 +81,9 @@ public struct StudioPage: Sendable {
             <meta name="generator" content="medrender">
             <title>Studio · medrender</title>
             <script>window.addEventListener('error',function(e){var d=document.documentElement;d.setAttribute('data-errors',(d.getAttribute('data-errors')||'')+(e.message||'error')+'; ');});</script>
+            <link rel="stylesheet" href="\(Self.style.path)">
             <style>
-            \(Self.style)\(kindColours)</style>
+            \(kindColours)</style>
             </head>
             <body>
             <header><h1>Studio</h1>
@@ -104,11 +109,11 @@ public struct StudioPage: Sendable {
             <div><label for="f-length-unit">Length in</label><select id="f-length-unit"><option value="minutes">minutes</option><option value="cycles">cycles</option></select></div>
             <div><label for="f-minutes" id="f-minutes-label">Minutes</label><input id="f-minutes" type="number" min="0.05" max="100000" step="any" inputmode="decimal">
             <p class="field-error" id="err-minutes" role="alert"></p></div>
-            <div><label for="f-settle">Settle (s)</label><input id="f-settle" type="number" min="0" max="3600" step="1" inputmode="decimal">
+            <div><label for="f-settle">Settle (s)</label><input id="f-settle" data-path="settle" data-empty="keep" type="number" min="0" max="3600" step="1" inputmode="decimal">
             <p class="field-error" id="err-settle" role="alert"></p></div>
-            <div><label for="f-closing">Closing (s)</label><input id="f-closing" type="number" min="0" max="3600" step="1" inputmode="decimal">
+            <div><label for="f-closing">Closing (s)</label><input id="f-closing" data-path="closing" data-empty="keep" type="number" min="0" max="3600" step="1" inputmode="decimal">
             <p class="field-error" id="err-closing" role="alert"></p></div>
-            <div><label for="f-loudness">Loudness (LUFS)</label><input id="f-loudness" type="number" min="-40" max="-6" step="0.5" inputmode="decimal">
+            <div><label for="f-loudness">Loudness (LUFS)</label><input id="f-loudness" data-path="master.loudness" data-empty="keep" type="number" min="-40" max="-6" step="0.5" inputmode="decimal">
             <p class="field-error" id="err-loudness" role="alert"></p></div>
             </div>
             </fieldset>
@@ -170,64 +175,10 @@ public struct StudioPage: Sendable {
             </section>
             </main>
             <script type="application/json" id="blank">\(Markup.jsonString(Self.blankPreset))</script>
-            <script>
-            \(Self.script.replacingOccurrences(of: "DEBOUNCE_MS", with: "\(Self.debounceMilliseconds)"))</script>
+            <script src="\(Self.script.path)" data-debounce-ms="\(Self.debounceMilliseconds)"></script>
             </body>
             </html>
 
             """
     }
-
-    static let style = """
-        :root{color-scheme:light;--ink:#2b3a4a;--soft:#5b6b7b;--bg:#f3f6f8;--card:#ffffff;--bad:#b3261e}
-        *{box-sizing:border-box}
-        body{margin:0;background:var(--bg);color:var(--ink);font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
-        header{display:flex;flex-wrap:wrap;align-items:center;gap:8px 16px;padding:10px 16px}
-        header h1{font-size:1.3rem;margin:0}
-        .start{display:flex;gap:8px;align-items:center;flex-wrap:wrap;min-width:0;max-width:100%}
-        select{min-width:0;max-width:100%}
-        main{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:16px;padding:0 16px 16px;max-width:1400px;margin:0 auto}
-        section{background:var(--card);border-radius:14px;padding:12px;box-shadow:0 1px 3px rgba(40,60,80,.08);min-width:0}
-        fieldset{border:1px solid #d5dee6;border-radius:10px;margin:0 0 10px;padding:8px 10px;min-width:0}
-        legend{font-weight:600;font-size:.9rem}
-        label{display:block;font-size:.85rem;color:var(--soft)}
-        label.check{display:flex;gap:6px;align-items:center}
-        input,select,button,textarea{font:inherit}
-        input[type=number],input[type=text]{width:100%;padding:6px;border:1px solid #b8c4cf;border-radius:6px}
-        form select,.render select{width:100%;padding:6px 4px;border:1px solid #b8c4cf;border-radius:6px;background:#fff}
-        .render select{width:auto}
-        input[aria-invalid=true],textarea[aria-invalid=true]{border-color:var(--bad);outline-color:var(--bad)}
-        button{padding:6px 12px;border-radius:6px;border:1px solid #7d93a8;background:#e8eef4;cursor:pointer}
-        button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible,.timeline:focus-visible{outline:3px solid #2f6fae;outline-offset:2px}
-        .phases,.row{display:grid;grid-template-columns:repeat(4,minmax(0,1fr));gap:8px}
-        .list{display:grid;gap:8px}
-        .item{display:grid;grid-template-columns:repeat(4,minmax(0,1fr));gap:6px;align-items:end;border-top:1px solid #e3e9ee;padding-top:6px}
-        .item .wide{grid-column:span 4}
-        .item h3{grid-column:span 4;margin:0;font-size:.85rem;font-weight:600}
-        .render{display:flex;flex-wrap:wrap;gap:8px;align-items:end}
-        .field-error,.error{color:var(--bad);font-size:.85rem;margin:4px 0 0;min-height:0;white-space:pre-line}
-        .field-error:empty,.error:empty{display:none}
-        .note{font-size:.85rem;color:var(--soft)}
-        .code{display:flex;border:1px solid #b8c4cf;border-radius:6px;overflow:hidden;background:#fbfcfd}
-        #gutter{margin:0;padding:6px 6px;text-align:right;color:#8a99a8;background:#eef2f5;font:13px/1.5 ui-monospace,Menlo,Consolas,monospace;user-select:none;overflow:hidden;min-width:3em}
-        #gutter .bad{color:#fff;background:var(--bad);display:inline-block;width:100%}
-        textarea{flex:1;border:0;padding:6px;font:13px/1.5 ui-monospace,Menlo,Consolas,monospace;resize:vertical;min-height:18em;outline-offset:-3px;white-space:pre;overflow:auto;background:transparent}
-        .keep{display:flex;flex-direction:column;gap:8px;margin-top:8px}
-        .keep fieldset{display:grid;gap:6px}
-        .status{font-size:.9rem;margin:0}
-        .sub{margin:0 0 6px;color:var(--soft);font-size:.9rem}
-        .stage{position:relative;width:min(60vw,240px);aspect-ratio:1/1;margin:8px auto 12px}
-        .ring{position:absolute;inset:0;border-radius:50%;border:2px dashed #d5dee6}
-        .circle{position:absolute;inset:0;border-radius:50%;background:radial-gradient(circle at 50% 40%,#ffffff 0,#c9d6e2 70%);transform:scale(.35)}
-        .label{position:absolute;inset:0;display:flex;align-items:center;justify-content:center;text-align:center;font-size:1.15rem;padding:0 18%}
-        .listen{display:flex;gap:8px;align-items:end;flex-wrap:wrap;margin-bottom:8px}
-        .listen input{width:7em}
-        .clock{font-variant-numeric:tabular-nums;padding-bottom:6px}
-        audio{width:100%}
-        .timeline{margin-top:10px;overflow-x:auto}
-        .timeline svg{display:block;width:100%;min-width:640px;height:auto;cursor:pointer}
-        @media (min-width:901px){.view{position:sticky;top:8px;align-self:start;max-height:calc(100vh - 16px);overflow:auto}}
-        @media (max-width:900px){main{grid-template-columns:minmax(0,1fr);padding:0 8px 8px}.phases,.row,.item{grid-template-columns:repeat(2,minmax(0,1fr))}.item .wide,.item h3{grid-column:span 2}}
-
-        """
 }

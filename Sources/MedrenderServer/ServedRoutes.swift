@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import MedrenderIO
+import MedrenderPreview
 
 /// A route of the server, declared once: its path as the metrics name it, the methods it answers,
 /// whether it runs work or changes state (then a page of another origin may not ask for it),
@@ -66,6 +67,8 @@ struct ServedRoute: Sendable, Equatable {
         ServedRoute("/healthz", works: false, keyed: false) { _, _, _, head in MedrenderService.headOnly(MedrenderService.text(.ok, "ok"), head) },
         ServedRoute("/metrics", works: false) { service, _, _, head in MedrenderService.headOnly(await service.metricsResponse(), head) },
         ServedRoute("/studio", works: false) { service, _, _, head in MedrenderService.headOnly(service.studioPage(), head) },
+        ServedRoute(StudioPage.script.path, works: false) { _, _, _, head in MedrenderService.headOnly(MedrenderService.studioFile(StudioPage.script), head) },
+        ServedRoute(StudioPage.style.path, works: false) { _, _, _, head in MedrenderService.headOnly(MedrenderService.studioFile(StudioPage.style), head) },
         ServedRoute("/studio/plan", post: true, works: true) { service, request, _, _ in try await service.studioPlan(request) },
         ServedRoute("/studio/save", post: true, works: true) { service, request, _, _ in try await service.studioSave(request) },
         ServedRoute("/studio/listen", post: true, works: true) { service, request, _, _ in try await service.studioTake(request) },

@@ -7,7 +7,8 @@ import MedrenderPresets
 import MedrenderPreview
 import NIOCore
 
-/// The studio's routes: the page (`GET /studio`), a preset's YAML checked and planned without a
+/// The studio's routes: the page (`GET /studio`) and its script and style
+/// (`GET /studio/studio.js`, `GET /studio/studio.css`), a preset's YAML checked and planned without a
 /// render (`POST /studio/plan`), saved into the folder the server was started with
 /// (`POST /studio/save?name=NAME[&replace=1]`), heard from a point (`POST /studio/listen`, then
 /// `GET /studio/listen/ID?from=SECONDS[&format=ogg]`), downloaded whole in any format
@@ -85,6 +86,13 @@ extension MedrenderService {
         let html = StudioPage(canSave: settings.presetsDirectory != nil).html
         return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// One of the page's files, as the program holds it. `no-cache`: a page of a newer server
+    /// never runs an older script a browser kept.
+    static func studioFile(_ file: StudioFile) -> Response {
+        Response(status: .ok, headers: [.contentType: file.contentType, .cacheControl: "no-cache"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: file.bytes)))
     }
 
     /// The posted YAML: UTF-8, at most `maximumBodyBytes`.
@@ -212,7 +220,9 @@ extension MedrenderService {
         do {
             plan = try await gated(request) { try job.plan() }
         } catch let error as any DiagnosedError where error.category == .badData || error.category == .missingInput {
-            throw ServeError.invalid(StudioInvalid(issues: [StudioIssue(field: "", message: Self.unlibrary(error.worded(for: .query)))]))
+            // With the outline still: the page checks its form's edits against it.
+            throw ServeError.invalid(StudioInvalid(issues: [StudioIssue(field: "", message: Self.unlibrary(error.worded(for: .query)))],
+                                                   outline: outline))
         }
         let timeline = SessionTimeline(plan: plan, title: job.session.name)
         let view = StudioPlanView(timeline: timeline)

@@ -183,14 +183,65 @@ let studioChromium = which("chromium") ?? which("chromium-browser")
         })()
         """
 
+    /// An edit of the form that the YAML would not read back: a settle written over two lines,
+    /// whose first the form finds and writes, is undone and said beside its field; on one line the
+    /// same edit is written and reads back.
+    static let refusedSteps = """
+        (async () => {
+        \(helpers)
+        const r = {}, y = $('yaml');
+        const checked = () => parseInt(d.body.getAttribute('data-form-checked') || '0', 10);
+        await until(() => seq() > 0 && d.body.hasAttribute('data-outline'), 'the first plan');
+        await type(y, y.value.replace(/^settle: .*$/m, 'settle: 15\\n  5'));
+        const broken = y.value, before = checked();
+        $('f-settle').value = '20';
+        $('f-settle').dispatchEvent(new Event('input', { bubbles: true }));
+        r.written = y.value.includes('settle: 20\\n  5');
+        await until(() => checked() > before, 'the check of the edit');
+        await until(() => y.value === broken && $('err-settle').textContent !== '', 'the edit undone and said');
+        r.refused = d.body.getAttribute('data-form-refused');
+        r.status = $('save-status').textContent;
+        r.settleError = $('err-settle').textContent;
+        r.settleInvalid = $('f-settle').getAttribute('aria-invalid');
+        await type(y, y.value.replace('settle: 15\\n  5', 'settle: 15'));
+        const again = checked();
+        await type($('f-settle'), '25');
+        await until(() => checked() > again, 'the check of the second edit');
+        r.after = yamlLine(/^settle:/);
+        r.refusedAfter = d.body.hasAttribute('data-form-refused');
+        r.settleErrorAfter = $('err-settle').textContent;
+        return r;
+        })()
+        """
+
     static let firstPlan = """
         (async () => {
         \(helpers)
         await until(() => seq() > 0 && d.querySelector('#timeline svg') && d.body.hasAttribute('data-outline'), 'the first plan');
         await sleep(300);
-        return { unlabelled: unlabelled() };
+        const sheet = [...d.styleSheets].find((s) => (s.href || '').endsWith('/studio/studio.css'));
+        return { unlabelled: unlabelled(), styleRules: sheet ? sheet.cssRules.length : -1, studio: !!window.medrenderStudio };
         })()
         """
+
+    /// The number of rules at the top level of `css` (a block, or an at-rule ending in `;`): what a
+    /// browser that read every one of them counts in the sheet's `cssRules`.
+    static func topLevelRules(_ css: String) -> Int {
+        var count = 0, depth = 0, inComment = false, previous: Character = " ", statement = false
+        for c in css {
+            defer { previous = c }
+            if inComment { if previous == "*" && c == "/" { inComment = false }; continue }
+            if previous == "/" && c == "*" { inComment = true; continue }
+            switch c {
+            case "{": depth += 1
+            case "}": depth -= 1; if depth == 0 { count += 1; statement = false }
+            case ";" where depth == 0 && statement: count += 1; statement = false
+            case "@" where depth == 0: statement = true
+            default: break
+            }
+        }
+        return count
+    }
 
     /// Two bad values shown, for a screenshot.
     static let errorsShown = """
@@ -293,7 +344,12 @@ let studioChromium = which("chromium") ?? which("chromium-browser")
                                       steps: Self.firstPlan, screenshot: path)
             #expect(FileManager.default.fileExists(atPath: path), "no screenshot: \(out)")
             #expect(out["scrollWidth"] as? Int ?? .max <= width, "box-breath is \(out["scrollWidth"] ?? "?") px wide on \(width) px")
-            #expect(((out["result"] as? [String: Any])?["unlabelled"] as? [String])?.isEmpty == true, "\(out)")
+            let first = try #require(out["result"] as? [String: Any], "\(out)")
+            #expect((first["unlabelled"] as? [String])?.isEmpty == true, "\(out)")
+            // The page's own files ran and styled it: Chromium kept every rule of studio.css.
+            #expect(first["studio"] as? Bool == true, "\(first)")
+            let css = try String(contentsOfFile: "\(PackagePaths.root)/Sources/MedrenderPreview/Resources/studio.css", encoding: .utf8)
+            #expect(first["styleRules"] as? Int == Self.topLevelRules(css), "\(first)")
         }
         // Errors at a phone's width: at their lines and beside their fields, both at once.
         let errorShot = "\(Self.artifacts)/studio-phone-errors.png"
@@ -345,5 +401,13 @@ let studioChromium = which("chromium") ?? which("chromium-browser")
         let dir = TemporaryDirectory("studio-form")
         let check = try runMedrender(["validate", dir.write("form.yaml", yaml)])
         #expect(check.status == 0, "\(check.stderr)\n\(yaml)")
+        // An edit the YAML would not read back is undone and said, not left in the YAML.
+        let refused = try Self.browse("http://127.0.0.1:\(server.port)/studio", width: 1280, height: 1000, steps: Self.refusedSteps)
+        let q = try #require(refused["result"] as? [String: Any], "\(refused)")
+        #expect(q["written"] as? Bool == true, "\(q)")
+        #expect(q["refused"] as? String == "settle", "\(q)")
+        #expect((q["status"] as? String)?.contains("settle would read \"20 5\", not \"20\"") == true, "\(q)")
+        #expect((q["settleError"] as? String)?.contains("the YAML is as it was") == true && q["settleInvalid"] as? String == "true", "\(q)")
+        #expect(q["after"] as? String == "settle: 25" && q["refusedAfter"] as? Bool == false && q["settleErrorAfter"] as? String == "", "\(q)")
     }
 }
