@@ -156,35 +156,43 @@ struct ServeCommand: ParsableCommand {
         settings.shutdownGraceSeconds = shutdownGrace
         settings.speechTimeLimitSeconds = speech.timeLimitSeconds
         settings.presetsDirectory = try presetsDirectory.map(checkedPresetsDirectory)
-        LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
-        var logger = Logger(label: "medrender")
-        logger.logLevel = .info
-        let service: MedrenderService
-        do {
-            service = try MedrenderService(settings: settings, logger: logger)
-        } catch {
-            throw fail(error)
-        }
         // SIGTERM and SIGINT stop the server gracefully (it then exits 0), not at once.
         SignalCleanup.release([SIGTERM, SIGINT])
         let host = self.host
-        let finished = DispatchSemaphore(value: 0)
-        let failure = ServeFailure()
-        Task {
-            do {
-                try await service.run { port in
-                    Console.error("medrender: serving the library on http://\(host):\(port)\n")
-                }
-            } catch {
-                failure.error = error
-            }
-            finished.signal()
+        try runService(settings, logLevel: .info) { port in
+            Console.error("medrender: serving the library on http://\(host):\(port)\n")
         }
-        finished.wait()
-        // A render still speaking a line as the server stops leaves no engine running.
-        ProcessGroups.endAllForExit()
-        if let error = failure.error { throw fail(error) }
     }
+}
+
+/// Runs the service until it stops, on the command's thread: the one bridge from the command
+/// line, which waits, to the service's tasks. Its records go to standard error as JSON lines;
+/// `listening` is told the port. Once it has stopped, no program a render started is left
+/// running (a line being spoken as the server stops); its error is the command's.
+func runService(_ settings: MedrenderService.Settings, logLevel: Logger.Level,
+                listening: @escaping @Sendable (Int) -> Void) throws {
+    LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
+    var logger = Logger(label: "medrender")
+    logger.logLevel = logLevel
+    let service: MedrenderService
+    do {
+        service = try MedrenderService(settings: settings, logger: logger)
+    } catch {
+        throw fail(error)
+    }
+    let finished = DispatchSemaphore(value: 0)
+    let failure = ServeFailure()
+    Task {
+        do {
+            try await service.run(onListening: listening)
+        } catch {
+            failure.error = error
+        }
+        finished.signal()
+    }
+    finished.wait()
+    ProcessGroups.endAllForExit()
+    if let error = failure.error { throw fail(error) }
 }
 
 /// The server's error, handed from its task to the command.

@@ -40,30 +40,10 @@ struct StudioCommand: ParsableCommand {
         if let cacheDirectory { settings.cacheFolder = cacheDirectory }
         settings.presetsDirectory = try presetsDirectory.map(checkedPresetsDirectory)
         settings.speechTimeLimitSeconds = speech.timeLimitSeconds
-        LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
-        var logger = Logger(label: "medrender")
-        logger.logLevel = .warning
-        let service: MedrenderService
-        do {
-            service = try MedrenderService(settings: settings, logger: logger)
-        } catch {
-            throw fail(error)
+        try runService(settings, logLevel: .warning) { port in
+            try? Console.output("http://127.0.0.1:\(port)/studio\n")
+            Console.error("medrender: the studio is on http://127.0.0.1:\(port)/studio; stop it with Ctrl-C\n")
         }
-        let finished = DispatchSemaphore(value: 0)
-        let failure = ServeFailure()
-        Task {
-            do {
-                try await service.run { port in
-                    try? Console.output("http://127.0.0.1:\(port)/studio\n")
-                    Console.error("medrender: the studio is on http://127.0.0.1:\(port)/studio; stop it with Ctrl-C\n")
-                }
-            } catch {
-                failure.error = error
-            }
-            finished.signal()
-        }
-        finished.wait()
-        if let error = failure.error { throw fail(error) }
     }
 }
 

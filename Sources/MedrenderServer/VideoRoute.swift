@@ -57,7 +57,7 @@ extension MedrenderService {
             .cacheControl: "public, max-age=31536000, immutable",
         ]
         if Self.matches(request, identity: key) { return Response(status: .notModified, headers: headers, body: ResponseBody()) }
-        if let response = videoFile(cache.entry(key: key, ext: ext), request: request, head: head, headers: headers) {
+        if let response = try videoFile(cache.entry(key: key, ext: ext), request: request, head: head, headers: headers) {
             metrics.hit()
             return response
         }
@@ -66,7 +66,7 @@ extension MedrenderService {
         // second request for it waits for the first and is then served from the cache.
         let keyLock = await cache.lock(key: key)
         defer { keyLock?.release() }
-        if let response = videoFile(cache.entry(key: key, ext: ext), request: request, head: head, headers: headers) { return response }
+        if let response = try videoFile(cache.entry(key: key, ext: ext), request: request, head: head, headers: headers) { return response }
         let temporary = cache.temporaryPath(key: key, ext: ext)
         var removeTemporary = true
         defer { if removeTemporary { unlink(temporary) } }
@@ -111,7 +111,7 @@ extension MedrenderService {
     }
 
     /// A cache entry as the answer (its length, ranges), or nil when there is none or it cannot be opened.
-    private func videoFile(_ entry: RenderCache.Entry?, request: Request, head: Bool, headers: HTTPFields) -> Response? {
+    private func videoFile(_ entry: RenderCache.Entry?, request: Request, head: Bool, headers: HTTPFields) throws -> Response? {
         guard let entry else { return nil }
         let fd = open(entry.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }

@@ -108,7 +108,10 @@ import Testing
         #expect(played.status == 0, "\(played.stderr)")
         let size = (try FileManager.default.attributesOfItem(atPath: raw)[.size] as? NSNumber)?.intValue
         #expect(size == Self.frames * 2)
-        // Its length, as the discoverer finds it: it reads the end of the file with a range request.
+        // Its length, as the discoverer finds it: it reads the end of the file with a range request,
+        // which the cached file answers (the render may still be closing its entry as the stream's
+        // last bytes arrive, and a request joining it then gets the stream, with no end to read).
+        #expect(try waitUntil { try ServeFaultTests.metricSum(server, "medrender_cache_entries") == 1 })
         do {
             let discoverer = try #require(which("gst-discoverer-1.0"))
             // More than its own 10-s timeout: a loaded machine may need it to read the end.

@@ -205,7 +205,7 @@ struct RawClient {
             // Each asks a render of its own (another length), so none joins another's.
             #expect(holder.send("GET /cues?preset=held&minutes=\(index + 1) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"))
         }
-        #expect(try waitUntil { try ServeTrustTests.metric(server, "medrender_renders_running") == Double(places) })
+        #expect(try waitUntil { try ServeTrustTests.metric(server, "medrender_renders_running") == places })
         let queued = try RawClient(port: server.port)
         defer { queued.close() }
         #expect(queued.send("GET /render?preset=box-breath&minutes=1&rate=8000&format=wav HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"))
@@ -218,7 +218,7 @@ struct RawClient {
             if health.status == 200, metrics.status == 200 { answered += 1 }
         }
         #expect(answered == asked, "\(answered) of \(asked) asked answered")
-        #expect(try ServeTrustTests.metric(server, "medrender_renders_running") == Double(places), "a held place was let go")
+        #expect(try ServeTrustTests.metric(server, "medrender_renders_running") == places, "a held place was let go")
 
         // Let the syntheses go: every reader of the FIFO sees its end (a reader that opens it late
         // gets a writer of its own on the next look), then every request is answered.
