@@ -136,7 +136,8 @@ fuzz: deps
 	Fuzz/.build/debug/FuzzPreset -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 .fuzz/preset Fuzz/corpus/preset
 	Fuzz/.build/debug/FuzzSound -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 .fuzz/sound Fuzz/corpus/sound
 
-## Whole-process benchmarks (release): the encoder floor, ffmpeg, memory; writes BENCHMARKS.md. Then the
+## Whole-process benchmarks (release): the encoder floor, ffmpeg, memory, a player reading a 15-minute OGG at
+## 14 KB/s (15 minutes); writes BENCHMARKS.md. Then the
 ## server's fault tests 20 times over on a machine kept busy (scripts/fault-loop; FAULT_RUNS to change).
 FAULT_RUNS ?= 20
 bench: test-deps release
@@ -149,4 +150,5 @@ bench: test-deps release
 	python3 scripts/bench-limiter.py
 	python3 scripts/bench-guided.py
 	./scripts/bench-build
+	python3 scripts/bench-player.py
 	./scripts/fault-loop $(FAULT_RUNS)
