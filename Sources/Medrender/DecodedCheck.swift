@@ -36,9 +36,10 @@ enum DecodedCheck {
         }
     }
 
-    /// Loudness off its target by more than this, as decoded, is corrected by a second pass 2.
+    /// Loudness off its target by more than this, as decoded, is corrected by writing the file again.
     static let loudnessTolerance = 0.45
-    /// How many times pass 2 may run again.
+    /// How many times pass 2 may run again to correct the file (one more write may then restore
+    /// the best of them: `LossyRetryPolicy`).
     static let maximumRetries = 3
 
     /// The rate a player decodes a format at, when it is not the file's own: Opus always decodes

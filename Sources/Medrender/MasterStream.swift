@@ -1,9 +1,10 @@
 import MedrenderCore
 
 /// The finished mix of a prepared render, block by block, for an encoder outside this module (a
-/// video's audio track): pass 1 measures it (or the loudness cache knows it), then the master
-/// chain runs with the same gain and limiter pass 2 writes with, so the frames are the audio
-/// render's, Float32 interleaved, before any dither.
+/// video's audio track): pass 1 measures it (or the loudness cache knows it), the limited pass
+/// sets the gain as it does for an output written once, then the master chain runs with that gain
+/// and the limiter, Float32 interleaved, before any dither. The frames are an audio render's
+/// written once at the same headroom; a lossy file written again may end at another gain.
 ///
 /// Not `Sendable`: one stream belongs to one thread.
 public final class MasterStream {

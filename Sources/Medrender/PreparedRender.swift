@@ -10,8 +10,9 @@ import MedrenderPresets
 ///    only the plan (a cue sheet, a preview page, a plot, a check) stops here.
 /// 2. **the master chain** (`MasterChain`): mix → fades → gain → limiter, the one chain that pass
 ///    1 measures (up to the gain), pass 2 writes and every stem follows.
-/// 3. **write** (`RenderJob.run(_:to:progress:)`): pass 1, pass 2 with the retry policy of a lossy
-///    format (`LossyRetryPolicy`), the stems, and the outputs put in place together (`OutputSet`).
+/// 3. **write** (`RenderJob.run(_:to:progress:)`): pass 1, the limited pass for an output written
+///    once (`LimitedLoudnessPass`), pass 2 with the retry policy of a lossy format written ahead
+///    (`LossyRetryPolicy`), the stems, and the outputs put in place together (`OutputSet`).
 ///
 /// A `PreparedRender` is the first stage's result: it renders as many times, to as many places, as
 /// a caller wants, without decoding or planning again.

@@ -1,8 +1,9 @@
 import Foundation
 import MedrenderCore
 
-/// Between pass 1 and pass 2, for an output that is not measured as it decodes and written again
-/// (a WAV or FLAC file, any stream): the master chain with the gain and the limiter, measured and
+/// Between pass 1 and pass 2, for an output written once (a WAV or a FLAC, file or stream; an OGG
+/// streamed as it is encoded, at 44.1 kHz and up), not one written ahead that is measured as it
+/// decodes and written again (an OGG, Opus or MP3 file; an Opus, MP3 or slower OGG stream): the master chain with the gain and the limiter, measured and
 /// not written, so that what the limiter takes off the loudness is known before anything is
 /// written, and the gain raised by it. Pass 1 measures the mix before the gain; when the gain
 /// brings its peaks well over the ceiling, the limiter lowers the loudness too (0.6 LU at
