@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Medrender
 import MedrenderCore
+import MedrenderIO
 import NIOCore
 import Synchronization
 
@@ -263,8 +264,12 @@ extension MedrenderService {
                     flight.advance(chunk)
                 }
                 flight.wroteAll()
-                guard flight.isInMemory || fsync(fd) == 0 || flight.spooled else {
-                    throw RenderError("cannot flush the render to \(flight.writingPath): \(String(cString: strerror(errno)))", category: .io)
+                // The flush waits on the disk: on a thread of its own, not on this task.
+                let unsynced = flight.isInMemory ? nil : await BlockingWork.run("medrender cache sync") { () -> String? in
+                    fsync(fd) == 0 ? nil : String(cString: strerror(errno))
+                }
+                if let unsynced, !flight.spooled {
+                    throw RenderError("cannot flush the render to \(flight.writingPath): \(unsynced)", category: .io)
                 }
                 closeOnce()
                 let elapsed = ContinuousClock.now - started

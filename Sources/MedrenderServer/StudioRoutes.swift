@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Medrender
 import MedrenderCore
+import MedrenderIO
 import MedrenderPresets
 import MedrenderPreview
 import NIOCore
@@ -122,6 +123,17 @@ extension MedrenderService {
     /// library's (`Sounds/`) or beside its presets, never a path outside them.
     func studioJob(_ yaml: String, for http: Request, format: OutputFormat = .wav(.int16),
                    layers: Set<Layer> = Set(Layer.allCases)) async throws -> RenderJob {
+        // Decoded and confined on a thread of its own, never on a task of the server.
+        let (library, presetFile) = (settings.library, studioPresetFile)
+        let session = try await BlockingWork.run("medrender studio preset") {
+            try Self.confinedSession(yaml, library: library, presetFile: presetFile)
+        }
+        return try await studioJob(session, yaml: yaml, for: http, format: format, layers: layers)
+    }
+
+    /// The posted YAML as a session, or every issue that keeps it from being one; a session that
+    /// names a program or a file outside the library is refused.
+    static func confinedSession(_ yaml: String, library: PresetLibrary, presetFile: String) throws -> Session {
         let session: Session
         do {
             session = try PresetDecoder.decode(yaml, file: "preset", defaultName: "studio")
@@ -139,8 +151,7 @@ extension MedrenderService {
         // A posted preset names no program and no file outside the library: the same answer for a
         // file that is there and one that is not.
         do {
-            try PresetConfinement(library: settings.library, allowsCommandVoices: false)
-                .check(session, presetFile: studioPresetFile, library: settings.library)
+            try PresetConfinement(library: library, allowsCommandVoices: false).check(session, presetFile: presetFile, library: library)
         } catch {
             let word = error.field == "guide.voice" ? "command" : error.field == "metadata.cover" ? "cover" : Self.quoted(error.message)
             var issue = Self.locate(word, in: yaml, message: Face.query.naming(error.message))
@@ -148,6 +159,13 @@ extension MedrenderService {
             issue.field = error.field
             throw ServeError.invalid(StudioInvalid(issues: [issue]))
         }
+        return session
+    }
+
+    /// A decoded, confined session as a job: its sounds found and its speech synthesized under the
+    /// render gate; a session longer than the server plans is an issue of its `minutes`.
+    func studioJob(_ session: Session, yaml: String, for http: Request, format: OutputFormat,
+                   layers: Set<Layer>) async throws -> RenderJob {
         let library = settings.library
         var asked = RenderRequest(session: session, presetFile: studioPresetFile,
                                   options: RenderOptions(length: session.defaultLength, layers: layers),
