@@ -7,6 +7,7 @@ import MedrenderIO
 import MedrenderPresets
 import MedrenderPreview
 import NIOCore
+import Synchronization
 
 /// The studio's routes: the page (`GET /studio`) and its script and style
 /// (`GET /studio/studio.js`, `GET /studio/studio.css`), a preset's YAML checked and planned without a
@@ -51,15 +52,13 @@ struct StudioIssue: Codable, Equatable {
 }
 
 /// YAML posted to listen to, by id: the newest few, so the audio element can GET them.
-// `@unchecked`: the takes are read and written under `lock` only.
-final class StudioTakes: @unchecked Sendable {
-    private let lock = NSLock()
-    private var takes: [(id: String, yaml: String)] = []
+final class StudioTakes: Sendable {
+    private let takes = Mutex<[(id: String, yaml: String)]>([])
     static let kept = 32
 
     func add(_ yaml: String) -> String {
         let id = LibraryStudioHash.hex(of: yaml)
-        lock.withLock {
+        takes.withLock { takes in
             takes.removeAll { $0.id == id }
             takes.append((id, yaml))
             if takes.count > Self.kept { takes.removeFirst(takes.count - Self.kept) }
@@ -67,7 +66,7 @@ final class StudioTakes: @unchecked Sendable {
         return id
     }
 
-    func yaml(_ id: String) -> String? { lock.withLock { takes.first { $0.id == id }?.yaml } }
+    func yaml(_ id: String) -> String? { takes.withLock { $0.first { $0.id == id }?.yaml } }
 }
 
 /// A short, stable id of a text (FNV-1a, 64 bits): a take's name, not a security boundary.

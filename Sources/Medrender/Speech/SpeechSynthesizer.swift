@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import MedrenderCore
 import MedrenderIO
+import Synchronization
 
 /// One line to speak, resolved: engine, voice, language and text.
 public struct SpeechRequest: Hashable, Sendable {
@@ -249,23 +250,20 @@ public struct SpeechSynthesizer: Sendable {
 
 /// What this process has asked of the installed engines (their voices and versions), asked once:
 /// festival takes seconds to list its voices.
-// `@unchecked`: the voice lists and versions are read and written under `lock` only (an engine
-// is asked outside it, and what it says is stored under it).
-final class EngineFacts: @unchecked Sendable {
+// An engine is asked outside the lock, and what it says is stored under it.
+final class EngineFacts: Sendable {
     static let shared = EngineFacts()
-    private let lock = NSLock()
-    private var voiceLists: [GuideVoice.Engine: [String]?] = [:]
-    private var versions: [String: String] = [:]
+    private struct Known {
+        var voiceLists: [GuideVoice.Engine: [String]?] = [:]
+        var versions: [String: String] = [:]
+    }
+    private let known = Mutex(Known())
 
     /// The engine's installed voices (nil for one that cannot list them).
     func voices(of engine: GuideVoice.Engine) -> [String]? {
-        lock.lock()
-        if let known = voiceLists[engine] { lock.unlock(); return known }
-        lock.unlock()
+        if let listed = known.withLock({ $0.voiceLists[engine] }) { return listed }
         let voices = engine.description.installedVoices()
-        lock.lock()
-        voiceLists[engine] = voices
-        lock.unlock()
+        known.withLock { $0.voiceLists[engine] = voices }
         return voices
     }
 
@@ -273,13 +271,9 @@ final class EngineFacts: @unchecked Sendable {
     func version(of engine: GuideVoice.Engine, program: String) -> String {
         var key = "\(engine.rawValue) \(program)"
         if engine == .command, let path = SpeechSynthesizer.locate(program) { key += " \(FileIdentity(path: path))" }
-        lock.lock()
-        if let known = versions[key] { lock.unlock(); return known }
-        lock.unlock()
+        if let asked = known.withLock({ $0.versions[key] }) { return asked }
         let version = engine.description.version(program: program)
-        lock.lock()
-        versions[key] = version
-        lock.unlock()
+        known.withLock { $0.versions[key] = version }
         return version
     }
 }
