@@ -138,10 +138,10 @@ struct RawClient {
         #expect(rest.count < length, "a client that took nothing got the whole file")
     }
 
-    @Test func aQueuedRequestWhoseClientLeftGivesItsPlaceBack() throws {
-        // A library whose one preset speaks with a program that waits on a FIFO the test holds:
-        // its synthesis holds the one render place for as long as the test wants.
-        let library = TemporaryDirectory("limits-held")
+    /// Makes `library` a library whose one preset, `held`, speaks with a program that waits on a
+    /// FIFO the test holds (its synthesis holds a render place for as long as the test wants);
+    /// the FIFO's path.
+    static func heldLibrary(_ library: TemporaryDirectory) throws -> String {
         try FileManager.default.createDirectory(atPath: library.file("Presets"), withIntermediateDirectories: true)
         let fifo = library.file("hold")
         #expect(mkfifo(fifo, 0o600) == 0)
@@ -150,6 +150,14 @@ struct RawClient {
         let program = library.write("speak.sh", "#!/bin/sh\ncat '\(fifo)' >/dev/null\ncp '\(tone)' \"$2\"\n")
         chmod(program, 0o755)
         _ = library.write("Presets/held.yaml", ServeTrustTests.guided(voice: "{ engine: command, name: \(program) }"))
+        return fifo
+    }
+
+    @Test func aQueuedRequestWhoseClientLeftGivesItsPlaceBack() throws {
+        // A library whose one preset speaks with a program that waits on a FIFO the test holds:
+        // its synthesis holds the one render place for as long as the test wants.
+        let library = TemporaryDirectory("limits-held")
+        let fifo = try Self.heldLibrary(library)
         let server = try ServerProcess(["--library", library.path, "--allow-command-voices", "--max-renders", "1", "--queue", "1"])
         defer { server.stop() }
 
@@ -185,14 +193,7 @@ struct RawClient {
     /// and `/metrics` answer every time.
     @Test func withEveryRenderPlaceHeldHealthAndMetricsAnswerEveryTime() throws {
         let library = TemporaryDirectory("limits-all-held")
-        try FileManager.default.createDirectory(atPath: library.file("Presets"), withIntermediateDirectories: true)
-        let fifo = library.file("hold")
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let tone = library.file("tone.wav")
-        #expect(try runProcess("/usr/bin/sox", ["-n", "-r", "16000", "-c", "1", tone, "synth", "1", "sine", "440"]).status == 0)
-        let program = library.write("speak.sh", "#!/bin/sh\ncat '\(fifo)' >/dev/null\ncp '\(tone)' \"$2\"\n")
-        chmod(program, 0o755)
-        _ = library.write("Presets/held.yaml", ServeTrustTests.guided(voice: "{ engine: command, name: \(program) }"))
+        let fifo = try Self.heldLibrary(library)
         let places = max(2, ProcessInfo.processInfo.activeProcessorCount)
         let server = try ServerProcess(["--library", library.path, "--allow-command-voices", "--max-renders", "\(places)", "--queue", "4"])
         defer { server.stop() }
