@@ -50,9 +50,8 @@ public final class AtomicOutputFile {
         let suffix = ".medrender-XXXXXX"
         let hidden = 1 + name.utf8.count + suffix.utf8.count <= Self.maximumNameBytes ? ".\(name)\(suffix)" : suffix
         var template = Array("\(directory)/\(hidden)".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let (fd, code) = TemporaryFiles.create(&template)
         guard fd >= 0 else {
-            let code = errno
             let reason = String(cString: strerror(code))
             if code == ENAMETOOLONG {
                 throw IOError(.cannotCreate, "is too long a path for this system: write it nearer the root", path: path, cause: reason)
@@ -64,7 +63,6 @@ public final class AtomicOutputFile {
         self.descriptor = fd
         // A file replaced keeps its permissions.
         fchmod(fd, exists ? existing.st_mode & 0o7777 : 0o644)
-        TemporaryFiles.register(temporaryPath)
     }
 
     deinit {
@@ -128,7 +126,30 @@ extension IOError {
 
 /// The temporary files being written, so an interrupt can remove them.
 public enum TemporaryFiles {
-    private static let paths = Mutex<[String]>([])
+    /// The files registered, and whether an interrupt has already removed them (then no new one
+    /// is made: it would outlive the exit).
+    private struct Registry {
+        var list: [String] = []
+        var exiting = false
+
+        mutating func append(_ path: String) { list.append(path) }
+        mutating func removeAll(where drop: (String) -> Bool) { list.removeAll(where: drop) }
+    }
+
+    private static let paths = Mutex(Registry())
+
+    /// Makes a temporary file from a `mkstemp` template (filled in with its name) and registers
+    /// it in one step, so that an interrupt either removes it or comes before it exists. Returns
+    /// the open descriptor, or -1 and the `errno`.
+    public static func create(_ template: inout [CChar]) -> (descriptor: Int32, errno: Int32) {
+        paths.withLock { registry in
+            if registry.exiting { return (-1, EINTR) }
+            let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            guard fd >= 0 else { return (-1, errno) }
+            registry.append(template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+            return (fd, 0)
+        }
+    }
 
     /// Registers a temporary file: an interrupt removes it (`removeAllForExit`).
     public static func register(_ path: String) {
@@ -172,9 +193,10 @@ public enum TemporaryFiles {
     /// handler that exits right after. A commit that comes after it fails (its file is gone), and
     /// one before it has already put its file in place (and its folder stays).
     public static func removeAllForExit() {
-        paths.withLock { list in
-            for path in list { unlink(path) }
-            list.removeAll()
+        paths.withLock { registry in
+            for path in registry.list { unlink(path) }
+            registry.list.removeAll()
+            registry.exiting = true
         }
         folders.withLock { list in
             for folder in list where rmdir(folder) != 0 { break }
