@@ -11,8 +11,8 @@ public struct RenderRequest: Sendable {
     public var presetFile: String
     public var options: RenderOptions
     public var format: OutputFormat
-    /// A file, `-` for standard output, or a pipe or device.
-    public var outputPath: String
+    /// Where the audio goes: a file (or a pipe or device), standard output, or a sink.
+    public var destination: RenderDestination
     public var library: PresetLibrary
     /// When set, each layer is also written to this folder as its own file, aligned to the mix.
     public var stemsDirectory: String?
@@ -28,19 +28,14 @@ public struct RenderRequest: Sendable {
     public var speechTimeLimitSeconds = SpeechSynthesizer.defaultTimeLimitSeconds
 
     public init(session: Session, presetFile: String, options: RenderOptions, format: OutputFormat,
-                outputPath: String, library: PresetLibrary, stemsDirectory: String? = nil) {
+                destination: RenderDestination, library: PresetLibrary, stemsDirectory: String? = nil) {
         self.stemsDirectory = stemsDirectory
         self.session = session
         self.presetFile = presetFile
         self.options = options
         self.format = format
-        self.outputPath = outputPath
+        self.destination = destination
         self.library = library
-    }
-
-    /// Where the audio goes.
-    public var destination: RenderDestination {
-        outputPath == OutputWriter.standardOutput ? .standardOutput : .file(outputPath)
     }
 
     /// The job: the session with every sound it needs found in the library (all the missing ones

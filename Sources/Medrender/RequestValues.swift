@@ -1,8 +1,10 @@
+import Foundation
 import MedrenderCore
 import MedrenderIO
+import MedrenderPresets
 
 /// The typed values of a request that arrive as text: a format's name, a list of layers, a
-/// sample format, a rate. Each face reads its text through these (the command line through
+/// sample format, a rate, a length, a pattern, beds, bells, a language, a voice. Each face reads its text through these (the command line through
 /// swift-argument-parser's `ExpressibleByArgument`, the service from its query), so the library
 /// holds only values it can use and no face parses them its own way.
 
@@ -103,4 +105,120 @@ public enum SampleRateText {
         }
         return hz
     }
+}
+
+/// How long a session runs: as its preset says, a number of minutes, whole breath cycles, or as
+/// long as its guided script or voice track (`fit`).
+public enum LengthChoice: Sendable, Hashable, Encodable {
+    case preset
+    case minutes(Double)
+    case cycles(Int)
+    case fitToGuide
+
+    /// The length the faces' two fields give (`minutes` as a number or `fit`, `cycles`), or the
+    /// error when both are given.
+    public init(minutes: Double?, fit: Bool = false, cycles: Int?) throws(ParameterError) {
+        if (minutes != nil || fit), cycles != nil { throw ParameterError("minutes", "and {cycles} are both given; give one of them") }
+        if fit {
+            self = .fitToGuide
+        } else if let minutes {
+            self = .minutes(minutes)
+        } else if let cycles {
+            self = .cycles(cycles)
+        } else {
+            self = .preset
+        }
+    }
+
+    /// Checks the number given against its limit (`RequestLimits`).
+    func check() throws(ParameterError) {
+        switch self {
+        case .minutes(let minutes): try RequestLimits.minutes.check(minutes)
+        case .cycles(let cycles): try RequestLimits.cycles.check(cycles)
+        case .preset, .fitToGuide: break
+        }
+    }
+}
+
+/// A breath pattern in the faces' notation (`4-7-8-0`), parsed; it keeps the text for messages.
+public struct PatternChoice: Sendable, Hashable, Encodable {
+    public let notation: String
+    public let pattern: BreathPattern
+
+    /// The pattern `text` writes, or the error that says what is wrong with it.
+    public init(parsing text: String) throws(ParameterError) {
+        do {
+            pattern = try PatternNotation.parse(text)
+        } catch {
+            throw ParameterError("pattern", value: text, ": \(error.description)")
+        }
+        notation = text
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(pattern.description)
+    }
+}
+
+/// The ambience beds asked for instead of the preset's: none, or beds by name.
+public enum BedChoice: Sendable, Hashable, Encodable {
+    case noBeds
+    case beds([String])
+
+    /// `none`, or names comma-separated (`rain,ocean`); an empty name is an error.
+    public init(parsing text: String) throws(ParameterError) {
+        if text == "none" {
+            self = .noBeds
+            return
+        }
+        let names = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingCharacters(in: .whitespaces) }
+        if names.contains(where: \.isEmpty) {
+            throw ParameterError("ambience", value: text, "has an empty name; give beds as NAME[,NAME] (such as rain,ocean), or none")
+        }
+        self = .beds(names)
+    }
+
+    /// The beds' names (empty for `none`).
+    public var names: [String] {
+        if case .beds(let names) = self { names } else { [] }
+    }
+}
+
+/// The bell sound asked for instead of the preset's (start, end and timed bells): none, or a sound.
+public enum BellChoice: Sendable, Hashable, Encodable {
+    case noBells
+    case sound(String)
+
+    /// `none`, or a sound's name; a blank one is an error.
+    public init(parsing text: String) throws(ParameterError) {
+        let name = text.trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty else { throw ParameterError("bells", "needs a sound's name (such as bell), or none for no bells") }
+        self = name == "none" ? .noBells : .sound(name)
+    }
+}
+
+extension Language {
+    /// The language `code` names (`en`, `de`…), or the error that lists them.
+    public init(parsing code: String, parameter: String = "language") throws(ParameterError) {
+        guard let value = Language(rawValue: code) else {
+            throw ParameterError(parameter, value: code, "is not one medrender has words for; choose one of: "
+                + Language.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        self = value
+    }
+}
+
+extension GuideVoice {
+    /// The voice `text` names, ENGINE[:NAME], or the error that says what is wrong with it.
+    public init(parsing text: String, parameter: String = "voice") throws(ParameterError) {
+        do {
+            self = try PresetDecoder.guideVoice(text)
+        } catch {
+            throw ParameterError(parameter, value: text, ": \(error.message)")
+        }
+    }
+
+    /// The voice as written: `festival`, `espeak-ng:de`.
+    public var notation: String { engine.rawValue + (name.map { ":\($0)" } ?? "") }
 }

@@ -258,7 +258,7 @@ extension LibraryBuild {
                        progress: @escaping @Sendable (Double) -> Void) throws -> (LibraryBuildManifest.Entry, warnings: [String]) {
         let path = folder + "/" + job.outputName
         var request = RenderRequest(session: job.session, presetFile: job.presetFile, options: job.options, format: job.format,
-                                    outputPath: path, library: job.library)
+                                    destination: .file(path), library: job.library)
         request.soundCache = sounds
         request.threads = threads
         request.speechTimeLimitSeconds = speechTimeLimitSeconds

@@ -89,7 +89,7 @@ struct BuildCommand: ParsableCommand {
                 guard let m = Double(item), m.isFinite else {
                     throw ValidationError("--minutes \(item) is not a number; give minutes above 0 and up to 1440, comma-separated")
                 }
-                guard m > 0, m <= SessionLimits.mostMinutes, let t = SessionTime(minutes: m) else {
+                guard RequestLimits.minutes.contains(m), let t = SessionTime(minutes: m) else {
                     throw ValidationError("--minutes \(item) is out of range; give minutes above 0 and up to 1440, comma-separated")
                 }
                 if !result.contains(.duration(t)) { result.append(.duration(t)) }
@@ -100,7 +100,7 @@ struct BuildCommand: ParsableCommand {
                 guard let n = Int(item) else {
                     throw ValidationError("--cycles \(item) is not a whole number; give 1 to 100000, comma-separated")
                 }
-                guard SessionLimits.cycles.contains(n) else {
+                guard RequestLimits.cycles.contains(Double(n)) else {
                     throw ValidationError("--cycles \(item) is out of range; give 1 to 100000, comma-separated")
                 }
                 if !result.contains(.cycles(n)) { result.append(.cycles(n)) }
@@ -119,7 +119,10 @@ struct BuildCommand: ParsableCommand {
         guard output != nil else { throw ValidationError("give the output folder with -o OUTDIR") }
         if minutes != nil, cycles != nil { throw ValidationError("give --minutes or --cycles, not both") }
         _ = try lengths()
-        guard RenderOptions.rateRange.contains(rate.hertz) else { throw ValidationError("--rate \(rate.hertz) is out of range; give 8000 to 192000 Hz") }
+        try asValidation {
+            try RequestLimits.rate.check(rate.hertz)
+            try encoding.check()
+        }
         if encoding.bits == .float32, format.formats.contains(.flac) { throw ValidationError("--bits 32f is for WAV; FLAC takes 16 or 24") }
         if let jobs, !(1...1024).contains(jobs) { throw ValidationError("-j \(jobs): give 1 to 1024 renders at once") }
         if let shard, shard != "auto", LibraryBuildShard(parsing: shard) == nil {

@@ -58,13 +58,12 @@ enum BuildIndex {
     /// The preview page of one output: the plan a render of it makes, its file's waveform.
     static func writePreview(_ output: LibraryBuildManifest.Entry, audioPath: String, pagePath: String, presetFile: String,
                              library: PresetLibrary) throws {
-        var parameters = SessionParameters(preset: presetFile)
-        parameters.minutes = output.minutes
-        parameters.cycles = output.cycles
+        var parameters = SessionRequest(preset: presetFile)
+        parameters.length = try LengthChoice(minutes: output.minutes, cycles: output.cycles)
         parameters.rate = output.rate
         parameters.channels = output.channels
         parameters.format = FormatName(spelled: output.format)
-        let (request, _) = try parameters.request(library: library, output: audioPath)
+        let (request, _) = try parameters.renderRequest(library: library, destination: .file(audioPath))
         let plan = try Renderer.check(request)
         try PreviewWriter.writePage(try AtomicOutputFile(path: pagePath), plan: plan, session: request.session, loudnessLUFS: output.loudnessLUFS,
                                     truePeakDBTP: output.truePeakDBTP, audioPath: audioPath, format: request.format, embed: false)

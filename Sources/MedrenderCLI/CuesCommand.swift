@@ -44,7 +44,7 @@ struct CuesCommand: ParsableCommand {
             }
             var request = RenderRequest(session: sessionValue, presetFile: file,
                                         options: RenderOptions(rate: session.rate.hertz, length: length),
-                                        format: .ogg(quality: 4), outputPath: toStandardOutput ? "-" : output, library: library)
+                                        format: .ogg(quality: 4), destination: toStandardOutput ? .standardOutput : .file(output), library: library)
             request.speechTimeLimitSeconds = session.speech.timeLimitSeconds
             // The plan a render would make, sounds and all: no sheet for a session that cannot be rendered.
             let plan = try Renderer.check(request)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Medrender
+import MedrenderCore
 import MedrenderIO
 
 /// How the audio is encoded: shared by `render` and `build`.
@@ -14,7 +15,7 @@ struct EncodingOptions: ParsableArguments {
     var channels: Int = 2
 
     /// `p` with the encoding options set.
-    func parameters(into p: SessionParameters) -> SessionParameters {
+    func request(into p: SessionRequest) -> SessionRequest {
         var p = p
         p.bits = bits
         p.quality = quality
@@ -22,7 +23,9 @@ struct EncodingOptions: ParsableArguments {
         return p
     }
 
-    func validate() throws {
-        try asValidation { try parameters(into: SessionParameters(preset: "")).validateEncoding() }
+    /// Checks quality and channels, for a command that makes no `SessionRequest` (a build).
+    func check() throws(ParameterError) {
+        try RequestLimits.quality.check(quality)
+        try RequestLimits.channels.check(channels)
     }
 }

@@ -29,20 +29,17 @@ struct PlotCommand: ParsableCommand {
     func validate() throws {
         try checkPagePath(output, option: "-o", extensions: ["svg"])
         guard width >= 600, width <= 4000 else { throw ValidationError("--width \(width): give 600 to 4000") }
-        var p = session.parameters
-        p.layers = layers.layers
-        try asValidation { try p.validateMix(output: "plot.ogg") }
     }
 
     func run() throws {
         let audioPath = PreviewWriter.temporaryAudioPath(extension: "ogg")
         defer { try? FileManager.default.removeItem(atPath: audioPath) }
         do {
-            var p = session.parameters
+            var p = try session.request()
             p.layers = layers.layers
             p.quality = 0
             let library = session.libraries.library()
-            var (request, _) = try p.request(library: library, output: audioPath)
+            var (request, _) = try p.renderRequest(library: library, destination: .file(audioPath))
             request.speechTimeLimitSeconds = session.speech.timeLimitSeconds
             let prepared = try Renderer.prepare(request)
             let plan = prepared.plan

@@ -36,8 +36,8 @@ struct PreviewCommand: ParsableCommand {
 
     var audioOutput: String { audio ?? PreviewWriter.temporaryAudioPath(extension: format.rawValue) }
 
-    func parameters(output: String) -> SessionParameters {
-        var p = session.parameters
+    func request() throws(ParameterError) -> SessionRequest {
+        var p = try session.request()
         p.quality = quality
         p.layers = layers.layers
         p.format = audio == nil ? format : nil
@@ -46,7 +46,6 @@ struct PreviewCommand: ParsableCommand {
 
     func validate() throws {
         try checkPagePath(output, option: "-o")
-        try asValidation { try parameters(output: audio ?? "preview.\(format.rawValue)").validateMix(output: audio ?? "preview.\(format.rawValue)") }
         if let audio, PreviewWriter.relative(audio, toPageAt: output) == nil {
             throw ValidationError("--audio \(audio): the page names its audio relative to itself; put it in the page's folder (or below), or leave --audio out to embed it")
         }
@@ -57,7 +56,7 @@ struct PreviewCommand: ParsableCommand {
         defer { if audio == nil { try? FileManager.default.removeItem(atPath: audioPath) } }
         do {
             let library = session.libraries.library()
-            var (request, rateNote) = try parameters(output: audioPath).request(library: library, output: audioPath)
+            var (request, rateNote) = try request().renderRequest(library: library, destination: .file(audioPath))
             request.speechTimeLimitSeconds = session.speech.timeLimitSeconds
             if let rateNote { Console.error("medrender: \(rateNote)\n") }
             let prepared = try Renderer.prepare(request)

@@ -5,6 +5,7 @@ import MedrenderCore
 import MedrenderIO
 import MedrenderPresets
 import MedrenderVideo
+import Synchronization
 
 /// `medrender [render] --preset NAME --minutes M -o FILE`: renders a session to a file.
 struct RenderCommand: ParsableCommand {
@@ -85,8 +86,8 @@ struct RenderCommand: ParsableCommand {
     @OptionGroup var picture: VideoPictureOptions
 
     /// Every option as the library takes them.
-    var parameters: SessionParameters {
-        var p = encoding.parameters(into: session.parameters)
+    func request() throws(ParameterError) -> SessionRequest {
+        var p = encoding.request(into: try session.request())
         p.format = format
         p.layers = layers.layers
         p.loudness = loudness
@@ -96,17 +97,16 @@ struct RenderCommand: ParsableCommand {
         p.album = album
         p.date = date
         p.comment = comment
-        p.cover = cover
+        p.cover = cover.map { URL(fileURLWithPath: $0) }
         p.stockFallback = fallback == "stock"
         return p
     }
 
     func validate() throws {
-        if let threads, !(1...1024).contains(threads) { throw ValidationError("--threads \(threads): give 1 to 1024 cores") }
+        try asValidation { try RequestLimits.threads.check(threads) }
         if let fallback, fallback != "stock" {
             throw ValidationError("--fallback \(fallback): the one fallback is 'stock'")
         }
-        try asValidation { try parameters.validateMix(output: output) }
         if let cues, CueSheetFormat.forPath(cues) == nil {
             throw ValidationError("--cues: cannot tell the format of '\(cues)'; end it in .json, .vtt or .txt")
         }
@@ -139,7 +139,7 @@ struct RenderCommand: ParsableCommand {
             }
             defer { TemporaryFiles.unregisterFolders(madeFolders) }
             let library = session.libraries.library()
-            var (request, rateNote) = try parameters.request(library: library, output: output)
+            var (request, rateNote) = try request().renderRequest(library: library, destination: RenderDestination(commandLine: output))
             if let rateNote { Console.error("medrender: \(rateNote)\n") }
             request.stemsDirectory = stems
             request.cueSheetPaths = cues.map { [$0] } ?? []
@@ -236,25 +236,25 @@ enum ReportText {
 }
 
 /// A progress bar on stderr, only when stderr is a terminal.
-// `@unchecked`: drawn from one thread at a time, as the renderer reports (pass 1's parts side by
-// side report from the first pair only; pass 2 from the writing thread).
-final class ProgressBar: @unchecked Sendable {
+final class ProgressBar: Sendable {
     let enabled: Bool
     let started = Date()
-    var lastDraw = Date.distantPast
-    var shown = 0.0
+    /// When it was last drawn, and the fraction it showed.
+    private let drawn = Mutex((at: Date.distantPast, fraction: 0.0))
 
     init(enabled: Bool) { self.enabled = enabled }
 
     func update(_ progress: RenderProgress) {
         guard enabled else { return }
         let now = Date()
-        guard now.timeIntervalSince(lastDraw) >= 0.1 || progress.framesDone == progress.totalFrames else { return }
-        lastDraw = now
         // Weighed by what each pass costs; it never goes back (a lossy file written again after
         // its check stays where the check left it).
-        shown = max(shown, progress.fraction)
-        let fraction = shown
+        let shown = drawn.withLock { drawn -> Double? in
+            guard now.timeIntervalSince(drawn.at) >= 0.1 || progress.framesDone == progress.totalFrames else { return nil }
+            drawn = (now, max(drawn.fraction, progress.fraction))
+            return drawn.fraction
+        }
+        guard let fraction = shown else { return }
         let width = 30
         let filled = Int(fraction * Double(width))
         let elapsed = now.timeIntervalSince(started)

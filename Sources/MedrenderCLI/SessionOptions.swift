@@ -63,38 +63,33 @@ struct SessionOptions: ParsableArguments {
     @Option(name: .long, help: "Seed for loop start offsets and dither, 0 to 2147483647, instead of the preset's.")
     var seed: Int?
 
-    /// The session's options as the library takes them (the encoding and mix options are added
-    /// by the commands that have them).
-    var parameters: SessionParameters {
-        var p = SessionParameters(preset: preset)
-        p.minutes = minutes?.minutes
-        p.fitToGuide = minutes?.fit ?? false
-        p.voice = voice
-        p.language = language
-        p.cycles = cycles
+    /// The session's options as the library takes them, read into their types (the encoding and
+    /// mix options are added by the commands that have them); their limits are the library's to
+    /// check, once, when it loads the session.
+    func request() throws(ParameterError) -> SessionRequest {
+        var p = SessionRequest(preset: preset)
+        p.length = try LengthChoice(minutes: minutes?.minutes, fit: minutes?.fit ?? false, cycles: cycles)
+        p.voice = try voice.map { (text) throws(ParameterError) in try GuideVoice(parsing: text) }
+        p.language = try language.map { (text) throws(ParameterError) in try Language(parsing: text) }
         p.rate = rate.hertz
-        p.pattern = pattern
+        p.pattern = try pattern.map { (text) throws(ParameterError) in try PatternChoice(parsing: text) }
         p.inhale = inhale
         p.holdIn = holdIn
         p.exhale = exhale
         p.holdOut = holdOut
         p.settle = settle
         p.closing = closing
-        p.ambience = ambience
+        p.ambience = try ambience.map { (text) throws(ParameterError) in try BedChoice(parsing: text) }
         p.noVoice = noVoice
-        p.bells = bells
+        p.bells = try bells.map { (text) throws(ParameterError) in try BellChoice(parsing: text) }
         p.seed = seed
         return p
-    }
-
-    func validate() throws {
-        try asValidation { try parameters.validateSession() }
     }
 
     /// Finds the library, loads the preset and applies the command line.
     func load() throws -> (session: Session, file: String, library: PresetLibrary, length: SessionLength) {
         let library = libraries.library()
-        let (session, file, length) = try parameters.loadSession(library: library)
+        let (session, file, length) = try request().loadSession(library: library)
         return (session, file, library, length)
     }
 }
@@ -138,5 +133,13 @@ struct MinutesArgument: ExpressibleByArgument {
         } else {
             return nil
         }
+    }
+}
+
+extension RenderDestination {
+    /// The destination `-o` names: `-` for standard output, or a file (a pipe or a device is
+    /// written into as a stream).
+    init(commandLine output: String) {
+        self = output == "-" ? .standardOutput : .file(output)
     }
 }

@@ -38,7 +38,7 @@ struct ValidateCommand: ParsableCommand {
                 var request = RenderRequest(session: session, presetFile: file,
                                             options: RenderOptions(length: minutes.map { .duration(SessionTime(minutes: $0)!) } ?? session.defaultLength),
                                             format: .ogg(quality: 4),
-                                            outputPath: "/dev/null", library: library)
+                                            destination: .file("/dev/null"), library: library)
                 request.speechTimeLimitSeconds = speech.timeLimitSeconds
                 // The whole plan, with every sound decoded: what a render would refuse, this does.
                 let plan = try Renderer.check(request)

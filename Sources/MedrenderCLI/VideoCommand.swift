@@ -62,17 +62,16 @@ struct VideoCommand: ParsableCommand {
 
     func validate() throws {
         _ = try picture.validated(output: output, option: "-o")
-        guard (1...2).contains(channels) else { throw ValidationError("--channels \(channels): give 1 or 2") }
     }
 
     func run() throws {
         do {
             let settings = try picture.settings(output: output, option: "-o")
             try VideoRender.check(settings: settings, output: output)
-            var p = session.parameters
+            var p = try session.request()
             p.format = .wav
             p.channels = channels
-            var (request, _) = try p.request(library: session.libraries.library(), output: output)
+            var (request, _) = try p.renderRequest(library: session.libraries.library(), destination: .file(output))
             request.speechTimeLimitSeconds = session.speech.timeLimitSeconds
             let prepared = try Renderer.prepare(request)
             for warning in prepared.warnings { Console.error("medrender: warning: \(warning)\n") }

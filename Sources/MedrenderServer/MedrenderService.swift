@@ -279,9 +279,9 @@ public struct MedrenderService: Sendable {
     }
 
     /// The job of `job(for:request:)`, on the thread that prepares it.
-    private func job(for parameters: SessionParameters) throws -> (job: RenderJob, format: OutputFormat, identity: String, fit: [String]) {
+    private func job(for parameters: SessionRequest) throws -> (job: RenderJob, format: OutputFormat, identity: String, fit: [String]) {
         let file = try ServedLibrary(settings.library).presetFile(parameters.preset)
-        var (renderRequest, _) = try parameters.request(library: settings.library, output: "-")
+        var (renderRequest, _) = try parameters.renderRequest(library: settings.library, destination: .standardOutput)
         renderRequest.speechTimeLimitSeconds = settings.speechTimeLimitSeconds
         // A preset of the server's own library names a program only when the operator allows it.
         try PresetConfinement(library: settings.library, allowsCommandVoices: settings.allowCommandVoices)

@@ -2,7 +2,7 @@ import Medrender
 import MedrenderCore
 import MedrenderIO
 
-/// The query of `/render` and `/cues` as session parameters: the command line's options, by the
+/// The query of `/render` and `/cues` as a typed request: the command line's options, by the
 /// same names without their dashes (`minutes`, `hold-in`, `true-peak`…). A value that is not of
 /// its kind, or a name that is not an option, is a `ParameterError`, worded as the query names it
 /// (`minutes=abc is not a number`).
@@ -11,7 +11,7 @@ enum QueryParameters {
                         "bits", "quality", "format", "layers", "loudness", "true-peak", "title", "artist", "album", "fallback",
                         "settle", "closing", "ambience", "no-voice", "bells", "seed", "date", "comment", "voice", "language"]
 
-    static func parse(_ pairs: [(String, String)]) throws(ParameterError) -> SessionParameters {
+    static func parse(_ pairs: [(String, String)]) throws(ParameterError) -> SessionRequest {
         var values: [String: String] = [:]
         for (name, value) in pairs {
             guard names.contains(name) else {
@@ -36,12 +36,12 @@ enum QueryParameters {
             guard let value = Int(text) else { throw ParameterError(name, value: text, "is not a whole number") }
             return value
         }
-        var p = SessionParameters(preset: preset)
+        var p = SessionRequest(preset: preset)
         // `minutes=fit`: as long as the preset's guided script.
-        if values["minutes"] == "fit" { p.fitToGuide = true } else { p.minutes = try number("minutes") }
-        p.cycles = try integer("cycles")
+        let fit = values["minutes"] == "fit"
+        p.length = try LengthChoice(minutes: fit ? nil : try number("minutes"), fit: fit, cycles: try integer("cycles"))
         p.rate = try values["rate"].map { (text) throws(ParameterError) in try SampleRateText.parse(text) } ?? p.rate
-        p.pattern = values["pattern"]
+        p.pattern = try values["pattern"].map { (text) throws(ParameterError) in try PatternChoice(parsing: text) }
         p.inhale = try number("inhale")
         p.holdIn = try number("hold-in")
         p.exhale = try number("exhale")
@@ -58,24 +58,24 @@ enum QueryParameters {
         p.album = values["album"]
         p.settle = try number("settle")
         p.closing = try number("closing")
-        p.ambience = values["ambience"]
+        p.ambience = try values["ambience"].map { (text) throws(ParameterError) in try BedChoice(parsing: text) }
         if let noVoice = values["no-voice"] {
             guard ["", "1", "true"].contains(noVoice) else {
                 throw ParameterError("no-voice", value: noVoice, "takes no value: give it alone (no-voice or no-voice=1) to leave the recorded voice out")
             }
             p.noVoice = true
         }
-        p.bells = values["bells"]
+        p.bells = try values["bells"].map { (text) throws(ParameterError) in try BellChoice(parsing: text) }
         p.seed = try integer("seed")
         p.date = values["date"]
         p.comment = values["comment"]
-        p.language = values["language"]
+        p.language = try values["language"].map { (text) throws(ParameterError) in try Language(parsing: text) }
         if let voice = values["voice"] {
             // A request names an installed engine; it never names a program for the server to run.
             guard !voice.hasPrefix("command") else {
                 throw ParameterError("voice", value: voice, "names a program: the service speaks with festival, espeak-ng or flite (ENGINE[:NAME]); it runs no program a request names")
             }
-            p.voice = voice
+            p.voice = try GuideVoice(parsing: voice)
         }
         if let fallback = values["fallback"] {
             guard fallback == "stock" else { throw ParameterError("fallback", value: fallback, "is not one; the one fallback is 'stock'") }

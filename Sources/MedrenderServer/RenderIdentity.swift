@@ -11,7 +11,7 @@ import MedrenderIO
 /// session speaks (engine, voice, language, text and the engine's version, so a new engine renders
 /// anew). Two requests with the same identity get the same bytes.
 enum RenderIdentity {
-    static func key(parameters: SessionParameters, presetFile: String, job: RenderJob, speech: [SpeechRequest]) -> String {
+    static func key(parameters: SessionRequest, presetFile: String, job: RenderJob, speech: [SpeechRequest]) -> String {
         var h = SHA256Hasher()
         h.update("medrender render \(LibraryBuild.rendererVersion)\n")
         // The layers in mixing order: a set's own order differs from one set to another of the same layers.

@@ -18,7 +18,7 @@ extension MedrenderService {
         let query = Self.query(request)
         // Read as `/render` reads it: an unknown name is its 400, worded for the query.
         let format = try FormatName(parsing: query.first { $0.0 == "format" }?.1 ?? "ogg")
-            .format(quality: SessionParameters(preset: "").quality, bits: nil)
+            .format(quality: SessionRequest(preset: "").quality, bits: nil)
         let job = try await studioJob(yaml, for: request, format: format)
         // What only the sounds' lengths tell (a voice longer than its place) is answered as the
         // plan's errors are, before a render starts.

@@ -50,7 +50,7 @@ extension MedrenderService {
             defer { release() }
             let render = PointRender(prepared, startFrame: startFrame)
             if vorbis {
-                try render.encodeVorbis(quality: SessionParameters(preset: "").quality, to: sink)
+                try render.encodeVorbis(quality: SessionRequest(preset: "").quality, to: sink)
                 return
             }
             var bytes = [UInt8]()

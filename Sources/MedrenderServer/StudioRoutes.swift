@@ -168,7 +168,7 @@ extension MedrenderService {
         let library = settings.library
         var asked = RenderRequest(session: session, presetFile: studioPresetFile,
                                   options: RenderOptions(length: session.defaultLength, layers: layers),
-                                  format: format, outputPath: "-", library: library)
+                                  format: format, destination: .standardOutput, library: library)
         asked.speechTimeLimitSeconds = settings.speechTimeLimitSeconds
         let render = asked
         let (sounds, loudness, maximum) = (self.sounds, self.loudness, settings.maximumMinutes)

@@ -45,7 +45,7 @@ import Testing
             var request = RenderRequest(
                 session: session, presetFile: file,
                 options: RenderOptions(rate: rate, channels: channels, length: .duration(.seconds(60))),
-                format: format, outputPath: out, library: library)
+                format: format, destination: .file(out), library: library)
             request.threads = 2
             _ = try Renderer.render(request)
             var hasher = SHA256Hasher()

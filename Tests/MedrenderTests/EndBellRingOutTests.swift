@@ -34,7 +34,7 @@ import Testing
         guard let bell = session.bells.end else { return }
         let rate = 8000
         var req = RenderRequest(session: session, presetFile: file, options: RenderOptions(rate: rate, length: .duration(.seconds(60)), layers: [.bells]),
-                                format: .wav(.float32), outputPath: dir.file("b.wav"), library: library)
+                                format: .wav(.float32), destination: .file(dir.file("b.wav")), library: library)
         req.threads = 1
         let plan = try Renderer.check(req)
         if plan.notes.contains(where: { $0.contains("end bell") && $0.contains("before it has rung out") }) { return }  // it says it cannot

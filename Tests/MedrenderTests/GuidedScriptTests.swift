@@ -63,7 +63,7 @@ import Testing
         let session = try PresetDecoder.load(path: file)
         var request = RenderRequest(session: session, presetFile: file,
                                     options: RenderOptions(rate: rate, channels: 1, length: session.defaultLength, layers: [.voice]),
-                                    format: .wav(.float32), outputPath: output, library: PresetLibrary(root: PackagePaths.root))
+                                    format: .wav(.float32), destination: .file(output), library: PresetLibrary(root: PackagePaths.root))
         request.cueSheetPaths = [output + ".json", output + ".vtt"]
         return request
     }

@@ -27,7 +27,7 @@ import Testing
         let session = try PresetDecoder.load(path: file)
         return RenderRequest(session: session, presetFile: file,
                              options: RenderOptions(rate: rate, channels: 1, length: session.defaultLength),
-                             format: .wav(.float32), outputPath: dir.file("out.wav"), library: PresetLibrary(root: PackagePaths.root))
+                             format: .wav(.float32), destination: .file(dir.file("out.wav")), library: PresetLibrary(root: PackagePaths.root))
     }
 
     /// Runs `body` with the test's own speech cache; returns the error it threw.
@@ -212,8 +212,8 @@ import Testing
             voice: { track: track.wav, track-at: \(at) }
             """)
         var request = try Self.request(file, dir: dir)
-        var parameters = SessionParameters(preset: file)
-        parameters.fitToGuide = true
+        var parameters = SessionRequest(preset: file)
+        parameters.length = .fitToGuide
         try parameters.applyGuide(to: &request.session)
         let plan = try Renderer.check(request)
         // The track's end plus the closing, in whole seconds.

@@ -11,12 +11,12 @@ import Testing
     static let library = PresetLibrary(root: PackagePaths.root)
 
     @Test func overridesReplaceThePresetsValues() throws {
-        var p = SessionParameters(preset: "box-breath")
+        var p = SessionRequest(preset: "box-breath")
         p.settle = 5
         p.closing = 90.5
-        p.ambience = "ocean, rain"
+        p.ambience = try BedChoice(parsing: "ocean, rain")
         p.noVoice = true
-        p.bells = "voice-hold"
+        p.bells = try BellChoice(parsing: "voice-hold")
         p.seed = 42
         let (session, _, _) = try p.loadSession(library: Self.library)
         #expect(session.settle == .seconds(5))
@@ -28,37 +28,40 @@ import Testing
         #expect(session.bells.start == SoundRef("voice-hold") && session.bells.end == SoundRef("voice-hold"))
         #expect(session.seed == 42)
 
-        var none = SessionParameters(preset: "box-breath")
-        none.ambience = "none"
-        none.bells = "none"
+        var none = SessionRequest(preset: "box-breath")
+        none.ambience = try BedChoice(parsing: "none")
+        none.bells = try BellChoice(parsing: "none")
         let (quiet, _, _) = try none.loadSession(library: Self.library)
         #expect(quiet.ambience.isEmpty)
         #expect(quiet.bells.start == nil && quiet.bells.end == nil)
         // Nothing given: the preset as written.
-        let (plain, _, _) = try SessionParameters(preset: "box-breath").loadSession(library: Self.library)
+        let (plain, _, _) = try SessionRequest(preset: "box-breath").loadSession(library: Self.library)
         #expect(plain.settle == .seconds(20) && plain.voice.intro != nil && plain.bells.start == SoundRef("bell") && plain.seed == 1)
     }
 
+    /// A value out of its limit, or text that is not one, is a usage error that names the field,
+    /// from the text's parser (`BedChoice`, `BellChoice`) or from the one check of the limits.
     @Test func badOverridesAreUsageErrors() {
-        var cases: [(SessionParameters, String)] = []
-        var p = SessionParameters(preset: "box-breath")
-        p.settle = -1
-        cases.append((p, "--settle -1.0 is out of range; give 0 to 3600 seconds"))
-        p = SessionParameters(preset: "box-breath")
-        p.closing = 4000
-        cases.append((p, "--closing 4000.0 is out of range"))
-        p = SessionParameters(preset: "box-breath")
-        p.seed = -3
-        cases.append((p, "--seed -3 is out of range"))
-        p = SessionParameters(preset: "box-breath")
-        p.ambience = "rain,,ocean"
-        cases.append((p, "--ambience rain,,ocean has an empty name"))
-        p = SessionParameters(preset: "box-breath")
-        p.bells = " "
-        cases.append((p, "--bells needs a sound's name"))
-        for (parameters, message) in cases {
+        var cases: [(() throws -> Void, String)] = []
+        func loading(_ change: @escaping (inout SessionRequest) -> Void) -> () throws -> Void {
+            {
+                var p = SessionRequest(preset: "box-breath")
+                change(&p)
+                _ = try p.loadSession(library: Self.library)
+            }
+        }
+        cases.append((loading { $0.settle = -1 }, "--settle -1.0 is out of range; give 0 to 3600 seconds"))
+        cases.append((loading { $0.closing = 4000 }, "--closing 4000.0 is out of range"))
+        cases.append((loading { $0.seed = -3 }, "--seed -3 is out of range"))
+        cases.append((loading { $0.inhale = 400 }, "--inhale 400.0 is out of range; give 0 to 300 seconds"))
+        cases.append((loading { $0.rate = 7000 }, "--rate 7000 is out of range; give 8000 to 192000 Hz"))
+        cases.append(({ _ = try BedChoice(parsing: "rain,,ocean") }, "--ambience rain,,ocean has an empty name"))
+        cases.append(({ _ = try BellChoice(parsing: " ") }, "--bells needs a sound's name"))
+        cases.append(({ _ = try PatternChoice(parsing: "4-x") }, "--pattern 4-x:"))
+        cases.append(({ _ = try Language(parsing: "xx") }, "--language xx is not one medrender has words for"))
+        for (body, message) in cases {
             #expect {
-                try parameters.validateSession()
+                try body()
             } throws: { error in
                 guard let error = error as? ParameterError else { return false }
                 // The command line's wording, and the query's: `settle=-1.0 is out of range…`.
@@ -73,11 +76,8 @@ import Testing
     /// The library speaks of fields; each face names them: a flag on the command line, a query
     /// parameter over HTTP, also where a message names another parameter.
     @Test func aParameterErrorIsWordedByEachFace() {
-        var both = SessionParameters(preset: "box-breath")
-        both.minutes = 5
-        both.cycles = 3
         #expect {
-            try both.validateSession()
+            _ = try LengthChoice(minutes: 5, cycles: 3)
         } throws: { error in
             guard let error = error as? ParameterError else { return false }
             return error.worded(for: .commandLine) == "--minutes and --cycles are both given; give one of them"
@@ -91,9 +91,9 @@ import Testing
 
     /// An unknown bed named on the command line is the missing sound it would be in a preset.
     @Test func anUnknownAmbienceIsAMissingSound() throws {
-        var p = SessionParameters(preset: "box-breath")
-        p.ambience = "waterfal"
-        let (request, _) = try p.request(library: Self.library, output: "-")
+        var p = SessionRequest(preset: "box-breath")
+        p.ambience = try BedChoice(parsing: "waterfal")
+        let (request, _) = try p.renderRequest(library: Self.library, destination: .standardOutput)
         #expect {
             _ = try request.job()
         } throws: { "\($0)".contains("waterfal") }

@@ -28,7 +28,7 @@ import Testing
         var request = RenderRequest(
             session: try PresetDecoder.load(path: file), presetFile: file,
             options: RenderOptions(rate: rate, channels: channels, length: .duration(try #require(SessionTime(seconds: seconds)))),
-            format: .ogg(quality: quality), outputPath: out, library: library)
+            format: .ogg(quality: quality), destination: .file(out), library: library)
         request.threads = threads
         var job = try request.job()
         job.oneVorbisEncoder = oneEncoder

@@ -48,7 +48,7 @@ import Testing
         let file = dir.write("point.yaml", Self.preset)
         let session = try PresetDecoder.load(path: file)
         let request = RenderRequest(session: session, presetFile: file, options: RenderOptions(rate: 16000, length: session.defaultLength),
-                                    format: .wav(.float32), outputPath: dir.file("whole.wav"), library: library)
+                                    format: .wav(.float32), destination: .file(dir.file("whole.wav")), library: library)
         let prepared = try Renderer.prepare(request)
         let report = try Renderer.render(prepared, to: .file(dir.file("whole.wav")))
         let whole = try readSound(dir.file("whole.wav"))
@@ -97,7 +97,7 @@ import Testing
         let file = dir.write("point.yaml", Self.preset)
         let session = try PresetDecoder.load(path: file)
         let request = RenderRequest(session: session, presetFile: file, options: RenderOptions(rate: 8000, length: session.defaultLength),
-                                    format: .wav(.float32), outputPath: dir.file("x.wav"), library: library)
+                                    format: .wav(.float32), destination: .file(dir.file("x.wav")), library: library)
         let prepared = try Renderer.prepare(request)
         let early = PointRender(prepared, startFrame: 0), late = PointRender(prepared, startFrame: prepared.plan.totalFrames / 2)
         #expect(early.gainDecibels == late.gainDecibels)

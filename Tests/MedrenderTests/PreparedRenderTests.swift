@@ -12,7 +12,7 @@ import Testing
         let file = try library.presetPath("box-breath")
         return RenderRequest(session: try PresetDecoder.load(path: file), presetFile: file,
                              options: RenderOptions(rate: 8000, length: .duration(.seconds(60))),
-                             format: .wav(.int16), outputPath: output, library: library)
+                             format: .wav(.int16), destination: .file(output), library: library)
     }
 
     /// Preparing plans once and decodes each sound once; writing the prepared render, to a file

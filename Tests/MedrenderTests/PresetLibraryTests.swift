@@ -22,7 +22,7 @@ import Testing
         let (file, session) = try load(name)
         return RenderRequest(
             session: session, presetFile: file, options: RenderOptions(rate: 8000, length: length),
-            format: .wav(.int16), outputPath: output, library: presetLibrary)
+            format: .wav(.int16), destination: .file(output), library: presetLibrary)
     }
 
     @Test func libraryHasAtLeastSixteenPresetsWithUniqueNames() throws {

@@ -17,7 +17,7 @@ func request(_ yaml: String, minutes: Double, rate: Int = 48000, layers: Set<Lay
     return RenderRequest(
         session: session, presetFile: file,
         options: RenderOptions(rate: rate, length: .duration(SessionTime(minutes: minutes)!), layers: layers),
-        format: format, outputPath: output, library: library)
+        format: format, destination: .file(output), library: library)
 }
 
 let fractional = """

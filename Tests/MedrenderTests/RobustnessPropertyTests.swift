@@ -83,7 +83,7 @@ import Testing
             let dir = TemporaryDirectory("mutant")
             let request = RenderRequest(
                 session: session, presetFile: PackagePaths.root + "/Presets/mutant.yaml",
-                options: RenderOptions(rate: 8000, length: .cycles(1)), format: .wav(.int16), outputPath: dir.file("m.wav"),
+                options: RenderOptions(rate: 8000, length: .cycles(1)), format: .wav(.int16), destination: .file(dir.file("m.wav")),
                 library: Self.library)
             do {
                 let report = try Renderer.render(request)

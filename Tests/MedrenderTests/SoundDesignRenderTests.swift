@@ -112,7 +112,7 @@ import Testing
         let session = try PresetDecoder.load(path: file)
         var request = RenderRequest(
             session: quiet(session), presetFile: file, options: RenderOptions(rate: 22050, length: .duration(.seconds(100))),
-            format: .wav(.float32), outputPath: dir.file("mix.wav"), library: PresetLibrary(root: PackagePaths.root))
+            format: .wav(.float32), destination: .file(dir.file("mix.wav")), library: PresetLibrary(root: PackagePaths.root))
         request.stemsDirectory = dir.file("stems")
         let report = try Renderer.render(request)
         #expect(report.stems.map { URL(fileURLWithPath: $0).lastPathComponent }
@@ -147,7 +147,7 @@ import Testing
         let file = PackagePaths.root + "/Presets/\(preset).yaml"
         let request = RenderRequest(
             session: try PresetDecoder.load(path: file), presetFile: file,
-            options: RenderOptions(rate: rate, length: .cycles(3)), format: .wav(.float32), outputPath: dir.file("m.wav"),
+            options: RenderOptions(rate: rate, length: .cycles(3)), format: .wav(.float32), destination: .file(dir.file("m.wav")),
             library: PresetLibrary(root: PackagePaths.root))
         _ = try Renderer.render(request)
         let (_, channels, samples) = try readSound(dir.file("m.wav"))

@@ -16,8 +16,8 @@ public struct GuideScript: Hashable, Sendable {
 }
 
 /// A speech engine and one of its voices.
-public struct GuideVoice: Hashable, Sendable {
-    public enum Engine: String, Hashable, Sendable, CaseIterable {
+public struct GuideVoice: Hashable, Sendable, Codable {
+    public enum Engine: String, Hashable, Sendable, CaseIterable, Codable {
         case festival
         case espeakNG = "espeak-ng"
         case flite

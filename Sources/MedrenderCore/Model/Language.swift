@@ -1,5 +1,5 @@
 /// A language of the words a listener meets: prompts, captions, labels, chapter names.
-public enum Language: String, Hashable, Sendable, CaseIterable {
+public enum Language: String, Hashable, Sendable, CaseIterable, Codable {
     case english = "en"
     case german = "de"
     case french = "fr"
