@@ -2,14 +2,14 @@ import Foundation
 import MedrenderCore
 import MedrenderIO
 import MedrenderPresets
+import Synchronization
 
 /// The measured loudness and peak of mixes already rendered (pass 1's result), so that rendering the same
 /// mix again (a repeat request to a server, the same session in another format) skips pass 1 and
 /// starts writing at once. The mix is known by everything it is made of: the session, the options
 /// that shape it (rate, channels, length, layers) and each sound's file, size and modification
 /// time. Safe to share between threads; it keeps at most `capacity` entries.
-// `@unchecked`: the entries and their order are read and written under `lock` only.
-public final class LoudnessCache: @unchecked Sendable {
+public final class LoudnessCache: Sendable {
     struct Key: Hashable {
         var session: Session
         var options: RenderOptions
@@ -30,22 +30,26 @@ public final class LoudnessCache: @unchecked Sendable {
         }
     }
 
-    private let lock = NSLock()
-    private var entries: [Key: LoudnessPass.Measure] = [:]
-    private var order: [Key] = []
+    /// The measures, and their keys in the order they came (the oldest goes first).
+    private struct Entries {
+        var measures: [Key: LoudnessPass.Measure] = [:]
+        var order: [Key] = []
+    }
+
+    private let entries = Mutex(Entries())
     public let capacity: Int
 
     public init(capacity: Int = 1024) { self.capacity = max(1, capacity) }
 
     /// How many mixes it knows.
-    public var count: Int { lock.withLock { entries.count } }
+    public var count: Int { entries.withLock { $0.measures.count } }
 
-    func measured(_ key: Key) -> LoudnessPass.Measure? { lock.withLock { entries[key] } }
+    func measured(_ key: Key) -> LoudnessPass.Measure? { entries.withLock { $0.measures[key] } }
 
     func record(_ measure: LoudnessPass.Measure, for key: Key) {
-        lock.withLock {
-            if entries.updateValue(measure, forKey: key) == nil { order.append(key) }
-            while order.count > capacity { entries[order.removeFirst()] = nil }
+        entries.withLock { entries in
+            if entries.measures.updateValue(measure, forKey: key) == nil { entries.order.append(key) }
+            while entries.order.count > capacity { entries.measures[entries.order.removeFirst()] = nil }
         }
     }
 }

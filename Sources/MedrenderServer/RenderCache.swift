@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Medrender
 import MedrenderIO
+import Synchronization
 
 /// Finished renders on disk, known by their identity (`RenderIdentity`), so that a repeat request,
 /// and any range of it, is served from the file without rendering again. An entry is written
@@ -10,9 +11,7 @@ import MedrenderIO
 /// disk) is seen, removed and rendered again. The folder may be shared by several servers: a render
 /// holds a lock on its key (`flock`), and another process that wants the same render waits for it
 /// instead of rendering it twice. Bounded by size: the entries used least recently go first.
-// `@unchecked`: `warned` and `reservations` are read and written under `lock`; the rest are constants (the logger
-// is a value that is only read).
-final class RenderCache: @unchecked Sendable {
+final class RenderCache: Sendable {
     struct Entry: Sendable {
         var path: String
         var length: Int64
@@ -20,11 +19,11 @@ final class RenderCache: @unchecked Sendable {
 
     let folder: String
     let maximumBytes: Int64
-    private let lock = NSLock()
-    private var warned = false
+    /// Whether `reportUnwritable` has spoken.
+    private let warned = Mutex(false)
     /// Room held for renders under way, by their temporary file: entries and these together stay
     /// within `maximumBytes`.
-    private var reservations: [String: Int64] = [:]
+    private let reservations = Mutex<[String: Int64]>([:])
     private let logger: Logger
 
     /// Creates the folder when missing, readable by this user only (0700). A folder that another
@@ -61,7 +60,7 @@ final class RenderCache: @unchecked Sendable {
 
     /// Logs, once per process, that the cache cannot take a file, and why.
     func reportUnwritable(_ reason: String) {
-        let first = lock.withLock { () -> Bool in
+        let first = warned.withLock { warned in
             defer { warned = true }
             return !warned
         }
@@ -116,14 +115,14 @@ final class RenderCache: @unchecked Sendable {
     /// without the cache.
     func reserve(_ bytes: Int64, for temporary: String) -> Bool {
         guard bytes <= maximumBytes else { return false }
-        lock.withLock { reservations[temporary] = bytes }
+        reservations.withLock { $0[temporary] = bytes }
         trim()
         return true
     }
 
     /// Gives back the room held for `temporary` (its render failed, or it became an entry).
     func release(_ temporary: String) {
-        _ = lock.withLock { reservations.removeValue(forKey: temporary) }
+        _ = reservations.withLock { $0.removeValue(forKey: temporary) }
     }
 
     /// Puts a complete render in place as the entry of `key` and trims the cache to its bound.
@@ -154,7 +153,7 @@ final class RenderCache: @unchecked Sendable {
     /// under way, fit the bound.
     func trim() {
         var entries: [(path: String, length: Int64, used: Int)] = []
-        var total: Int64 = lock.withLock { reservations.values.reduce(0, +) }
+        var total: Int64 = reservations.withLock { $0.values.reduce(0, +) }
         for name in names() {
             guard let parsed = Self.parse(name) else { continue }
             var info = stat()
