@@ -238,31 +238,20 @@ extension MedrenderService {
             // The pass the render is in, so that a render stopped early is counted by its pass.
             let pass = PassSeen()
             metrics.renderThread(from: nil, to: 0)
-            let chunks = job.chunks(progress: { report in
-                if let old = pass.update(report.pass) { metrics.renderThread(from: old, to: report.pass) }
-            }, completion: { result in
-                if case .failure = result, flight.wasAbandoned { metrics.stopped(pass: pass.value) }
-                metrics.renderThread(from: pass.value, to: nil)
-            })
-            do {
-                var length: Int64 = 0
-                for try await chunk in chunks {
-                    if flight.isInMemory {
-                        guard flight.hold(chunk) else { throw Self.memoryFull(flight) }
-                    } else {
-                        do {
-                            try FileBytes.writeAll(chunk, to: fd, path: flight.writingPath)
-                        } catch {
-                            // The disk filled up (or the file can grow no more): what the file
-                            // took stays there, and the render goes on in memory. Said once.
-                            var info = stat()
-                            guard fstat(fd, &info) == 0, flight.spill(chunk, inFile: Int64(info.st_size)) else { throw Self.memoryFull(flight) }
-                            cache.reportUnwritable("\(error); a render went on in memory from byte \(info.st_size)")
-                        }
+            // The render writes its file from its own thread (`FlightWriter`), never from this task.
+            let writer = FlightWriter(flight: flight, descriptor: fd, cache: cache)
+            let result = await BlockingWork.run("medrender render") { () -> Result<RenderReport, any Error> in
+                Result {
+                    try job.run(to: .sink(writer)) { report in
+                        if let old = pass.update(report.pass) { metrics.renderThread(from: old, to: report.pass) }
                     }
-                    length += Int64(chunk.count)
-                    flight.advance(chunk)
                 }
+            }
+            if case .failure = result, flight.wasAbandoned { metrics.stopped(pass: pass.value) }
+            metrics.renderThread(from: pass.value, to: nil)
+            do {
+                _ = try result.get()
+                let length = writer.length
                 flight.wroteAll()
                 // The flush waits on the disk: on a thread of its own, not on this task.
                 let unsynced = flight.isInMemory ? nil : await BlockingWork.run("medrender cache sync") { () -> String? in
@@ -287,6 +276,47 @@ extension MedrenderService {
             }
         }
         flight.onAbandon { task.cancel() }
+    }
+
+    /// A render's bytes written into its flight's file as they are encoded, on the render's own
+    /// thread; once the disk is full, held in memory (`RenderFlight.spill`). The render stops at its
+    /// next block once every reader has left.
+    final class FlightWriter: RenderSink {
+        let flight: RenderFlight
+        let descriptor: Int32
+        let cache: RenderCache
+        /// The bytes written so far; read once the render has ended.
+        private let written = Mutex<Int64>(0)
+
+        init(flight: RenderFlight, descriptor: Int32, cache: RenderCache) {
+            self.flight = flight
+            self.descriptor = descriptor
+            self.cache = cache
+        }
+
+        var length: Int64 { written.withLock { $0 } }
+        var isStopped: Bool { flight.wasAbandoned }
+
+        func write(_ bytes: UnsafeRawBufferPointer) throws {
+            let chunk = [UInt8](bytes)
+            if flight.isInMemory {
+                guard flight.hold(chunk) else { throw MedrenderService.memoryFull(flight) }
+            } else {
+                do {
+                    try FileBytes.writeAll(chunk, to: descriptor, path: flight.writingPath)
+                } catch {
+                    // The disk filled up (or the file can grow no more): what the file took stays
+                    // there, and the render goes on in memory. Said once.
+                    var info = stat()
+                    guard fstat(descriptor, &info) == 0, flight.spill(chunk, inFile: Int64(info.st_size)) else {
+                        throw MedrenderService.memoryFull(flight)
+                    }
+                    cache.reportUnwritable("\(error); a render went on in memory from byte \(info.st_size)")
+                }
+            }
+            written.withLock { $0 += Int64(chunk.count) }
+            flight.advance(chunk)
+        }
     }
 
     /// A render whose disk filled up and whose rest memory cannot hold either.
