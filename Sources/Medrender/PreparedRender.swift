@@ -53,17 +53,17 @@ extension RenderJob {
         var facts: [SoundRef: SoundFacts] = [:]
         // What the session names for these layers and this length, found before the render
         // (`RenderRequest.job`): decoded first, so the session is planned once, with the lengths.
-        try load(RenderPlan.soundsNamed(session: session, options: options).filter { sounds.sounds[$0] != nil },
-                 beds: &beds, played: &played, facts: &facts)
+        let fitted = fitted
+        try load(RenderPlan.soundsNamed(fitted).filter { sounds.sounds[$0] != nil }, beds: &beds, played: &played, facts: &facts)
         do {
-            var plan = try RenderPlan(session: session, options: options, sounds: facts)
+            var plan = try RenderPlan(fitted: fitted, sounds: facts)
             // Should the plan play a sound not named so (none does), it is loaded and the session
             // planned again with its length, rather than mixed without it.
             for _ in 0..<2 {
                 let missing = plan.soundsUsed.filter { beds[$0] == nil && played[$0] == nil }
                 if missing.isEmpty { break }
                 try load(missing, beds: &beds, played: &played, facts: &facts)
-                plan = try RenderPlan(session: session, options: options, sounds: facts)
+                plan = try RenderPlan(fitted: fitted, sounds: facts)
             }
             var mix = MixAssets(sounds: [:], beds: beds, played: played, facts: facts)
             mix.pages = ProcessMemory.pageRelease

@@ -9,10 +9,12 @@ import MedrenderPresets
 /// speech synthesized (`GuideSpeech.prepare`) before it runs, and its errors carry a category. It
 /// is prepared once (`prepare`) and the result runs as many times, to as many places, as asked.
 public struct RenderJob: Sendable {
-    public var session: Session
+    public var session: Session { didSet { fittedStage = nil } }
     /// Every sound the session needs, found and credited.
     public var sounds: ResolvedSounds
-    public var options: RenderOptions
+    public var options: RenderOptions { didSet { fittedStage = nil } }
+    /// The session fitted to the length (`fit()`), kept until the session or the options change.
+    private var fittedStage: FittedSession?
     public var format: OutputFormat
     /// What messages call the session's source (its preset file, or its name).
     public var origin: String
@@ -52,10 +54,20 @@ public struct RenderJob: Sendable {
         self.origin = origin
     }
 
+    /// The fit stage: the session as it plays at the length asked for (`FittedSession`), made
+    /// once and kept for the job's outline, its sounds and its plan (made again only after the
+    /// session or the options change).
+    public mutating func fit() {
+        if fittedStage == nil { fittedStage = FittedSession(session, options: options) }
+    }
+
+    /// The session fitted: the one `fit()` kept, or fitted now for a job never fitted.
+    public var fitted: FittedSession { fittedStage ?? FittedSession(session, options: options) }
+
     /// The plan without any sound loaded: enough for a cue sheet's breath phases, not for clips.
     public func schedulePlan() throws(RenderError) -> RenderPlan {
         do {
-            return try RenderPlan(session: session, options: options)
+            return try RenderPlan(fitted: fitted, sounds: nil)
         } catch {
             throw RenderError.plan(error, preset: origin)
         }
@@ -64,7 +76,7 @@ public struct RenderJob: Sendable {
     /// How long the session lasts and what its fit changed, without making a plan (`PlanOutline`).
     public func outline() throws(RenderError) -> PlanOutline {
         do {
-            return try PlanOutline(session: session, options: options)
+            return try PlanOutline(fitted: fitted)
         } catch {
             throw RenderError.plan(error, preset: origin)
         }

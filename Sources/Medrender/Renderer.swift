@@ -42,12 +42,15 @@ public struct RenderRequest: Sendable {
     /// reported at once).
     public func job() throws -> RenderJob {
         var job = RenderJob(session: session, sounds: ResolvedSounds(), options: options, format: format, origin: presetFile)
+        job.fit()
         // Every sound the session names for these layers and this length, found (the missing ones
         // reported at once) without planning: the render plans once, when they are decoded.
-        job.sounds = try library.resolveSounds(RenderPlan.soundsNamed(session: session, options: options), for: session,
+        job.sounds = try library.resolveSounds(RenderPlan.soundsNamed(job.fitted), for: session,
                                                presetFile: presetFile, stockFallback: stockFallback)
         job.speechTimeLimitSeconds = speechTimeLimitSeconds
         try GuideSpeech.prepare(&job)  // guide: the script's speech synthesized before the plan (Speech/GuideSpeech.swift)
+        // The fit is kept for the plan; a script's speech or length changed the session, and it is fitted again.
+        job.fit()
         job.cueSheetPaths = cueSheetPaths
         job.stemsDirectory = stemsDirectory
         job.soundCache = soundCache

@@ -55,6 +55,28 @@ import Testing
         #expect(a == (try Data(contentsOf: URL(fileURLWithPath: dir.file("fresh.wav")))))
     }
 
+    /// The fit is one stage: a render's sounds, its outline (what the server says before it
+    /// renders), its plan and its writing all take the one fit its job made; a job changed after
+    /// its fit is fitted again, not planned from the old one.
+    @Test func aRenderFitsItsSessionOnce() throws {
+        let dir = TemporaryDirectory("fit-once")
+        let request = try Self.boxBreath(output: dir.file("f.wav"))
+        let fits = PlanTally()
+        try FittedSession.$tally.withValue(fits) {
+            let job = try request.job()
+            let outline = try job.outline()
+            let prepared = try job.prepare()
+            #expect(prepared.plan.total == outline.total)
+            _ = try Renderer.render(prepared, to: .file(dir.file("f.wav")))
+        }
+        #expect(fits.value == 1, "a render fitted its session \(fits.value) times")
+        var job = try request.job()
+        #expect(try job.outline().total == .seconds(60))
+        job.options.length = .duration(.seconds(90))
+        #expect(try job.outline().total == .seconds(90))
+        #expect(try job.prepare().plan.total == .seconds(90))
+    }
+
     /// A bed is decoded straight into 16 bits (at its own rate) or rounded once resampled, and
     /// its loop baked so: within two steps of the loop baked from floats, never held in floats.
     @Test(arguments: [48000, 8000])

@@ -63,16 +63,38 @@ extension RenderPlan {
     }
 }
 
-extension RenderPlan {
-    /// `session` as a plan with `options` takes it: for a length in time, fitted to a length
-    /// shorter than its preset's (`ShortSessionFit`, returned for its notes and changes) and its
-    /// spare time given out (`SpareTime`); for a length in cycles, as it is. The plan, the sounds
-    /// it may need (`soundsNamed`) and its outline (`PlanOutline`) all start from this.
-    static func fitted(_ session: Session, options: RenderOptions) -> (session: Session, fit: ShortSessionFit?) {
-        guard case .duration(let requested) = options.length, requested <= longestSession else { return (session, nil) }
-        let fit = ShortSessionFit(session: session, total: requested)
-        return (SpareTime.fill(fit.session, total: requested), fit)
+/// The fit, a render's one stage between the session asked for and its plan: the session as it
+/// will play at the length asked for. For a length in time, fitted to a length shorter than its
+/// preset's (`ShortSessionFit`, kept for its notes and changes) and its spare time given out
+/// (`SpareTime`); for a length in cycles, as it is. The sounds it may need (`soundsNamed`), its
+/// outline (`PlanOutline`) and its plan (`RenderPlan.init(fitted:sounds:)`) all start from one
+/// fit: a render fits once (`RenderJob.fit()`), whatever asks for its length first.
+public struct FittedSession: Sendable {
+    /// The session as it plays.
+    public let session: Session
+    public let options: RenderOptions
+    /// How it was fitted to a shorter length; nil when it was not (a length in cycles or too long).
+    let fit: ShortSessionFit?
+
+    public init(_ original: Session, options: RenderOptions) {
+        Self.tally?.add()
+        self.options = options
+        guard case .duration(let requested) = options.length, requested <= RenderPlan.longestSession else {
+            session = original
+            fit = nil
+            return
+        }
+        let fit = ShortSessionFit(session: original, total: requested)
+        self.fit = fit
+        session = SpareTime.fill(fit.session, total: requested)
     }
+
+    /// What fitting the session to a length shorter than its preset's changed, one line each.
+    public var fitChanges: [String] { fit?.changes ?? [] }
+
+    /// Counts the fits made in a task while it is set: what a test reads to see that a render
+    /// fits once.
+    @TaskLocal public static var tally: PlanTally?
 }
 
 /// What a plan of a session will be, known from its clock and its fit alone, without placing a
@@ -85,10 +107,13 @@ public struct PlanOutline: Sendable {
     /// What fitting the session to a length shorter than its preset's changed, one line each.
     public let fitChanges: [String]
 
-    public init(session original: Session, options: RenderOptions) throws(PlanError) {
-        let (session, fit) = RenderPlan.fitted(original, options: options)
-        total = try RenderPlan.clock(session: session, options: options).1
-        fitChanges = fit?.changes ?? []
+    public init(session: Session, options: RenderOptions) throws(PlanError) {
+        try self.init(fitted: FittedSession(session, options: options))
+    }
+
+    public init(fitted: FittedSession) throws(PlanError) {
+        total = try RenderPlan.clock(session: fitted.session, options: fitted.options).1
+        fitChanges = fitted.fitChanges
     }
 
     /// The length in frames at `rate`, as the plan counts them.

@@ -74,8 +74,13 @@ public struct RenderPlan: Sendable {
     /// waits for the outro). A plan plays these or fewer (`soundsUsed`): a clip timed past the end,
     /// or a segment that does not play, is found and decoded though the plan leaves it out.
     public static func soundsNamed(session original: Session, options: RenderOptions) -> [SoundRef] {
-        let session = fitted(original, options: options).session
-        let layers = options.layers
+        soundsNamed(FittedSession(original, options: options))
+    }
+
+    /// `soundsNamed(session:options:)` of a session already fitted.
+    public static func soundsNamed(_ fitted: FittedSession) -> [SoundRef] {
+        let session = fitted.session
+        let layers = fitted.options.layers
         var kept = Set<SoundRef>()
         if layers.contains(.bells) { kept.formUnion([session.bells.start, session.bells.end, session.bells.interval].compactMap { $0 }) }
         if layers.contains(.voice) || layers.contains(.ambience) || layers.contains(.bells) {
@@ -105,11 +110,16 @@ public struct RenderPlan: Sendable {
     }
 
     /// Plans `session`; `sounds` gives each sound's length at the output rate and its loudness.
-    public init(session original: Session, options: RenderOptions, sounds: [SoundRef: SoundFacts]?) throws(PlanError) {
+    public init(session: Session, options: RenderOptions, sounds: [SoundRef: SoundFacts]?) throws(PlanError) {
+        try self.init(fitted: FittedSession(session, options: options), sounds: sounds)
+    }
+
+    /// Plans a fitted session (a session shorter than its preset was written for adapts:
+    /// `FittedSession`); `sounds` gives each sound's length at the output rate and its loudness.
+    public init(fitted stage: FittedSession, sounds: [SoundRef: SoundFacts]?) throws(PlanError) {
         Self.tally?.add()
+        let session = stage.session, options = stage.options, fit = stage.fit
         let rate = options.rate
-        // A session shorter than its preset was written for adapts (`ShortSessionFit`).
-        let (session, fit) = Self.fitted(original, options: options)
         var notes = fit?.notes ?? []
         let fitChanges = fit?.changes ?? []
         let fitted = fit?.adapted ?? false
