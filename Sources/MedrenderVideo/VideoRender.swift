@@ -4,6 +4,7 @@ import Medrender
 import MedrenderCore
 import MedrenderIO
 import MedrenderPreview
+import Synchronization
 
 /// What a video render wrote.
 public struct VideoReport: Sendable, Hashable, Codable {
@@ -97,18 +98,15 @@ public enum VideoRender {
 }
 
 /// The pictures between the drawing thread and the encoder: `depth` YUV 4:2:0 frames, each drawn
-/// and converted on the drawing thread, encoded on the caller's, handed over by two semaphores.
-// `@unchecked`: each slot belongs to one thread at a time, as the semaphores hand it over; the
-// stop flag is read and written under `lock`.
+/// and converted on the drawing thread, encoded on the caller's, handed over by a `SlotRing`.
+// `@unchecked`: each frame belongs to one thread at a time, as the ring hands it over; the
+// failure flag is a Mutex.
 final class PictureRing: @unchecked Sendable {
     private let frames: [UnsafeMutablePointer<AVFrame>]
     private let converter: OpaquePointer
     private let size: VideoSize
-    private let free = DispatchSemaphore(value: 0)
-    private let filled = DispatchSemaphore(value: 0)
-    private let done = DispatchSemaphore(value: 0)
-    private let lock = NSLock()
-    private var stopped = false
+    /// Set when a picture could not be made writable: the drawing ends there.
+    private let failed = Mutex(false)
 
     init(depth: Int, size: VideoSize) throws(RenderError) {
         self.size = size
@@ -128,7 +126,6 @@ final class PictureRing: @unchecked Sendable {
             throw RenderError("libswscale cannot convert \(size) pictures", category: .internal)
         }
         converter = sws
-        for _ in 0..<depth { free.signal() }
     }
 
     deinit {
@@ -139,41 +136,32 @@ final class PictureRing: @unchecked Sendable {
         sws_freeContext(converter)
     }
 
-    private var isStopped: Bool { lock.withLock { stopped } }
-
     /// Draws frames 0..<count on a new thread and calls `encode` here with each, in order. If
     /// `encode` throws, the drawing stops and is joined before the error goes on.
     func run(frames count: Int64, drawer: FrameDrawer, picture: BreathingPicture,
              encode: (UnsafeMutablePointer<AVFrame>, Int64) throws -> Void) throws {
-        let depth = frames.count
         let tools = DrawingTools(drawer: drawer, picture: picture)
-        BlockingWork.start("medrender video frames", stackSize: 1 << 20) { [self] in
-            for index in 0..<count {
-                free.wait()
-                if isStopped { break }
-                let frame = frames[Int(index) % depth]
-                if av_frame_make_writable(frame) < 0 {
-                    lock.withLock { stopped = true }
-                    filled.signal()
-                    break
-                }
-                tools.drawer.draw(tools.picture.state(ofFrame: index))
-                convert(tools.drawer, into: frame)
-                filled.signal()
+        let next = Mutex<Int64>(0)
+        var encoded: Int64 = 0
+        try SlotRing(depth: frames.count).run("medrender video frames", produce: { [self] slot in
+            let index = next.withLock { index in
+                defer { index += 1 }
+                return index
             }
-            done.signal()
-        }
-        defer {
-            lock.withLock { stopped = true }
-            for _ in 0..<depth { free.signal() }
-            done.wait()
-        }
-        for index in 0..<count {
-            filled.wait()
-            if isStopped { throw RenderError("a picture could not be made writable (out of memory)", category: .internal) }
-            try encode(frames[Int(index) % depth], index)
-            free.signal()
-        }
+            guard index < count else { return false }
+            let frame = frames[slot]
+            guard av_frame_make_writable(frame) >= 0 else {
+                failed.withLock { $0 = true }
+                return false
+            }
+            tools.drawer.draw(tools.picture.state(ofFrame: index))
+            convert(tools.drawer, into: frame)
+            return true
+        }, consume: { slot in
+            try encode(frames[slot], encoded)
+            encoded += 1
+        })
+        if failed.withLock({ $0 }) { throw RenderError("a picture could not be made writable (out of memory)", category: .internal) }
     }
 
     /// The drawer's BGRA picture into `frame`'s planes. The corresponding C function is `sws_scale`.
