@@ -28,7 +28,7 @@ struct SessionOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Output sample rate, 8000 to 192000 Hz: in hertz (44100) or kilohertz (44.1k).", valueName: "hz"))
     var rate = RateArgument(48000)
 
-    @Option(name: .long, parsing: .unconditional, help: "Replace the preset's pattern: inhale-hold-exhale-hold in seconds, such as 4.7-0.3-6.3-1.1.")
+    @Option(name: .long, parsing: .unconditional, help: "Replace the preset's pattern, in seconds: inhale-hold-exhale-hold (such as 4.7-0.3-6.3-1.1), or inhale-hold-topup-exhale-hold for the physiological sigh (such as 2-0-1-6-0).")
     var pattern: String?
 
     @Option(name: .customLong("inhale"), parsing: .unconditional, help: "Override the inhale, in seconds.")
