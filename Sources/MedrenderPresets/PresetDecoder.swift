@@ -235,30 +235,7 @@ public enum PresetDecoder {
             guard !items.isEmpty else { throw list.error("'segments' is empty; give at least one segment with a pattern") }
             var segments: [PatternSegment] = []
             for (index, item) in items.enumerated() {
-                let f = try item.mapping(allowed: ["name", "pattern", "ramp", "minutes", "cycles", "cues", "voice", "ambience"])
-                guard let patternNode = f["pattern"] else {
-                    throw item.error("missing 'pattern' in segment \(index + 1): add one such as 'pattern: 4-0-6-0'")
-                }
-                var segment = PatternSegment(pattern: try decodePattern(patternNode))
-                if let n = f["name"] { segment.name = try n.name() }
-                if let n = f["ramp"] { segment.ramp = try decodeRamp(n) }
-                if let n = f["cues"] { segment.cues = try decodeSegmentCues(n) }
-                if let n = f["voice"] { segment.voice = try n.sound() }
-                if let n = f["ambience"] { segment.ambience = try decodeBed(n) }
-                if let n = f["ambience"], segment.ambience?.from != nil {
-                    throw n.error("a segment's bed takes over as the segment starts; 'from' and 'from-minute' are for the beds in 'ambience'")
-                }
-                segment.span = try decodeSpan(f, in: item)
-                // A segment shorter than one of its cycles would get no breath at all.
-                if case .duration(let length)? = segment.span, length < segment.pattern.cycleLength, let minutes = f["minutes"] {
-                    let least = (Double(segment.pattern.cycleLength.milliseconds) / 600).rounded(.up) / 100
-                    throw minutes.error("\(length) s is shorter than one \(segment.pattern.cycleLength) s cycle of segment \(index + 1); "
-                        + "give at least \(least) min or use 'cycles'")
-                }
-                if segment.span == nil, index < items.count - 1 {
-                    throw item.error("segment \(index + 1) needs 'minutes' or 'cycles'; only the last segment may take the rest of the session")
-                }
-                segments.append(segment)
+                segments.append(try decodeSegment(item, index: index, isLast: index == items.count - 1))
             }
             if let node = fields["rounds"] {
                 let rounds = try node.integer(in: 1...1000, unit: "rounds")
@@ -290,6 +267,35 @@ public enum PresetDecoder {
         var segment = PatternSegment(pattern: try decodePattern(patternNode))
         if let n = fields["ramp"] { segment.ramp = try decodeRamp(n) }
         return [segment]
+    }
+
+    /// Decodes segment `index` (0-based) of a chain: its pattern, name, ramp, cues, voice, bed and
+    /// length; only the last one (`isLast`) may leave out its length.
+    static func decodeSegment(_ item: PresetNode, index: Int, isLast: Bool) throws(PresetError) -> PatternSegment {
+        let f = try item.mapping(allowed: ["name", "pattern", "ramp", "minutes", "cycles", "cues", "voice", "ambience"])
+        guard let patternNode = f["pattern"] else {
+            throw item.error("missing 'pattern' in segment \(index + 1): add one such as 'pattern: 4-0-6-0'")
+        }
+        var segment = PatternSegment(pattern: try decodePattern(patternNode))
+        if let n = f["name"] { segment.name = try n.name() }
+        if let n = f["ramp"] { segment.ramp = try decodeRamp(n) }
+        if let n = f["cues"] { segment.cues = try decodeSegmentCues(n) }
+        if let n = f["voice"] { segment.voice = try n.sound() }
+        if let n = f["ambience"] { segment.ambience = try decodeBed(n) }
+        if let n = f["ambience"], segment.ambience?.from != nil {
+            throw n.error("a segment's bed takes over as the segment starts; 'from' and 'from-minute' are for the beds in 'ambience'")
+        }
+        segment.span = try decodeSpan(f, in: item)
+        // A segment shorter than one of its cycles would get no breath at all.
+        if case .duration(let length)? = segment.span, length < segment.pattern.cycleLength, let minutes = f["minutes"] {
+            let least = (Double(segment.pattern.cycleLength.milliseconds) / 600).rounded(.up) / 100
+            throw minutes.error("\(length) s is shorter than one \(segment.pattern.cycleLength) s cycle of segment \(index + 1); "
+                + "give at least \(least) min or use 'cycles'")
+        }
+        if segment.span == nil, !isLast {
+            throw item.error("segment \(index + 1) needs 'minutes' or 'cycles'; only the last segment may take the rest of the session")
+        }
+        return segment
     }
 
     /// `minutes: M` or `cycles: N` of a segment or a ramp; nil when neither is given.
@@ -459,46 +465,10 @@ public enum PresetDecoder {
         if let n = fields["outro"] { voice.outro = try n.sound() }
         if let n = fields["outro-after"] { voice.outroAfter = try n.seconds(in: SessionLimits.seconds) }
         if let n = fields["level"] { voice.levelLUFS = try n.number(in: -70...(-10), unit: "LUFS") }
-        if let n = fields["prompts"], case .scalar = n.node {
-            // `prompts: spoken`: the script's voice speaks them, in the session's language.
-            guard (try n.string()) == "spoken" else {
-                throw n.error("give 'spoken' (the voice speaks them in the preset's language) or a clip per phase, such as { inhale: voice-breathe-in }")
-            }
-            voice.spokenPrompts = true
-        } else if let n = fields["prompts"] {
-            let f = try n.mapping(allowed: ["inhale", "hold", "hold-in", "top-up", "exhale", "hold-out"])
-            if let hold = f["hold"] {
-                let ref = try hold.sound()
-                voice.prompts[.holdIn] = ref
-                voice.prompts[.holdOut] = ref
-            }
-            for kind in PhaseKind.allCases {
-                if let value = f[kind.rawValue] { voice.prompts[kind] = try value.sound() }
-            }
-        }
+        if let n = fields["prompts"] { try decodePrompts(n, into: &voice) }
         if let n = fields["prompt-cycles"] { voice.promptCycles = try n.integer(in: 0...1000, unit: "cycles") }
-        if let n = fields["clips"] {
-            for item in try n.sequence() {
-                let f = try item.mapping(allowed: ["sound", "at"])
-                guard let sound = f["sound"], let at = f["at"] else {
-                    throw item.error("a voice clip needs 'sound' and 'at' (seconds from the start), such as { sound: voice-hold, at: 120 }")
-                }
-                voice.clips.append(TimedClip(sound: try sound.sound(), at: try at.seconds(in: 0...86400)))
-            }
-        }
-        if let n = fields["lead-in"], case .scalar = n.node {
-            // `lead-in: spoken`: three, two, one, in the session's language.
-            guard (try n.string()) == "spoken" else {
-                throw n.error("give 'spoken' (three, two, one in the preset's language) or 1 to 10 clips, such as [three, two, one]")
-            }
-            voice.spokenLeadIn = 3
-        } else if let n = fields["lead-in"] {
-            let items = try n.sequence()
-            guard (1...10).contains(items.count) else {
-                throw n.error("a lead-in is 1 to 10 clips, the count in order, such as [three, two, one]")
-            }
-            voice.leadIn = try items.map { (item) throws(PresetError) in try item.sound() }
-        }
+        if let n = fields["clips"] { voice.clips += try decodeVoiceClips(n) }
+        if let n = fields["lead-in"] { try decodeLeadIn(n, into: &voice) }
         if let n = fields["track"] { voice.track = try n.sound() }
         if let n = fields["track-at"] { voice.trackAt = try n.seconds(in: 0...86400) }
         if let n = fields["duck"] {
@@ -514,6 +484,59 @@ public enum PresetDecoder {
             voice.cueUnderPromptGiven = true
         }
         return voice
+    }
+
+    /// Decodes the voice's `prompts`: `spoken` (the script's voice speaks them, in the session's
+    /// language) or a clip per phase (`hold` for both holds).
+    static func decodePrompts(_ n: PresetNode, into voice: inout VoiceSettings) throws(PresetError) {
+        if case .scalar = n.node {
+            // `prompts: spoken`: the script's voice speaks them, in the session's language.
+            guard (try n.string()) == "spoken" else {
+                throw n.error("give 'spoken' (the voice speaks them in the preset's language) or a clip per phase, such as { inhale: voice-breathe-in }")
+            }
+            voice.spokenPrompts = true
+        } else {
+            let f = try n.mapping(allowed: ["inhale", "hold", "hold-in", "top-up", "exhale", "hold-out"])
+            if let hold = f["hold"] {
+                let ref = try hold.sound()
+                voice.prompts[.holdIn] = ref
+                voice.prompts[.holdOut] = ref
+            }
+            for kind in PhaseKind.allCases {
+                if let value = f[kind.rawValue] { voice.prompts[kind] = try value.sound() }
+            }
+        }
+    }
+
+    /// Decodes the voice's `clips`: each a sound and when it starts, in seconds from the start.
+    static func decodeVoiceClips(_ n: PresetNode) throws(PresetError) -> [TimedClip] {
+        var clips: [TimedClip] = []
+        for item in try n.sequence() {
+            let f = try item.mapping(allowed: ["sound", "at"])
+            guard let sound = f["sound"], let at = f["at"] else {
+                throw item.error("a voice clip needs 'sound' and 'at' (seconds from the start), such as { sound: voice-hold, at: 120 }")
+            }
+            clips.append(TimedClip(sound: try sound.sound(), at: try at.seconds(in: 0...86400)))
+        }
+        return clips
+    }
+
+    /// Decodes the voice's `lead-in`: `spoken` (three, two, one, in the session's language) or 1 to
+    /// 10 clips, the count in order.
+    static func decodeLeadIn(_ n: PresetNode, into voice: inout VoiceSettings) throws(PresetError) {
+        if case .scalar = n.node {
+            // `lead-in: spoken`: three, two, one, in the session's language.
+            guard (try n.string()) == "spoken" else {
+                throw n.error("give 'spoken' (three, two, one in the preset's language) or 1 to 10 clips, such as [three, two, one]")
+            }
+            voice.spokenLeadIn = 3
+        } else {
+            let items = try n.sequence()
+            guard (1...10).contains(items.count) else {
+                throw n.error("a lead-in is 1 to 10 clips, the count in order, such as [three, two, one]")
+            }
+            voice.leadIn = try items.map { (item) throws(PresetError) in try item.sound() }
+        }
     }
 
     static func decodeBed(_ node: PresetNode) throws(PresetError) -> AmbienceBed {
