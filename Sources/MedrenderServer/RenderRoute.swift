@@ -262,58 +262,82 @@ extension MedrenderService {
             defer { Task { await gate.leave() } }
             guard !Task.isCancelled else { return fail(RenderError("the client went away before the render started", category: .io)) }
             let started = ContinuousClock.now
-            // The pass the render is in, so that a render stopped early is counted by its pass.
-            let pass = PassSeen()
-            metrics.renderThread(from: nil, to: 0)
-            let chunks = job.chunks(progress: { report in
-                if let old = pass.update(report.pass) { metrics.renderThread(from: old, to: report.pass) }
-            }, completion: { result in
-                if case .failure = result, flight.wasAbandoned { metrics.stopped(pass: pass.value) }
-                metrics.renderThread(from: pass.value, to: nil)
-            })
+            let chunks = Self.countedChunks(job, flight: flight, metrics: metrics)
             do {
-                var length: Int64 = 0
-                for try await chunk in chunks {
-                    if flight.isInMemory {
-                        guard flight.hold(chunk) else { throw Self.memoryFull(flight) }
-                    } else {
-                        do {
-                            try FileBytes.writeAll(chunk, to: fd, path: flight.writingPath)
-                        } catch {
-                            // The disk filled up (or the file can grow no more): what the file
-                            // took stays there, and the render goes on in memory. Said once.
-                            var info = stat()
-                            guard fstat(fd, &info) == 0, flight.spill(chunk, inFile: Int64(info.st_size)) else { throw Self.memoryFull(flight) }
-                            cache.reportUnwritable("\(error); a render went on in memory from byte \(info.st_size)")
-                        }
-                    }
-                    length += Int64(chunk.count)
-                    flight.advance(chunk)
-                }
+                let length = try await Self.writeChunks(chunks, into: flight, fd: fd, cache: cache)
                 flight.wroteAll()
-                // The flush waits on the disk: on a thread of its own, not on this task.
-                let unsynced = flight.isInMemory ? nil : await BlockingWork.run("medrender cache sync") { () -> String? in
-                    fsync(fd) == 0 ? nil : String(cString: strerror(errno))
-                }
+                let unsynced = flight.isInMemory ? nil : await Self.flush(fd)
                 if let unsynced, !flight.spooled {
                     throw RenderError("cannot flush the render to \(flight.writingPath): \(unsynced)", category: .io)
                 }
                 closeOnce()
                 let elapsed = ContinuousClock.now - started
                 metrics.rendered(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-                if flight.isInMemory {
-                    flight.end(.finishedInMemory(length: length))
-                } else if flight.spooled {
-                    flight.end(.finished(path: flight.writingPath, length: length))
-                } else {
-                    let entry = try cache.commit(temporary: flight.writingPath, key: flight.key, ext: ext, length: length)
-                    flight.end(.finished(path: entry.path, length: entry.length))
-                }
+                try Self.endWritten(flight, length: length, cache: cache, ext: ext)
             } catch {
                 fail(error)
             }
         }
         flight.onAbandon { task.cancel() }
+    }
+
+    /// The render's chunks, with its render threads and passes counted in `metrics` (a render
+    /// stopped early by its pass).
+    static func countedChunks(_ job: RenderJob, flight: RenderFlight, metrics: ServiceMetrics) -> RenderChunks {
+        // The pass the render is in, so that a render stopped early is counted by its pass.
+        let pass = PassSeen()
+        metrics.renderThread(from: nil, to: 0)
+        return job.chunks(progress: { report in
+            if let old = pass.update(report.pass) { metrics.renderThread(from: old, to: report.pass) }
+        }, completion: { result in
+            if case .failure = result, flight.wasAbandoned { metrics.stopped(pass: pass.value) }
+            metrics.renderThread(from: pass.value, to: nil)
+        })
+    }
+
+    /// Writes the render's chunks into the flight's file `fd` as they come, and on in memory from
+    /// where the disk fills up; returns how many bytes there were.
+    static func writeChunks(_ chunks: RenderChunks, into flight: RenderFlight, fd: Int32, cache: RenderCache) async throws -> Int64 {
+        var length: Int64 = 0
+        for try await chunk in chunks {
+            if flight.isInMemory {
+                guard flight.hold(chunk) else { throw Self.memoryFull(flight) }
+            } else {
+                do {
+                    try FileBytes.writeAll(chunk, to: fd, path: flight.writingPath)
+                } catch {
+                    // The disk filled up (or the file can grow no more): what the file
+                    // took stays there, and the render goes on in memory. Said once.
+                    var info = stat()
+                    guard fstat(fd, &info) == 0, flight.spill(chunk, inFile: Int64(info.st_size)) else { throw Self.memoryFull(flight) }
+                    cache.reportUnwritable("\(error); a render went on in memory from byte \(info.st_size)")
+                }
+            }
+            length += Int64(chunk.count)
+            flight.advance(chunk)
+        }
+        return length
+    }
+
+    /// Flushes the file `fd` to its disk; nil when it is flushed, else why not. The flush waits on
+    /// the disk: on a thread of its own, not on the calling task.
+    static func flush(_ fd: Int32) async -> String? {
+        await BlockingWork.run("medrender cache sync") { () -> String? in
+            fsync(fd) == 0 ? nil : String(cString: strerror(errno))
+        }
+    }
+
+    /// Ends a flight whose `length` bytes are all written: in memory, in its spool file, or in
+    /// its file committed to the cache.
+    static func endWritten(_ flight: RenderFlight, length: Int64, cache: RenderCache, ext: String) throws {
+        if flight.isInMemory {
+            flight.end(.finishedInMemory(length: length))
+        } else if flight.spooled {
+            flight.end(.finished(path: flight.writingPath, length: length))
+        } else {
+            let entry = try cache.commit(temporary: flight.writingPath, key: flight.key, ext: ext, length: length)
+            flight.end(.finished(path: entry.path, length: entry.length))
+        }
     }
 
     /// A render whose disk filled up and whose rest memory cannot hold either.
