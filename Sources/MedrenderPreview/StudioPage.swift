@@ -148,13 +148,7 @@ public struct StudioPage: Sendable {
             </fieldset>
             """ : ""
         return """
-            <!DOCTYPE html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="generator" content="medrender">
-            <title>Studio · medrender</title>
+            \(Markup.documentHead(language: "en", title: "Studio · medrender"))
             <script>window.addEventListener('error',function(e){var d=document.documentElement;d.setAttribute('data-errors',(d.getAttribute('data-errors')||'')+(e.message||'error')+'; ');});</script>
             <link rel="stylesheet" href="\(Self.style.path)">
             <style>
