@@ -49,7 +49,6 @@ public struct LibraryBuildSchedulerShard: Hashable, Sendable, CustomStringConver
     /// shards, needed where the scheduler does not say it: Kubernetes; a check elsewhere).
     /// Throws a usage error that says which variable is missing or wrong and how to fix it.
     public static func resolve(_ environment: [String: String], shards: Int? = nil) throws -> LibraryBuildSchedulerShard {
-        func usage(_ message: String) -> RenderError { RenderError("{shard} auto: " + message, category: .usage) }
         if let shards, shards < 1 {
             throw usage("{shards} \(shards) is not a number of shards; give a whole number of 1 or more")
         }
@@ -62,9 +61,35 @@ public struct LibraryBuildSchedulerShard: Hashable, Sendable, CustomStringConver
             throw usage("\(present.map(\.indexVariable).joined(separator: " and ")) are both set, so the scheduler is unclear; "
                         + "unset all but one, or give {shard} K/N")
         }
-        var read: [String: String] = [:]
+        var reader = EnvironmentReader(environment: environment, shards: shards)
+        let index0: Int, count: Int
+        switch scheduler {
+        case .slurm: (index0, count) = try reader.slurmTask()
+        case .kubernetes: (index0, count) = try reader.kubernetesPod()
+        case .awsBatch: (index0, count) = try reader.awsBatchChild()
+        }
+        return LibraryBuildSchedulerShard(shard: LibraryBuildShard(index: index0 + 1, count: count)!, scheduler: scheduler,
+                                          variables: reader.read, shards: shards)
+    }
+
+    /// A usage error of `--shard auto` that says `message`.
+    static func usage(_ message: String) -> RenderError { RenderError("{shard} auto: " + message, category: .usage) }
+
+    /// A scheduler's variables, read as they are needed and kept, as they were set, to be shown.
+    struct EnvironmentReader {
+        let environment: [String: String]
+        /// The `--shards N` given, if any.
+        let shards: Int?
+        /// The variables read, by name, as they were set.
+        private(set) var read: [String: String] = [:]
+
+        init(environment: [String: String], shards: Int?) {
+            self.environment = environment
+            self.shards = shards
+        }
+
         /// A whole number from `name`, or nil when it is not set; an error when it is not a number.
-        func number(_ name: String, minimum: Int) throws -> Int? {
+        mutating func number(_ name: String, minimum: Int) throws -> Int? {
             guard let text = environment[name], !text.isEmpty else { return nil }
             read[name] = text
             guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
@@ -75,6 +100,7 @@ public struct LibraryBuildSchedulerShard: Hashable, Sendable, CustomStringConver
             }
             return value
         }
+
         /// The count the scheduler gives, checked against `--shards` when both are there.
         func agreeing(_ count: Int, _ name: String, _ fix: String) throws -> Int {
             if let shards, shards != count {
@@ -83,9 +109,9 @@ public struct LibraryBuildSchedulerShard: Hashable, Sendable, CustomStringConver
             return count
         }
 
-        let index0: Int, count: Int
-        switch scheduler {
-        case .slurm:
+        /// A Slurm array task's index from the array's first (`SLURM_ARRAY_TASK_MIN`), and the
+        /// array's length, which must have no gaps.
+        mutating func slurmTask() throws -> (index0: Int, count: Int) {
             let id = try number("SLURM_ARRAY_TASK_ID", minimum: 0)!
             guard let min = try number("SLURM_ARRAY_TASK_MIN", minimum: 0) else {
                 throw usage("SLURM_ARRAY_TASK_ID=\(id) is set but not SLURM_ARRAY_TASK_MIN (Slurm sets both for an array task); "
@@ -108,22 +134,32 @@ public struct LibraryBuildSchedulerShard: Hashable, Sendable, CustomStringConver
                 throw usage("SLURM_ARRAY_TASK_ID=\(id) is outside the array \(min)-\(min + n - 1); submit a range without gaps, "
                             + "such as --array=0-\(n - 1), or give {shard} K/N")
             }
-            index0 = id - min
-            count = try agreeing(n, taskCount != nil ? "SLURM_ARRAY_TASK_COUNT" : "SLURM_ARRAY_TASK_MIN/MAX",
-                                 "submit --array=0-\(shards.map { $0 - 1 } ?? 0)")
-        case .kubernetes:
+            return (id - min, try agreeing(n, taskCount != nil ? "SLURM_ARRAY_TASK_COUNT" : "SLURM_ARRAY_TASK_MIN/MAX",
+                                           "submit --array=0-\(shards.map { $0 - 1 } ?? 0)"))
+        }
+
+        /// Checks that `index`, read from `variable`, is one of the `count` indices of `what` (from
+        /// 0); else a usage error that says so and how to `fix` it.
+        func check(_ index: Int, of variable: String, isWithin count: Int, _ what: String, else fix: String) throws {
+            guard index < count else {
+                throw usage("\(variable)=\(index) is outside \(what) (indices 0 to \(count - 1)); \(fix)")
+            }
+        }
+
+        /// A Kubernetes Indexed Job's pod: its completion index, and `--shards` (which Kubernetes
+        /// does not say) as the count.
+        mutating func kubernetesPod() throws -> (index0: Int, count: Int) {
             let index = try number("JOB_COMPLETION_INDEX", minimum: 0)!
             guard let shards else {
                 throw usage("JOB_COMPLETION_INDEX=\(index) is set but Kubernetes does not say how many pods there are; "
                             + "give {shards} N with N the Job's completions")
             }
-            guard index < shards else {
-                throw usage("JOB_COMPLETION_INDEX=\(index) is outside {shards} \(shards) (indices 0 to \(shards - 1)); "
-                            + "give {shards} equal to the Job's completions")
-            }
-            index0 = index
-            count = shards
-        case .awsBatch:
+            try check(index, of: "JOB_COMPLETION_INDEX", isWithin: shards, "{shards} \(shards)", else: "give {shards} equal to the Job's completions")
+            return (index, shards)
+        }
+
+        /// An AWS Batch array job's child: its index, and the array's size (or `--shards`).
+        mutating func awsBatchChild() throws -> (index0: Int, count: Int) {
             let index = try number("AWS_BATCH_JOB_ARRAY_INDEX", minimum: 0)!
             let size = try number("AWS_BATCH_JOB_ARRAY_SIZE", minimum: 1)
             guard let n = try size.map({ try agreeing($0, "AWS_BATCH_JOB_ARRAY_SIZE", "submit an array of that size") })
@@ -132,14 +168,9 @@ public struct LibraryBuildSchedulerShard: Hashable, Sendable, CustomStringConver
                 throw usage("AWS_BATCH_JOB_ARRAY_INDEX=\(index) is set but not AWS_BATCH_JOB_ARRAY_SIZE (AWS Batch sets both for "
                             + "an array child); give {shards} N with N the array's size")
             }
-            guard index < n else {
-                throw usage("AWS_BATCH_JOB_ARRAY_INDEX=\(index) is outside an array of \(n) (indices 0 to \(n - 1)); "
-                            + "give {shards} equal to the job's arrayProperties size")
-            }
-            index0 = index
-            count = n
+            try check(index, of: "AWS_BATCH_JOB_ARRAY_INDEX", isWithin: n, "an array of \(n)",
+                      else: "give {shards} equal to the job's arrayProperties size")
+            return (index, n)
         }
-        return LibraryBuildSchedulerShard(shard: LibraryBuildShard(index: index0 + 1, count: count)!, scheduler: scheduler,
-                                          variables: read, shards: shards)
     }
 }

@@ -40,10 +40,7 @@ public struct MedrenderCommand: ParsableCommand {
     /// The parser's bash completions, where a line that starts with an option (`medrender --preset
     /// b<TAB>`) completes as `render`, the default command, does: a preset's name, not `build`.
     static var bashCompletionScript: String {
-        let script = completionScript(for: .bash)
-        let anchor = "    local -a unparsed_words=(\"${COMP_WORDS[@]:1:${COMP_CWORD}}\")\n"
-        guard let range = script.range(of: anchor) else { return script }
-        return script.replacingCharacters(in: range, with: anchor + """
+        inserting(into: completionScript(for: .bash), after: "    local -a unparsed_words=(\"${COMP_WORDS[@]:1:${COMP_CWORD}}\")\n", """
                 # A line that starts with an option belongs to the default command, render.
                 if [[ "${COMP_CWORD}" -gt 1 && "${unparsed_words[0]}" == -* && "${unparsed_words[0]}" != @(-h|--help|--version) ]]; then
                     local -a repeating_flags=() non_repeating_flags=() repeating_options=() non_repeating_options=()
@@ -56,13 +53,17 @@ public struct MedrenderCommand: ParsableCommand {
 }
 
 extension MedrenderCommand {
+    /// `script` with `text` put in after the first `anchor` (whole lines the parser writes),
+    /// or `script` as it is when the parser no longer writes them.
+    static func inserting(into script: String, after anchor: String, _ text: String) -> String {
+        guard let range = script.range(of: anchor) else { return script }
+        return script.replacingCharacters(in: range, with: anchor + text)
+    }
+
     /// The parser's zsh completions, where a line that starts with an option completes as
     /// `render`, the default command, does (as `bashCompletionScript`).
     static var zshCompletionScript: String {
-        let script = completionScript(for: .zsh)
-        let anchor = "    local -ir current_word_index=\"$((CURRENT - 1))\"\n"
-        guard let range = script.range(of: anchor) else { return script }
-        return script.replacingCharacters(in: range, with: anchor + """
+        inserting(into: completionScript(for: .zsh), after: "    local -ir current_word_index=\"$((CURRENT - 1))\"\n", """
 
                 # A line that starts with an option belongs to the default command, render.
                 if [[ "${words[2]}" == -* ]] && { (( CURRENT == 2 )) || [[ "${words[2]}" != (-h|--help|--version) ]]; }; then
@@ -81,9 +82,7 @@ extension MedrenderCommand {
         // completions then get one argument too few): the current token's length up to the cursor is it.
         let script = completionScript(for: .fish)
             .replacingOccurrences(of: "(__medrender_tokens -tC)", with: "(string length -- \"$(commandline -ct)\")")
-        let anchor = "    switch $unparsed_tokens[1]\n    case 'medrender'\n"
-        guard let range = script.range(of: anchor) else { return script }
-        return script.replacingCharacters(in: range, with: anchor + """
+        return inserting(into: script, after: "    switch $unparsed_tokens[1]\n    case 'medrender'\n", """
                     # A line that starts with an option belongs to the default command, render.
                     if string match -q -- '-*' $unparsed_tokens[2]; and not contains -- $unparsed_tokens[2] -h --help --version
                         set unparsed_tokens $unparsed_tokens[1] render $unparsed_tokens[2..]

@@ -29,18 +29,7 @@ struct PresetSummary: Codable {
         }
         settleSeconds = session.settle.seconds
         closingSeconds = session.closing.seconds
-        breathing = session.segments.enumerated().map { index, segment in
-            var text = segment.name.map { "\($0): " } ?? (session.segments.count > 1 ? "segment \(index + 1): " : "")
-            if let ramp = segment.ramp {
-                text += "\(segment.pattern) → \(ramp.target) over \(Self.span(ramp.span))"
-                if ramp.curve != .linear { text += " (\(ramp.curve.rawValue))" }
-                text += segment.span.map { ", for \(Self.span($0)) in all" } ?? ", then held"
-            } else {
-                text += "\(segment.pattern)" + (segment.span.map { " for \(Self.span($0))" } ?? "")
-            }
-            if segment.span == nil { text += " until the closing" }
-            return text
-        }
+        breathing = Self.breathingLines(session.segments)
         fill = session.fill?.rawValue
         cues = PhaseKind.allCases.compactMap { kind in
             guard let cue = session.cues[kind] else { return nil }
@@ -51,17 +40,7 @@ struct PresetSummary: Codable {
             }
             return "\(kind.rawValue): \(source), \(Self.number(cue.gainDecibels)) dB"
         }
-        var voice: [String] = []
-        let v = session.voice
-        if let intro = v.intro { voice.append("intro \(intro) at \(v.introAt.secondsText) s") }
-        if !v.prompts.isEmpty, v.promptCycles > 0 {
-            let kinds = PhaseKind.allCases.filter { v.prompts[$0] != nil }.map(\.rawValue)
-            voice.append("prompts on \(kinds.joined(separator: ", ")) for \(v.promptCycles) cycles")
-        }
-        for clip in v.clips { voice.append("\(clip.sound) at \(clip.at.secondsText) s") }
-        if let track = v.track { voice.append("track \(track) at \(v.trackAt.secondsText) s") }
-        if let outro = v.outro { voice.append("outro \(outro) \(v.outroAfter.secondsText) s after the last breath") }
-        self.voice = voice
+        voice = Self.voiceLines(session.voice)
         ambience = session.ambience.map { bed in
             var text = "\(bed.sound) at \(Self.number(bed.levelLUFS)) LUFS"
             switch bed.from {
@@ -71,15 +50,49 @@ struct PresetSummary: Codable {
             }
             return text
         }
+        bells = Self.bellLines(session.bells)
+        master = "\(Self.number(session.master.loudnessLUFS)) LUFS, true peak \(Self.number(session.master.truePeakDBTP)) dBTP"
+    }
+
+    /// Each segment's line: its name, its pattern (and ramp), and how long it lasts.
+    static func breathingLines(_ segments: [PatternSegment]) -> [String] {
+        segments.enumerated().map { index, segment in
+            var text = segment.name.map { "\($0): " } ?? (segments.count > 1 ? "segment \(index + 1): " : "")
+            if let ramp = segment.ramp {
+                text += "\(segment.pattern) → \(ramp.target) over \(Self.span(ramp.span))"
+                if ramp.curve != .linear { text += " (\(ramp.curve.rawValue))" }
+                text += segment.span.map { ", for \(Self.span($0)) in all" } ?? ", then held"
+            } else {
+                text += "\(segment.pattern)" + (segment.span.map { " for \(Self.span($0))" } ?? "")
+            }
+            if segment.span == nil { text += " until the closing" }
+            return text
+        }
+    }
+
+    /// The voice's parts, in the order they play: intro, prompts, clips, track, outro.
+    static func voiceLines(_ v: VoiceSettings) -> [String] {
+        var voice: [String] = []
+        if let intro = v.intro { voice.append("intro \(intro) at \(v.introAt.secondsText) s") }
+        if !v.prompts.isEmpty, v.promptCycles > 0 {
+            let kinds = PhaseKind.allCases.filter { v.prompts[$0] != nil }.map(\.rawValue)
+            voice.append("prompts on \(kinds.joined(separator: ", ")) for \(v.promptCycles) cycles")
+        }
+        for clip in v.clips { voice.append("\(clip.sound) at \(clip.at.secondsText) s") }
+        if let track = v.track { voice.append("track \(track) at \(v.trackAt.secondsText) s") }
+        if let outro = v.outro { voice.append("outro \(outro) \(v.outroAfter.secondsText) s after the last breath") }
+        return voice
+    }
+
+    /// The bells, in the order they ring: start, interval, listed minutes, countdown, end.
+    static func bellLines(_ b: BellSettings) -> [String] {
         var bells: [String] = []
-        let b = session.bells
         if let start = b.start { bells.append("start \(start)") }
         if let every = b.every { bells.append("every \(Self.number(every.seconds / 60)) min of breathing") }
         if !b.at.isEmpty { bells.append("at \(b.at.count == 1 ? "minute" : "minutes") \(b.at.map { Self.number($0.seconds / 60) }.joined(separator: ", "))") }
         if b.countdownSeconds > 0 { bells.append("countdown \(b.countdownSeconds) s") }
         if let end = b.end { bells.append("end \(end)") }
-        self.bells = bells
-        master = "\(Self.number(session.master.loudnessLUFS)) LUFS, true peak \(Self.number(session.master.truePeakDBTP)) dBTP"
+        return bells
     }
 
     /// The text `presets NAME` prints: a line per part of the session.

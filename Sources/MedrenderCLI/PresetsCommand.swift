@@ -24,6 +24,18 @@ struct PresetsCommand: ParsableCommand {
         var description: String
         /// `stock`, or the folder of the teacher's library the preset comes from.
         var origin: String
+
+        /// The entry of the preset `session`, decoded from `file`.
+        init(session: Session, file: String, origin: String) {
+            name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+            pattern = session.segments.map { $0.pattern.description }.joined(separator: " → ")
+            description = session.description
+            self.origin = origin
+            switch session.defaultLength {
+            case .duration(let t): minutes = Double(t.milliseconds) / 60000
+            case .cycles(let n): cycles = n
+            }
+        }
     }
 
     func run() throws {
@@ -33,13 +45,7 @@ struct PresetsCommand: ParsableCommand {
             if let name {
                 let file = try library.presetPath(name)
                 let summary = PresetSummary(session: try PresetDecoder.load(path: file), file: file)
-                if json {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                    try Console.output(String(decoding: try encoder.encode(summary), as: UTF8.self) + "\n")
-                } else {
-                    try Console.output(summary.text)
-                }
+                try Console.output(json ? Self.prettyJSON(summary) : summary.text)
                 return
             }
         } catch {
@@ -50,16 +56,7 @@ struct PresetsCommand: ParsableCommand {
         var failure: ExitCode?
         for file in library.presetFiles() {
             do {
-                let session = try PresetDecoder.load(path: file)
-                var entry = Entry(
-                    name: URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent,
-                    pattern: session.segments.map { $0.pattern.description }.joined(separator: " → "),
-                    description: session.description, origin: library.origin(ofPreset: file))
-                switch session.defaultLength {
-                case .duration(let t): entry.minutes = Double(t.milliseconds) / 60000
-                case .cycles(let n): entry.cycles = n
-                }
-                entries.append(entry)
+                entries.append(Entry(session: try PresetDecoder.load(path: file), file: file, origin: library.origin(ofPreset: file)))
             } catch {
                 failure = failure ?? fail(error)
             }
@@ -68,29 +65,36 @@ struct PresetsCommand: ParsableCommand {
             throw fail(PresetError(file: library.presetsFolder, message: "holds no presets (.yaml files)", category: .missingInput))
         }
         do {
-            if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                try Console.output(String(decoding: try encoder.encode(entries), as: UTF8.self) + "\n")
-            } else {
-                let nameWidth = entries.map(\.name.count).max() ?? 4
-                let patternWidth = entries.map(\.pattern.count).max() ?? 7
-                var text = ""
-                for e in entries {
-                    let length: String = e.minutes.map { "\(format($0)) min" } ?? "\(e.cycles ?? 0) cycles"
-                    let name = e.name.padding(toLength: nameWidth + 2, withPad: " ", startingAt: 0)
-                    let pattern = e.pattern.padding(toLength: patternWidth + 2, withPad: " ", startingAt: 0)
-                    text += name + pattern + length.padding(toLength: 10, withPad: " ", startingAt: 0) + e.description
-                    // With a library of the teacher's, each line says where its preset comes from.
-                    if !library.front.isEmpty { text += "  [\(e.origin)]" }
-                    text += "\n"
-                }
-                try Console.output(text)
-            }
+            try Console.output(json ? Self.prettyJSON(entries) : table(entries, showingOrigins: !library.front.isEmpty))
         } catch {
             throw fail(error)
         }
         if let failure { throw failure }
+    }
+
+    /// `value` as pretty JSON with sorted keys, and a newline.
+    static func prettyJSON(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
+    }
+
+    /// The list as text: a line per preset, its name, pattern, length and description in columns,
+    /// and where it comes from when `showingOrigins` (with a library of the teacher's).
+    func table(_ entries: [Entry], showingOrigins: Bool) -> String {
+        let nameWidth = entries.map(\.name.count).max() ?? 4
+        let patternWidth = entries.map(\.pattern.count).max() ?? 7
+        var text = ""
+        for e in entries {
+            let length: String = e.minutes.map { "\(format($0)) min" } ?? "\(e.cycles ?? 0) cycles"
+            let name = e.name.padding(toLength: nameWidth + 2, withPad: " ", startingAt: 0)
+            let pattern = e.pattern.padding(toLength: patternWidth + 2, withPad: " ", startingAt: 0)
+            text += name + pattern + length.padding(toLength: 10, withPad: " ", startingAt: 0) + e.description
+            // With a library of the teacher's, each line says where its preset comes from.
+            if showingOrigins { text += "  [\(e.origin)]" }
+            text += "\n"
+        }
+        return text
     }
 
     func format(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }

@@ -41,19 +41,7 @@ public enum ID3Chapters {
                 let tagSize = Int(header[6]) << 21 | Int(header[7]) << 14 | Int(header[8]) << 7 | Int(header[9])
                 guard 10 + tagSize <= size else { throw IOError(.library, "the MP3 file's ID3 tag is longer than the file", path: path) }
                 let body = try FileSplice.read(10..<(10 + tagSize), descriptor: descriptor, path: path)
-                // The frames up to the padding (the extended header, when flagged, comes first).
-                var at = header[5] & 0x40 != 0 && body.count >= 4
-                    ? (major == 4 ? syncsafe(body, 0) : 4 + Int(bigEndian(body, 0))) : 0
-                frames = Array(body[0..<at])
-                while at + 10 <= body.count, body[at] != 0 {
-                    let length = major == 4 ? syncsafe(body, at + 4) : Int(bigEndian(body, at + 4))
-                    guard at + 10 + length <= body.count else { break }
-                    // A frame given anew in `texts` is left out here.
-                    if !replacedIDs.contains(String(decoding: body[at..<(at + 4)], as: UTF8.self)) {
-                        frames += body[at..<(at + 10 + length)]
-                    }
-                    at += 10 + length
-                }
+                frames = keptFrames(body, major: major, extendedHeader: header[5] & 0x40 != 0, leavingOut: replacedIDs)
                 replaced = 0..<(10 + tagSize)
             }
         }
@@ -84,6 +72,24 @@ public enum ID3Chapters {
         let tag = Array("ID3".utf8) + [major, 0, flags, UInt8(n >> 21 & 0x7F), UInt8(n >> 14 & 0x7F), UInt8(n >> 7 & 0x7F), UInt8(n & 0x7F)]
             + frames
         try FileSplice.replace(replaced, with: tag, descriptor: descriptor, path: path)
+    }
+
+    /// The frames of an ID3v2.`major` tag's `body` up to the padding (the extended header, when
+    /// there is one, first), less those whose IDs are in `replacedIDs` (given anew).
+    static func keptFrames(_ body: [UInt8], major: UInt8, extendedHeader: Bool, leavingOut replacedIDs: Set<String>) -> [UInt8] {
+        var at = extendedHeader && body.count >= 4
+            ? (major == 4 ? syncsafe(body, 0) : 4 + Int(bigEndian(body, 0))) : 0
+        var frames = Array(body[0..<at])
+        while at + 10 <= body.count, body[at] != 0 {
+            let length = major == 4 ? syncsafe(body, at + 4) : Int(bigEndian(body, at + 4))
+            guard at + 10 + length <= body.count else { break }
+            // A frame given anew in `texts` is left out here.
+            if !replacedIDs.contains(String(decoding: body[at..<(at + 4)], as: UTF8.self)) {
+                frames += body[at..<(at + 10 + length)]
+            }
+            at += 10 + length
+        }
+        return frames
     }
 
     /// The chapters (`CHAP` frames, with their `TIT2` titles) of the ID3v2 tag at the start of

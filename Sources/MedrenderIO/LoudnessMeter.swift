@@ -116,22 +116,22 @@ public final class LoudnessMeter {
     /// The highest sample peak over all channels, linear. The corresponding C function is
     /// `ebur128_sample_peak`.
     public func samplePeak() throws(IOError) -> Double {
-        var peak = 0.0
-        for c in 0..<channels {
-            var value = 0.0
-            try check(ebur128_sample_peak(handle, UInt32(c), &value), "read the sample peak")
-            peak = max(peak, value)
-        }
-        return peak
+        try highestOfChannels("read the sample peak") { ebur128_sample_peak(handle, $0, &$1) }
     }
 
     /// The highest true peak over all channels, linear (needs `withTruePeak`). The corresponding C
     /// function is `ebur128_true_peak`.
     public func truePeak() throws(IOError) -> Double {
+        try highestOfChannels("read the true peak") { ebur128_true_peak(handle, $0, &$1) }
+    }
+
+    /// The highest over all channels of what `read` gives for one (its C function's return code,
+    /// checked, and the value); `what` says what was read in an error.
+    private func highestOfChannels(_ what: String, _ read: (UInt32, inout Double) -> Int32) throws(IOError) -> Double {
         var peak = 0.0
         for c in 0..<channels {
             var value = 0.0
-            try check(ebur128_true_peak(handle, UInt32(c), &value), "read the true peak")
+            try check(read(UInt32(c), &value), what)
             peak = max(peak, value)
         }
         return peak

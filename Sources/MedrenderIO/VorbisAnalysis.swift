@@ -38,11 +38,7 @@ final class VorbisAnalysis {
         pending = [Float](repeating: 0, count: VorbisEncoder.blockFrames * channels)
         vorbis_info_init(info)
         stage = 1
-        let code = vorbis_encode_init_vbr(info, channels, rate, Float(quality / 10))
-        guard code == 0 else {
-            throw IOError(.library, "the Vorbis encoder refused \(channels) channels at \(rate) Hz, quality \(quality)",
-                          cause: "libvorbis error \(code)")
-        }
+        try VorbisEncoder.setUpVBR(info, channels: channels, rate: rate, quality: quality)
         guard vorbis_analysis_init(dsp, info) == 0 else { throw IOError(.library, "the Vorbis encoder would not start") }
         stage = 2
         guard vorbis_block_init(dsp, block) == 0 else { throw IOError(.library, "the Vorbis encoder would not start") }

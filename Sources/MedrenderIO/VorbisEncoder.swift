@@ -34,6 +34,16 @@ public final class VorbisEncoder {
     /// measure the stream while it is written.
     public var packetObserver: ((VorbisPacket) throws -> Void)?
 
+    /// Sets `info` up for `channels` channels at `rate` hertz, at variable bit rate of `quality`
+    /// (as oggenc's `-q`, −1…10). The corresponding C function is `vorbis_encode_init_vbr`.
+    static func setUpVBR(_ info: UnsafeMutablePointer<vorbis_info>, channels: Int, rate: Int, quality: Double) throws(IOError) {
+        let code = vorbis_encode_init_vbr(info, channels, rate, Float(quality / 10))
+        guard code == 0 else {
+            throw IOError(.library, "the Vorbis encoder refused \(channels) channels at \(rate) Hz, quality \(quality)",
+                          cause: "libvorbis error \(code)")
+        }
+    }
+
     /// Starts a stream and writes its headers.
     ///
     /// - Parameters:
@@ -46,11 +56,7 @@ public final class VorbisEncoder {
         self.pending = [Float](repeating: 0, count: Self.blockFrames * channels)
         vorbis_info_init(info)
         stage = 1
-        let code = vorbis_encode_init_vbr(info, channels, rate, Float(quality / 10))
-        guard code == 0 else {
-            throw IOError(.library, "the Vorbis encoder refused \(channels) channels at \(rate) Hz, quality \(quality)",
-                          cause: "libvorbis error \(code)")
-        }
+        try VorbisEncoder.setUpVBR(info, channels: channels, rate: rate, quality: quality)
         vorbis_comment_init(comment)
         stage = 2
         for (key, value) in tags { vorbis_comment_add_tag(comment, key, value) }

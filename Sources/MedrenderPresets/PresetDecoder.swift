@@ -48,19 +48,7 @@ public enum PresetDecoder {
 
     /// Decodes preset YAML `text`; `file` names it in errors.
     public static func decode(_ text: String, file: String, defaultName: String) throws(PresetError) -> Session {
-        let root: Yams.Node
-        do {
-            guard let node = try PresetNode.compose(text) else {
-                throw PresetError(file: file, message: "is empty; a preset needs at least a pattern, such as 'pattern: 4-4-4-4'")
-            }
-            root = node
-        } catch let error as PresetError {
-            throw error
-        } catch let error as YamlError {
-            throw yamlError(error, file: file, text: text)
-        } catch {
-            throw PresetError(file: file, message: "is not valid YAML (\(error))")
-        }
+        let root = try composeRoot(text, file: file)
         let top = PresetNode(node: root, file: file, path: "")
         guard case .mapping = root else {
             throw top.error("a preset is a YAML mapping of keys such as 'pattern:' and 'minutes:', found \(top.typeName)")
@@ -70,16 +58,65 @@ public enum PresetDecoder {
         let segments = try decodeSegments(fields, root: top)
         var session = Session(name: defaultName, segments: segments)
         if let node = fields["limits"] { session.limits = try decodeLimits(node) }
+        try checkLimits(session.limits, segments: segments, fields: fields)
+        if let node = fields["name"] { session.name = try node.name() }
+        if let node = fields["description"] { session.description = try node.tagText() }
+        try decodeLength(fields, segments: segments, into: &session)
+        if let node = fields["settle"] { session.settle = try node.seconds(in: SessionLimits.seconds) }
+        if let node = fields["closing"] { session.closing = try node.seconds(in: SessionLimits.seconds) }
+        if let node = fields["seed"] { session.seed = UInt64(try node.integer(in: 0...Int(Int32.max), unit: "")) }
+        if let node = fields["cues"] { try decodeCues(node, into: &session) }
+        if let node = fields["voice"] { session.voice = try decodeVoice(node) }
+        if let node = fields["ambience"] { try decodeAmbience(node, into: &session) }
+        try checkSegmentBeds(segments, ambience: session.ambience, fields: fields)
+        if let node = fields["bells"] { session.bells = try decodeBells(node) }
+        if let node = fields["master"] { session.master = try decodeMaster(node) }
+        if let node = fields["metadata"] { try decodeMetadata(node, file: file, into: &session.metadata) }
+        if let node = fields["guide"] {
+            session.guide = try decodeGuide(node)
+            // Spoken words over a bed: it dips deeper than under a clip, unless the preset says how deep.
+            if !session.voice.duckGiven { session.voice.duckDecibels = VoiceSettings.guidedDuckDecibels }
+            // Cues and bells under a sentence dip deeper than under a one-word prompt.
+            if !session.voice.cueUnderPromptGiven { session.voice.cueUnderPromptDecibels = VoiceSettings.guidedCueUnderPromptDecibels }
+        }
+        if let node = fields["language"] { session.language = try decodeLanguage(node) }
+        if let node = fields["beats"] { session.beats = try decodeBeats(node) }
+        if let node = fields["credits"] { try decodeCredits(node, into: &session) }
+        return session
+    }
+
+    /// Composes preset YAML `text` into its root node; an empty text, or one that is not YAML, is
+    /// an error naming `file`.
+    static func composeRoot(_ text: String, file: String) throws(PresetError) -> Yams.Node {
+        do {
+            guard let node = try PresetNode.compose(text) else {
+                throw PresetError(file: file, message: "is empty; a preset needs at least a pattern, such as 'pattern: 4-4-4-4'")
+            }
+            return node
+        } catch let error as PresetError {
+            throw error
+        } catch let error as YamlError {
+            throw yamlError(error, file: file, text: text)
+        } catch {
+            throw PresetError(file: file, message: "is not valid YAML (\(error))")
+        }
+    }
+
+    /// Checks every segment's pattern, and its ramp's target, against the preset's `limits`.
+    static func checkLimits(_ limits: PatternLimits, segments: [PatternSegment], fields: [String: PresetNode]) throws(PresetError) {
         for (index, segment) in segments.enumerated() {
             for pattern in [segment.pattern] + (segment.ramp.map { [$0.target] } ?? []) {
-                if let violation = session.limits.violation(of: pattern) {
+                if let violation = limits.violation(of: pattern) {
                     let node = fields["segments"] ?? fields["pattern"]!
                     throw node.error(segments.count > 1 ? "segment \(index + 1): \(violation)" : violation)
                 }
             }
         }
-        if let node = fields["name"] { session.name = try node.name() }
-        if let node = fields["description"] { session.description = try node.tagText() }
+    }
+
+    /// Decodes the session's length (`minutes`, which may say `fit`, or `cycles`, not both) and
+    /// where the time after the last segment goes (`fill`).
+    static func decodeLength(_ fields: [String: PresetNode], segments: [PatternSegment], into session: inout Session) throws(PresetError) {
         if fields["minutes"] != nil, fields["cycles"] != nil {
             throw fields["cycles"]!.error("give 'minutes' or 'cycles', not both")
         }
@@ -99,63 +136,53 @@ public enum PresetDecoder {
             }
             session.fill = fill
         }
-        if let node = fields["settle"] { session.settle = try node.seconds(in: SessionLimits.seconds) }
-        if let node = fields["closing"] { session.closing = try node.seconds(in: SessionLimits.seconds) }
-        if let node = fields["seed"] { session.seed = UInt64(try node.integer(in: 0...Int(Int32.max), unit: "")) }
-        if let node = fields["cues"] { try decodeCues(node, into: &session) }
-        if let node = fields["voice"] { session.voice = try decodeVoice(node) }
-        if let node = fields["ambience"] { try decodeAmbience(node, into: &session) }
-        // Beds on segments take over from one bed before them: the session's, or the first segment's.
+    }
+
+    /// Checks that beds on segments take over from one bed before them: the session's, or the
+    /// first segment's (never both).
+    static func checkSegmentBeds(_ segments: [PatternSegment], ambience: [AmbienceBed], fields: [String: PresetNode]) throws(PresetError) {
         if let index = segments.indices.dropFirst().first(where: { segments[$0].ambience != nil }) {
             let list = fields["segments"]!
-            if session.ambience.count > 1 {
+            if ambience.count > 1 {
                 throw fields["ambience"]!.error("segment \(index + 1) has a bed of its own: give the beds either in 'ambience' (one bed, the first) or on the segments")
             }
-            if session.ambience.isEmpty, segments[0].ambience == nil {
+            if ambience.isEmpty, segments[0].ambience == nil {
                 throw list.error("segment \(index + 1) has a bed of its own, but nothing plays before it: give 'ambience' a first bed, or the first segment one")
             }
         }
-        if segments.first?.ambience != nil, !session.ambience.isEmpty {
+        if segments.first?.ambience != nil, !ambience.isEmpty {
             throw fields["ambience"]!.error("the first segment has a bed of its own, which plays from the start: give it there or in 'ambience', not both")
         }
-        if let node = fields["bells"] { session.bells = try decodeBells(node) }
-        if let node = fields["master"] { session.master = try decodeMaster(node) }
-        if let node = fields["metadata"] {
-            let f = try node.mapping(allowed: ["title", "artist", "album", "date", "comment", "cover"])
-            if let n = f["title"] { session.metadata.title = try n.tagText() }
-            if let n = f["artist"] { session.metadata.artist = try n.tagText() }
-            if let n = f["album"] { session.metadata.album = try n.tagText() }
-            if let n = f["date"] { session.metadata.date = try n.tagText() }
-            if let n = f["comment"] { session.metadata.comment = try n.tagText() }
-            if let n = f["cover"] {
-                let cover = try n.tagText()
-                guard !cover.isEmpty else { throw n.error("give the cover image's file, a .png or .jpg (beside the preset or a path)") }
-                // Relative to the preset's folder, as its sounds are.
-                session.metadata.cover = cover.hasPrefix("/") ? cover
-                    : URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(cover).path
+    }
+
+    /// Decodes the `metadata` tags; a cover's path is made relative to the folder of the preset `file`.
+    static func decodeMetadata(_ node: PresetNode, file: String, into metadata: inout SessionMetadata) throws(PresetError) {
+        let f = try node.mapping(allowed: ["title", "artist", "album", "date", "comment", "cover"])
+        if let n = f["title"] { metadata.title = try n.tagText() }
+        if let n = f["artist"] { metadata.artist = try n.tagText() }
+        if let n = f["album"] { metadata.album = try n.tagText() }
+        if let n = f["date"] { metadata.date = try n.tagText() }
+        if let n = f["comment"] { metadata.comment = try n.tagText() }
+        if let n = f["cover"] {
+            let cover = try n.tagText()
+            guard !cover.isEmpty else { throw n.error("give the cover image's file, a .png or .jpg (beside the preset or a path)") }
+            // Relative to the preset's folder, as its sounds are.
+            metadata.cover = cover.hasPrefix("/") ? cover
+                : URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(cover).path
+        }
+    }
+
+    /// Decodes `credits`: the author and license of each sound the session uses.
+    static func decodeCredits(_ node: PresetNode, into session: inout Session) throws(PresetError) {
+        // Keyed by a sound as the preset names it, so a misspelt one is caught.
+        let names = session.soundsUsed.map(\.name)
+        for (name, entry) in try node.mapping(allowed: names) {
+            let f = try entry.mapping(allowed: ["author", "license"])
+            guard let author = f["author"], let license = f["license"] else {
+                throw entry.error("give the sound's 'author' and 'license' (such as { author: Jane Doe, license: CC-BY-4.0 })")
             }
+            session.soundCredits[name] = SoundCredit(author: try author.tagText(), license: try license.tagText())
         }
-        if let node = fields["guide"] {
-            session.guide = try decodeGuide(node)
-            // Spoken words over a bed: it dips deeper than under a clip, unless the preset says how deep.
-            if !session.voice.duckGiven { session.voice.duckDecibels = VoiceSettings.guidedDuckDecibels }
-            // Cues and bells under a sentence dip deeper than under a one-word prompt.
-            if !session.voice.cueUnderPromptGiven { session.voice.cueUnderPromptDecibels = VoiceSettings.guidedCueUnderPromptDecibels }
-        }
-        if let node = fields["language"] { session.language = try decodeLanguage(node) }
-        if let node = fields["beats"] { session.beats = try decodeBeats(node) }
-        if let node = fields["credits"] {
-            // Keyed by a sound as the preset names it, so a misspelt one is caught.
-            let names = session.soundsUsed.map(\.name)
-            for (name, entry) in try node.mapping(allowed: names) {
-                let f = try entry.mapping(allowed: ["author", "license"])
-                guard let author = f["author"], let license = f["license"] else {
-                    throw entry.error("give the sound's 'author' and 'license' (such as { author: Jane Doe, license: CC-BY-4.0 })")
-                }
-                session.soundCredits[name] = SoundCredit(author: try author.tagText(), license: try license.tagText())
-            }
-        }
-        return session
     }
 
     static func yamlError(_ error: YamlError, file: String, text: String) -> PresetError {
@@ -208,30 +235,7 @@ public enum PresetDecoder {
             guard !items.isEmpty else { throw list.error("'segments' is empty; give at least one segment with a pattern") }
             var segments: [PatternSegment] = []
             for (index, item) in items.enumerated() {
-                let f = try item.mapping(allowed: ["name", "pattern", "ramp", "minutes", "cycles", "cues", "voice", "ambience"])
-                guard let patternNode = f["pattern"] else {
-                    throw item.error("missing 'pattern' in segment \(index + 1): add one such as 'pattern: 4-0-6-0'")
-                }
-                var segment = PatternSegment(pattern: try decodePattern(patternNode))
-                if let n = f["name"] { segment.name = try n.name() }
-                if let n = f["ramp"] { segment.ramp = try decodeRamp(n) }
-                if let n = f["cues"] { segment.cues = try decodeSegmentCues(n) }
-                if let n = f["voice"] { segment.voice = try n.sound() }
-                if let n = f["ambience"] { segment.ambience = try decodeBed(n) }
-                if let n = f["ambience"], segment.ambience?.from != nil {
-                    throw n.error("a segment's bed takes over as the segment starts; 'from' and 'from-minute' are for the beds in 'ambience'")
-                }
-                segment.span = try decodeSpan(f, in: item)
-                // A segment shorter than one of its cycles would get no breath at all.
-                if case .duration(let length)? = segment.span, length < segment.pattern.cycleLength, let minutes = f["minutes"] {
-                    let least = (Double(segment.pattern.cycleLength.milliseconds) / 600).rounded(.up) / 100
-                    throw minutes.error("\(length) s is shorter than one \(segment.pattern.cycleLength) s cycle of segment \(index + 1); "
-                        + "give at least \(least) min or use 'cycles'")
-                }
-                if segment.span == nil, index < items.count - 1 {
-                    throw item.error("segment \(index + 1) needs 'minutes' or 'cycles'; only the last segment may take the rest of the session")
-                }
-                segments.append(segment)
+                segments.append(try decodeSegment(item, index: index, isLast: index == items.count - 1))
             }
             if let node = fields["rounds"] {
                 let rounds = try node.integer(in: 1...1000, unit: "rounds")
@@ -263,6 +267,35 @@ public enum PresetDecoder {
         var segment = PatternSegment(pattern: try decodePattern(patternNode))
         if let n = fields["ramp"] { segment.ramp = try decodeRamp(n) }
         return [segment]
+    }
+
+    /// Decodes segment `index` (0-based) of a chain: its pattern, name, ramp, cues, voice, bed and
+    /// length; only the last one (`isLast`) may leave out its length.
+    static func decodeSegment(_ item: PresetNode, index: Int, isLast: Bool) throws(PresetError) -> PatternSegment {
+        let f = try item.mapping(allowed: ["name", "pattern", "ramp", "minutes", "cycles", "cues", "voice", "ambience"])
+        guard let patternNode = f["pattern"] else {
+            throw item.error("missing 'pattern' in segment \(index + 1): add one such as 'pattern: 4-0-6-0'")
+        }
+        var segment = PatternSegment(pattern: try decodePattern(patternNode))
+        if let n = f["name"] { segment.name = try n.name() }
+        if let n = f["ramp"] { segment.ramp = try decodeRamp(n) }
+        if let n = f["cues"] { segment.cues = try decodeSegmentCues(n) }
+        if let n = f["voice"] { segment.voice = try n.sound() }
+        if let n = f["ambience"] { segment.ambience = try decodeBed(n) }
+        if let n = f["ambience"], segment.ambience?.from != nil {
+            throw n.error("a segment's bed takes over as the segment starts; 'from' and 'from-minute' are for the beds in 'ambience'")
+        }
+        segment.span = try decodeSpan(f, in: item)
+        // A segment shorter than one of its cycles would get no breath at all.
+        if case .duration(let length)? = segment.span, length < segment.pattern.cycleLength, let minutes = f["minutes"] {
+            let least = (Double(segment.pattern.cycleLength.milliseconds) / 600).rounded(.up) / 100
+            throw minutes.error("\(length) s is shorter than one \(segment.pattern.cycleLength) s cycle of segment \(index + 1); "
+                + "give at least \(least) min or use 'cycles'")
+        }
+        if segment.span == nil, !isLast {
+            throw item.error("segment \(index + 1) needs 'minutes' or 'cycles'; only the last segment may take the rest of the session")
+        }
+        return segment
     }
 
     /// `minutes: M` or `cycles: N` of a segment or a ramp; nil when neither is given.
@@ -432,46 +465,10 @@ public enum PresetDecoder {
         if let n = fields["outro"] { voice.outro = try n.sound() }
         if let n = fields["outro-after"] { voice.outroAfter = try n.seconds(in: SessionLimits.seconds) }
         if let n = fields["level"] { voice.levelLUFS = try n.number(in: -70...(-10), unit: "LUFS") }
-        if let n = fields["prompts"], case .scalar = n.node {
-            // `prompts: spoken`: the script's voice speaks them, in the session's language.
-            guard (try n.string()) == "spoken" else {
-                throw n.error("give 'spoken' (the voice speaks them in the preset's language) or a clip per phase, such as { inhale: voice-breathe-in }")
-            }
-            voice.spokenPrompts = true
-        } else if let n = fields["prompts"] {
-            let f = try n.mapping(allowed: ["inhale", "hold", "hold-in", "top-up", "exhale", "hold-out"])
-            if let hold = f["hold"] {
-                let ref = try hold.sound()
-                voice.prompts[.holdIn] = ref
-                voice.prompts[.holdOut] = ref
-            }
-            for kind in PhaseKind.allCases {
-                if let value = f[kind.rawValue] { voice.prompts[kind] = try value.sound() }
-            }
-        }
+        if let n = fields["prompts"] { try decodePrompts(n, into: &voice) }
         if let n = fields["prompt-cycles"] { voice.promptCycles = try n.integer(in: 0...1000, unit: "cycles") }
-        if let n = fields["clips"] {
-            for item in try n.sequence() {
-                let f = try item.mapping(allowed: ["sound", "at"])
-                guard let sound = f["sound"], let at = f["at"] else {
-                    throw item.error("a voice clip needs 'sound' and 'at' (seconds from the start), such as { sound: voice-hold, at: 120 }")
-                }
-                voice.clips.append(TimedClip(sound: try sound.sound(), at: try at.seconds(in: 0...86400)))
-            }
-        }
-        if let n = fields["lead-in"], case .scalar = n.node {
-            // `lead-in: spoken`: three, two, one, in the session's language.
-            guard (try n.string()) == "spoken" else {
-                throw n.error("give 'spoken' (three, two, one in the preset's language) or 1 to 10 clips, such as [three, two, one]")
-            }
-            voice.spokenLeadIn = 3
-        } else if let n = fields["lead-in"] {
-            let items = try n.sequence()
-            guard (1...10).contains(items.count) else {
-                throw n.error("a lead-in is 1 to 10 clips, the count in order, such as [three, two, one]")
-            }
-            voice.leadIn = try items.map { (item) throws(PresetError) in try item.sound() }
-        }
+        if let n = fields["clips"] { voice.clips += try decodeVoiceClips(n) }
+        if let n = fields["lead-in"] { try decodeLeadIn(n, into: &voice) }
         if let n = fields["track"] { voice.track = try n.sound() }
         if let n = fields["track-at"] { voice.trackAt = try n.seconds(in: 0...86400) }
         if let n = fields["duck"] {
@@ -487,6 +484,59 @@ public enum PresetDecoder {
             voice.cueUnderPromptGiven = true
         }
         return voice
+    }
+
+    /// Decodes the voice's `prompts`: `spoken` (the script's voice speaks them, in the session's
+    /// language) or a clip per phase (`hold` for both holds).
+    static func decodePrompts(_ n: PresetNode, into voice: inout VoiceSettings) throws(PresetError) {
+        if case .scalar = n.node {
+            // `prompts: spoken`: the script's voice speaks them, in the session's language.
+            guard (try n.string()) == "spoken" else {
+                throw n.error("give 'spoken' (the voice speaks them in the preset's language) or a clip per phase, such as { inhale: voice-breathe-in }")
+            }
+            voice.spokenPrompts = true
+        } else {
+            let f = try n.mapping(allowed: ["inhale", "hold", "hold-in", "top-up", "exhale", "hold-out"])
+            if let hold = f["hold"] {
+                let ref = try hold.sound()
+                voice.prompts[.holdIn] = ref
+                voice.prompts[.holdOut] = ref
+            }
+            for kind in PhaseKind.allCases {
+                if let value = f[kind.rawValue] { voice.prompts[kind] = try value.sound() }
+            }
+        }
+    }
+
+    /// Decodes the voice's `clips`: each a sound and when it starts, in seconds from the start.
+    static func decodeVoiceClips(_ n: PresetNode) throws(PresetError) -> [TimedClip] {
+        var clips: [TimedClip] = []
+        for item in try n.sequence() {
+            let f = try item.mapping(allowed: ["sound", "at"])
+            guard let sound = f["sound"], let at = f["at"] else {
+                throw item.error("a voice clip needs 'sound' and 'at' (seconds from the start), such as { sound: voice-hold, at: 120 }")
+            }
+            clips.append(TimedClip(sound: try sound.sound(), at: try at.seconds(in: 0...86400)))
+        }
+        return clips
+    }
+
+    /// Decodes the voice's `lead-in`: `spoken` (three, two, one, in the session's language) or 1 to
+    /// 10 clips, the count in order.
+    static func decodeLeadIn(_ n: PresetNode, into voice: inout VoiceSettings) throws(PresetError) {
+        if case .scalar = n.node {
+            // `lead-in: spoken`: three, two, one, in the session's language.
+            guard (try n.string()) == "spoken" else {
+                throw n.error("give 'spoken' (three, two, one in the preset's language) or 1 to 10 clips, such as [three, two, one]")
+            }
+            voice.spokenLeadIn = 3
+        } else {
+            let items = try n.sequence()
+            guard (1...10).contains(items.count) else {
+                throw n.error("a lead-in is 1 to 10 clips, the count in order, such as [three, two, one]")
+            }
+            voice.leadIn = try items.map { (item) throws(PresetError) in try item.sound() }
+        }
     }
 
     static func decodeBed(_ node: PresetNode) throws(PresetError) -> AmbienceBed {

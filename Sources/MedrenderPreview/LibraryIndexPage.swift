@@ -67,13 +67,7 @@ public struct LibraryIndexPage: Sendable {
                 """
         }
         return """
-            <!DOCTYPE html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="generator" content="medrender">
-            <title>\(Markup.escape(title))</title>
+            \(Markup.documentHead(language: "en", title: Markup.escape(title)))
             <style>
             body{margin:0;background:#f3f6f8;color:#2b3a4a;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
             main{max-width:1200px;margin:0 auto;padding:16px}

@@ -30,6 +30,20 @@ enum Markup {
         return text
     }
 
+    /// A page's first lines, through its `<title>`: the doctype, the `html` element in `language`,
+    /// and the head's character set, viewport and generator; `title` is HTML already (escaped).
+    static func documentHead(language: String, title: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="\(language)">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="generator" content="medrender">
+        <title>\(title)</title>
+        """
+    }
+
     /// `seconds` as `M:SS` or `H:MM:SS`, for labels.
     static func clock(_ seconds: Double) -> String { ClockLabel.of(seconds: seconds) }
 }

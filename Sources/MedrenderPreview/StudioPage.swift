@@ -59,6 +59,81 @@ public struct StudioPage: Sendable {
     /// Milliseconds after the last keystroke before the plan is asked for.
     public static let debounceMilliseconds = 120
 
+    /// The editor's form: the fields of the pattern, length and sections, beds, cue tones, bells,
+    /// the guided script's lines and a chained session's segments, each with its error line.
+    private static let editorForm = """
+        <form id="form" autocomplete="off" onsubmit="return false">
+        <fieldset><legend>Breath pattern, in seconds</legend>
+        <div class="phases">
+        <div><label for="f-inhale">Inhale</label><input id="f-inhale" data-phase="0" type="number" min="0" max="120" step="0.1" inputmode="decimal"></div>
+        <div><label for="f-hold-in">Hold (full)</label><input id="f-hold-in" data-phase="1" type="number" min="0" max="120" step="0.1" inputmode="decimal"></div>
+        <div><label for="f-exhale">Exhale</label><input id="f-exhale" data-phase="2" type="number" min="0" max="120" step="0.1" inputmode="decimal"></div>
+        <div><label for="f-hold-out">Hold (empty)</label><input id="f-hold-out" data-phase="3" type="number" min="0" max="120" step="0.1" inputmode="decimal"></div>
+        </div>
+        <p class="note" id="pattern-note" hidden>This pattern is written in the YAML (a ratio, segments or a sigh); edit it there.</p>
+        <p class="field-error" id="err-pattern" role="alert"></p>
+        </fieldset>
+        <fieldset><legend>Length and sections</legend>
+        <div class="row">
+        <div><label for="f-length-unit">Length in</label><select id="f-length-unit"><option value="minutes">minutes</option><option value="cycles">cycles</option></select></div>
+        <div><label for="f-minutes" id="f-minutes-label">Minutes</label><input id="f-minutes" type="number" min="0.05" max="100000" step="any" inputmode="decimal">
+        <p class="field-error" id="err-minutes" role="alert"></p></div>
+        <div><label for="f-settle">Settle (s)</label><input id="f-settle" data-path="settle" data-empty="keep" type="number" min="0" max="3600" step="1" inputmode="decimal">
+        <p class="field-error" id="err-settle" role="alert"></p></div>
+        <div><label for="f-closing">Closing (s)</label><input id="f-closing" data-path="closing" data-empty="keep" type="number" min="0" max="3600" step="1" inputmode="decimal">
+        <p class="field-error" id="err-closing" role="alert"></p></div>
+        <div><label for="f-loudness">Loudness (LUFS)</label><input id="f-loudness" data-path="master.loudness" data-empty="keep" type="number" min="-40" max="-6" step="0.5" inputmode="decimal">
+        <p class="field-error" id="err-loudness" role="alert"></p></div>
+        </div>
+        </fieldset>
+        <fieldset><legend>Ambience beds, level in dB</legend>
+        <div id="beds" class="row"></div>
+        <p class="field-error" id="err-beds" role="alert"></p>
+        </fieldset>
+        <fieldset><legend>Cue tones per phase</legend>
+        <div id="cues" class="list"></div>
+        <p class="field-error" id="err-cues" role="alert"></p>
+        <audio id="cue-audio" preload="none" aria-label="The cue tone"></audio>
+        </fieldset>
+        <fieldset><legend>Bells</legend>
+        <div class="row">
+        <div><label for="f-bells-start">Start bell (sound)</label><input id="f-bells-start" data-path="bells.start" data-text="name" type="text" spellcheck="false" placeholder="bell"></div>
+        <div><label for="f-bells-end">End bell (sound)</label><input id="f-bells-end" data-path="bells.end" data-text="name" type="text" spellcheck="false" placeholder="bell"></div>
+        <div><label for="f-bells-every">Every (min)</label><input id="f-bells-every" data-path="bells.every" type="number" min="0.1" max="1440" step="any" inputmode="decimal"></div>
+        <div><label for="f-bells-gain">Bell gain (dB)</label><input id="f-bells-gain" data-path="bells.gain" type="number" min="-60" max="12" step="1" inputmode="decimal"></div>
+        </div>
+        <p class="field-error" id="err-bells" role="alert"></p>
+        </fieldset>
+        <fieldset><legend>Voice lines of the guided script</legend>
+        <div id="guide" class="list"></div>
+        <button type="button" id="add-line">Add a voice line</button>
+        <p class="field-error" id="err-guide" role="alert"></p>
+        </fieldset>
+        <fieldset><legend>Segments of a chained session</legend>
+        <div id="segments" class="list"></div>
+        <button type="button" id="add-segment">Add a segment</button>
+        <p class="field-error" id="err-segments" role="alert"></p>
+        </fieldset>
+        </form>
+        """
+
+    /// The session's view: the summary, the breathing circle, the listening controls and the timeline.
+    private static let sessionView = """
+        <section class="view" aria-label="The session">
+        <p class="sub" id="summary" aria-live="polite"></p>
+        <div class="stage" id="stage"><div class="ring"></div><div class="circle" id="circle"></div>
+        <div class="label" id="label" aria-live="off"></div></div>
+        <div class="listen">
+        <label for="from">Listen from (s)</label>
+        <input id="from" type="number" min="0" step="1" value="0" inputmode="decimal">
+        <button type="button" id="play">Play from here</button>
+        <span id="clock" class="clock">0:00</span>
+        </div>
+        <audio id="audio" controls preload="none" aria-label="The session from the chosen point"></audio>
+        <div class="timeline" id="timeline" tabindex="0" role="slider" aria-label="Timeline: click, or use the arrow keys and Enter, to listen from a point" aria-valuemin="0" aria-valuenow="0"></div>
+        </section>
+        """
+
     public var html: String {
         var kindColours = ""
         for (kind, colour) in SessionPlot.colours {
@@ -73,13 +148,7 @@ public struct StudioPage: Sendable {
             </fieldset>
             """ : ""
         return """
-            <!DOCTYPE html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="generator" content="medrender">
-            <title>Studio · medrender</title>
+            \(Markup.documentHead(language: "en", title: "Studio · medrender"))
             <script>window.addEventListener('error',function(e){var d=document.documentElement;d.setAttribute('data-errors',(d.getAttribute('data-errors')||'')+(e.message||'error')+'; ');});</script>
             <link rel="stylesheet" href="\(Self.style.path)">
             <style>
@@ -93,59 +162,7 @@ public struct StudioPage: Sendable {
             </header>
             <main>
             <section class="editor" aria-label="Edit the session">
-            <form id="form" autocomplete="off" onsubmit="return false">
-            <fieldset><legend>Breath pattern, in seconds</legend>
-            <div class="phases">
-            <div><label for="f-inhale">Inhale</label><input id="f-inhale" data-phase="0" type="number" min="0" max="120" step="0.1" inputmode="decimal"></div>
-            <div><label for="f-hold-in">Hold (full)</label><input id="f-hold-in" data-phase="1" type="number" min="0" max="120" step="0.1" inputmode="decimal"></div>
-            <div><label for="f-exhale">Exhale</label><input id="f-exhale" data-phase="2" type="number" min="0" max="120" step="0.1" inputmode="decimal"></div>
-            <div><label for="f-hold-out">Hold (empty)</label><input id="f-hold-out" data-phase="3" type="number" min="0" max="120" step="0.1" inputmode="decimal"></div>
-            </div>
-            <p class="note" id="pattern-note" hidden>This pattern is written in the YAML (a ratio, segments or a sigh); edit it there.</p>
-            <p class="field-error" id="err-pattern" role="alert"></p>
-            </fieldset>
-            <fieldset><legend>Length and sections</legend>
-            <div class="row">
-            <div><label for="f-length-unit">Length in</label><select id="f-length-unit"><option value="minutes">minutes</option><option value="cycles">cycles</option></select></div>
-            <div><label for="f-minutes" id="f-minutes-label">Minutes</label><input id="f-minutes" type="number" min="0.05" max="100000" step="any" inputmode="decimal">
-            <p class="field-error" id="err-minutes" role="alert"></p></div>
-            <div><label for="f-settle">Settle (s)</label><input id="f-settle" data-path="settle" data-empty="keep" type="number" min="0" max="3600" step="1" inputmode="decimal">
-            <p class="field-error" id="err-settle" role="alert"></p></div>
-            <div><label for="f-closing">Closing (s)</label><input id="f-closing" data-path="closing" data-empty="keep" type="number" min="0" max="3600" step="1" inputmode="decimal">
-            <p class="field-error" id="err-closing" role="alert"></p></div>
-            <div><label for="f-loudness">Loudness (LUFS)</label><input id="f-loudness" data-path="master.loudness" data-empty="keep" type="number" min="-40" max="-6" step="0.5" inputmode="decimal">
-            <p class="field-error" id="err-loudness" role="alert"></p></div>
-            </div>
-            </fieldset>
-            <fieldset><legend>Ambience beds, level in dB</legend>
-            <div id="beds" class="row"></div>
-            <p class="field-error" id="err-beds" role="alert"></p>
-            </fieldset>
-            <fieldset><legend>Cue tones per phase</legend>
-            <div id="cues" class="list"></div>
-            <p class="field-error" id="err-cues" role="alert"></p>
-            <audio id="cue-audio" preload="none" aria-label="The cue tone"></audio>
-            </fieldset>
-            <fieldset><legend>Bells</legend>
-            <div class="row">
-            <div><label for="f-bells-start">Start bell (sound)</label><input id="f-bells-start" data-path="bells.start" data-text="name" type="text" spellcheck="false" placeholder="bell"></div>
-            <div><label for="f-bells-end">End bell (sound)</label><input id="f-bells-end" data-path="bells.end" data-text="name" type="text" spellcheck="false" placeholder="bell"></div>
-            <div><label for="f-bells-every">Every (min)</label><input id="f-bells-every" data-path="bells.every" type="number" min="0.1" max="1440" step="any" inputmode="decimal"></div>
-            <div><label for="f-bells-gain">Bell gain (dB)</label><input id="f-bells-gain" data-path="bells.gain" type="number" min="-60" max="12" step="1" inputmode="decimal"></div>
-            </div>
-            <p class="field-error" id="err-bells" role="alert"></p>
-            </fieldset>
-            <fieldset><legend>Voice lines of the guided script</legend>
-            <div id="guide" class="list"></div>
-            <button type="button" id="add-line">Add a voice line</button>
-            <p class="field-error" id="err-guide" role="alert"></p>
-            </fieldset>
-            <fieldset><legend>Segments of a chained session</legend>
-            <div id="segments" class="list"></div>
-            <button type="button" id="add-segment">Add a segment</button>
-            <p class="field-error" id="err-segments" role="alert"></p>
-            </fieldset>
-            </form>
+            \(Self.editorForm)
             <div class="yaml">
             <label for="yaml">Preset (YAML)</label>
             <div class="code"><pre id="gutter" aria-hidden="true"></pre><textarea id="yaml" spellcheck="false" wrap="off" aria-describedby="yaml-error" rows="22"></textarea></div>
@@ -160,19 +177,7 @@ public struct StudioPage: Sendable {
             </div>
             </div>
             </section>
-            <section class="view" aria-label="The session">
-            <p class="sub" id="summary" aria-live="polite"></p>
-            <div class="stage" id="stage"><div class="ring"></div><div class="circle" id="circle"></div>
-            <div class="label" id="label" aria-live="off"></div></div>
-            <div class="listen">
-            <label for="from">Listen from (s)</label>
-            <input id="from" type="number" min="0" step="1" value="0" inputmode="decimal">
-            <button type="button" id="play">Play from here</button>
-            <span id="clock" class="clock">0:00</span>
-            </div>
-            <audio id="audio" controls preload="none" aria-label="The session from the chosen point"></audio>
-            <div class="timeline" id="timeline" tabindex="0" role="slider" aria-label="Timeline: click, or use the arrow keys and Enter, to listen from a point" aria-valuemin="0" aria-valuenow="0"></div>
-            </section>
+            \(Self.sessionView)
             </main>
             <script type="application/json" id="blank">\(Markup.jsonString(Self.blankPreset))</script>
             <script src="\(Self.script.path)" data-debounce-ms="\(Self.debounceMilliseconds)"></script>

@@ -97,29 +97,7 @@ public struct SessionTimeline: Hashable, Sendable {
         self.words = words
         self.language = plan.guide.language
 
-        let scheduled = Array(plan.schedule)
-        var phases: [Phase] = []
-        phases.reserveCapacity(scheduled.count)
-        var level = 0.0
-        for (index, phase) in scheduled.enumerated() {
-            let from = level
-            let to: Double
-            switch phase.kind {
-            case .inhale:
-                var sigh = false
-                for next in scheduled[(index + 1)...].prefix(4) where next.cycle == phase.cycle && next.kind == .topUp { sigh = true }
-                to = sigh ? Self.sighInhaleLevel : 1
-            case .topUp: to = 1
-            case .holdIn, .holdOut: to = from
-            case .exhale: to = 0
-            }
-            level = to
-            phases.append(Phase(
-                kind: phase.kind, cycle: phase.cycle, segment: phase.segment,
-                startSeconds: seconds(phase.start.frame(atRate: plan.rate)), endSeconds: seconds(phase.end.frame(atRate: plan.rate)),
-                fromLevel: phase.kind == .inhale ? 0 : from, toLevel: to))
-        }
-        self.phases = phases
+        self.phases = Self.circlePhases(of: plan)
 
         // The plan's one list of events: settle, then the breathing (or its chained segments,
         // which then stand for it), then closing; and the voice, bells and ticks.
@@ -150,6 +128,36 @@ public struct SessionTimeline: Hashable, Sendable {
             Dip(startSeconds: seconds($0.start), endSeconds: seconds($0.end),
                 attackSeconds: seconds(ducking.attackFrames), releaseSeconds: seconds(ducking.releaseFrames))
         }
+    }
+
+    /// The plan's phases as the circle shows them: each from the level the one before left to
+    /// its own (full after an inhale, a sigh's first inhale short of it; empty after an exhale).
+    static func circlePhases(of plan: RenderPlan) -> [Phase] {
+        let rate = Double(plan.rate)
+        func seconds(_ frame: Int64) -> Double { Double(frame) / rate }
+        let scheduled = Array(plan.schedule)
+        var phases: [Phase] = []
+        phases.reserveCapacity(scheduled.count)
+        var level = 0.0
+        for (index, phase) in scheduled.enumerated() {
+            let from = level
+            let to: Double
+            switch phase.kind {
+            case .inhale:
+                var sigh = false
+                for next in scheduled[(index + 1)...].prefix(4) where next.cycle == phase.cycle && next.kind == .topUp { sigh = true }
+                to = sigh ? Self.sighInhaleLevel : 1
+            case .topUp: to = 1
+            case .holdIn, .holdOut: to = from
+            case .exhale: to = 0
+            }
+            level = to
+            phases.append(Phase(
+                kind: phase.kind, cycle: phase.cycle, segment: phase.segment,
+                startSeconds: seconds(phase.start.frame(atRate: plan.rate)), endSeconds: seconds(phase.end.frame(atRate: plan.rate)),
+                fromLevel: phase.kind == .inhale ? 0 : from, toLevel: to))
+        }
+        return phases
     }
 
     /// What the page shows at one instant.

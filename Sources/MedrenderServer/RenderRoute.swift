@@ -27,15 +27,7 @@ extension MedrenderService {
     /// come here too, as an `attachment`).
     func serveRender(_ request: Request, head: Bool, job: RenderJob, format: OutputFormat, identity: String,
                      fit: [String] = [], disposition: String = "inline") async throws -> Response {
-        var headers: HTTPFields = [
-            .contentType: Self.contentType(format),
-            .contentDisposition: "\(disposition); filename=\"\(job.session.name).\(format.fileExtension)\"",
-            .eTag: "\"\(identity)\"",
-            // The same query to the same renderer gives the same bytes.
-            .cacheControl: "public, max-age=31536000, immutable",
-            .acceptRanges: "bytes",
-        ]
-        headers.append(contentsOf: Self.fitFields(fit))
+        let headers = Self.renderHeaders(job: job, format: format, identity: identity, fit: fit, disposition: disposition)
         if Self.matches(request, identity: identity) { return Response(status: .notModified, headers: headers, body: ResponseBody()) }
         let ext = format.fileExtension
         if let entry = cache.entry(key: identity, ext: ext) {
@@ -48,8 +40,7 @@ extension MedrenderService {
         metrics.miss()
         let largest = Self.largestBytes(job, format: format)
         let (flight, isNew) = await flights.join(identity) { makeFlight(key: identity, ext: ext, largestBytes: largest) }
-        if isNew { start(flight, job: job, ext: ext, client: client(of: request)) }
-        if !isNew { metrics.joined() }
+        if isNew { start(flight, job: job, ext: ext, client: client(of: request)) } else { metrics.joined() }
 
         // A client that leaves while it waits (for the first bytes of a FLAC, MP3 or Opus, which
         // come when the render is done; for pass 1 of an OGG) is seen leaving, and its reader goes:
@@ -70,11 +61,7 @@ extension MedrenderService {
 
         // The answer's status waits for the first bytes (or the render's end): an error known
         // before anything is written is answered as such.
-        var (written, state) = flight.snapshot
-        while written == 0, case .running = state, !gone.hasLeft {
-            await flight.wait(beyond: 0)
-            (written, state) = flight.snapshot
-        }
+        var (written, state) = await Self.waitWhileRunning(flight, from: flight.snapshot, gone: gone, forFirstBytesOnly: true)
         if gone.hasLeft {
             leave()
             return Self.text(.serviceUnavailable, "the client went away")
@@ -90,15 +77,21 @@ extension MedrenderService {
         // and it is answered whole, with its length (a player that read the stream to its last
         // page and came back found a live stream of unknown length there).
         if head || request.headers[.range] != nil || flight.isWritten {
-            while case .running = state, !gone.hasLeft {
-                await flight.wait(beyond: written)
-                (written, state) = flight.snapshot
-            }
+            (written, state) = await Self.waitWhileRunning(flight, from: (written, state), gone: gone, forFirstBytesOnly: false)
             if gone.hasLeft {
                 leave()
                 return Self.text(.serviceUnavailable, "the client went away")
             }
         }
+        return try answer(flight, state: state, request: request, head: head, headers: headers, gone: gone, leave: leave)
+    }
+
+    /// The answer once the flight is in `state`: a failure thrown, a finished render's file whole,
+    /// or a running render's file streamed as it grows. `leave` is called once the flight's file is
+    /// no longer read (at once, when the answer needs no more of it).
+    private func answer(_ flight: RenderFlight, state: RenderFlight.State, request: Request, head: Bool, headers: HTTPFields,
+                        gone: Departure, leave: @escaping @Sendable () -> Void) throws -> Response {
+        var state = state, headers = headers
         var opened: Int32 = -1
         answer: while true {
             switch state {
@@ -134,11 +127,45 @@ extension MedrenderService {
         }
         let fd = opened
         if let length = flight.announcedLength { headers[.contentLength] = "\(length)" }
-        let metrics = self.metrics
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+        return Response(status: .ok, headers: headers, body: Self.growingBody(fd: fd, flight: flight, gone: gone, metrics: metrics, done: leave))
+    }
+
+    /// The headers of a render's answer: its type, its file name (`disposition` `inline` or
+    /// `attachment`), its ETag (`identity`), a year's caching, ranges, and what a fit changed.
+    static func renderHeaders(job: RenderJob, format: OutputFormat, identity: String, fit: [String], disposition: String) -> HTTPFields {
+        var headers: HTTPFields = [
+            .contentType: Self.contentType(format),
+            .contentDisposition: "\(disposition); filename=\"\(job.session.name).\(format.fileExtension)\"",
+            .eTag: "\"\(identity)\"",
+            // The same query to the same renderer gives the same bytes.
+            .cacheControl: "public, max-age=31536000, immutable",
+            .acceptRanges: "bytes",
+        ]
+        headers.append(contentsOf: Self.fitFields(fit))
+        return headers
+    }
+
+    /// Waits, from `snapshot`, while the flight's render runs and its client stays: until its first
+    /// bytes are written (`forFirstBytesOnly`) or until it ends. Returns the bytes written and the
+    /// state then.
+    static func waitWhileRunning(_ flight: RenderFlight, from snapshot: (written: Int64, state: RenderFlight.State), gone: Departure,
+                                 forFirstBytesOnly: Bool) async -> (written: Int64, state: RenderFlight.State) {
+        var (written, state) = snapshot
+        while !(forFirstBytesOnly && written > 0), case .running = state, !gone.hasLeft {
+            await flight.wait(beyond: written)
+            (written, state) = flight.snapshot
+        }
+        return (written, state)
+    }
+
+    /// The body of a render still being written, read from `fd` as it grows and sent until the
+    /// render ends (or fails, or its client goes); then `fd` is closed and `done` called.
+    static func growingBody(fd: Int32, flight: RenderFlight, gone: Departure, metrics: ServiceMetrics,
+                            done: @escaping @Sendable () -> Void) -> ResponseBody {
+        ResponseBody { writer in
             defer {
                 close(fd)
-                leave()
+                done()
             }
             var offset: Int64 = 0
             while true {
@@ -157,7 +184,7 @@ extension MedrenderService {
                 case .failed(let error): throw error
                 }
             }
-        })
+        }
     }
 
     /// The most a render's file can take, and room for headers: 4 bytes a sample for WAV and
@@ -235,47 +262,44 @@ extension MedrenderService {
             defer { Task { await gate.leave() } }
             guard !Task.isCancelled else { return fail(RenderError("the client went away before the render started", category: .io)) }
             let started = ContinuousClock.now
-            // The pass the render is in, so that a render stopped early is counted by its pass.
-            let pass = PassSeen()
-            metrics.renderThread(from: nil, to: 0)
-            // The render writes its file from its own thread (`FlightWriter`), never from this task.
-            let writer = FlightWriter(flight: flight, descriptor: fd, cache: cache)
-            let result = await BlockingWork.run("medrender render") { () -> Result<RenderReport, any Error> in
-                Result {
-                    try job.run(to: .sink(writer)) { report in
-                        if let old = pass.update(report.pass) { metrics.renderThread(from: old, to: report.pass) }
-                    }
-                }
-            }
-            if case .failure = result, flight.wasAbandoned { metrics.stopped(pass: pass.value) }
-            metrics.renderThread(from: pass.value, to: nil)
             do {
-                _ = try result.get()
-                let length = writer.length
+                let length = try await Self.render(job, into: flight, fd: fd, cache: cache, metrics: metrics)
                 flight.wroteAll()
-                // The flush waits on the disk: on a thread of its own, not on this task.
-                let unsynced = flight.isInMemory ? nil : await BlockingWork.run("medrender cache sync") { () -> String? in
-                    fsync(fd) == 0 ? nil : String(cString: strerror(errno))
-                }
+                let unsynced = flight.isInMemory ? nil : await Self.flush(fd)
                 if let unsynced, !flight.spooled {
                     throw RenderError("cannot flush the render to \(flight.writingPath): \(unsynced)", category: .io)
                 }
                 closeOnce()
                 let elapsed = ContinuousClock.now - started
                 metrics.rendered(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-                if flight.isInMemory {
-                    flight.end(.finishedInMemory(length: length))
-                } else if flight.spooled {
-                    flight.end(.finished(path: flight.writingPath, length: length))
-                } else {
-                    let entry = try cache.commit(temporary: flight.writingPath, key: flight.key, ext: ext, length: length)
-                    flight.end(.finished(path: entry.path, length: entry.length))
-                }
+                try Self.endWritten(flight, length: length, cache: cache, ext: ext)
             } catch {
                 fail(error)
             }
         }
         flight.onAbandon { task.cancel() }
+    }
+
+    /// Renders `job` into the flight's file `fd` from the render's own thread (`FlightWriter`),
+    /// never from the calling task, with its render threads and passes counted in `metrics` (a
+    /// render stopped early by its pass); returns how many bytes it wrote.
+    static func render(_ job: RenderJob, into flight: RenderFlight, fd: Int32, cache: RenderCache,
+                       metrics: ServiceMetrics) async throws -> Int64 {
+        // The pass the render is in, so that a render stopped early is counted by its pass.
+        let pass = PassSeen()
+        metrics.renderThread(from: nil, to: 0)
+        let writer = FlightWriter(flight: flight, descriptor: fd, cache: cache)
+        let result = await BlockingWork.run("medrender render") { () -> Result<RenderReport, any Error> in
+            Result {
+                try job.run(to: .sink(writer)) { report in
+                    if let old = pass.update(report.pass) { metrics.renderThread(from: old, to: report.pass) }
+                }
+            }
+        }
+        if case .failure = result, flight.wasAbandoned { metrics.stopped(pass: pass.value) }
+        metrics.renderThread(from: pass.value, to: nil)
+        _ = try result.get()
+        return writer.length
     }
 
     /// A render's bytes written into its flight's file as they are encoded, on the render's own
@@ -316,6 +340,27 @@ extension MedrenderService {
             }
             written.withLock { $0 += Int64(chunk.count) }
             flight.advance(chunk)
+        }
+    }
+
+    /// Flushes the file `fd` to its disk; nil when it is flushed, else why not. The flush waits on
+    /// the disk: on a thread of its own, not on the calling task.
+    static func flush(_ fd: Int32) async -> String? {
+        await BlockingWork.run("medrender cache sync") { () -> String? in
+            fsync(fd) == 0 ? nil : String(cString: strerror(errno))
+        }
+    }
+
+    /// Ends a flight whose `length` bytes are all written: in memory, in its spool file, or in
+    /// its file committed to the cache.
+    static func endWritten(_ flight: RenderFlight, length: Int64, cache: RenderCache, ext: String) throws {
+        if flight.isInMemory {
+            flight.end(.finishedInMemory(length: length))
+        } else if flight.spooled {
+            flight.end(.finished(path: flight.writingPath, length: length))
+        } else {
+            let entry = try cache.commit(temporary: flight.writingPath, key: flight.key, ext: ext, length: length)
+            flight.end(.finished(path: entry.path, length: entry.length))
         }
     }
 

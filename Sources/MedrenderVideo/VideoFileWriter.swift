@@ -90,69 +90,23 @@ final class VideoFileWriter {
         guard let ctx = context else { throw RenderError("\(path): FFmpeg has no \(muxer) muxer", category: .internal) }
         let globalHeader = (ctx.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER) != 0
 
-        // Video.
-        guard let video = avcodec_find_encoder_by_name(names.video) else {
-            throw RenderError("this system's FFmpeg (libavcodec) has no \(names.video) encoder, which .\(settings.container.rawValue) needs; "
-                + "install a libavcodec built with it, or write .\(settings.container == .mp4 ? "webm" : "mp4")", category: .cannotCreate)
-        }
-        guard let vc = avcodec_alloc_context3(video) else { throw RenderError("\(path): out of memory", category: .internal) }
+        let (vc, vs) = try Self.openVideoEncoder(names.video, in: ctx, settings: settings, globalHeader: globalHeader, path: path)
         videoCodec = vc
-        vc.pointee.width = Int32(settings.size.width)
-        vc.pointee.height = Int32(settings.size.height)
-        vc.pointee.time_base = AVRational(num: 1, den: Int32(settings.fps))
-        vc.pointee.framerate = AVRational(num: Int32(settings.fps), den: 1)
-        vc.pointee.pix_fmt = AV_PIX_FMT_YUV420P
-        vc.pointee.gop_size = Int32(settings.fps * 10)
-        vc.pointee.colorspace = AVCOL_SPC_SMPTE170M
-        vc.pointee.color_primaries = AVCOL_PRI_SMPTE170M
-        vc.pointee.color_trc = AVCOL_TRC_SMPTE170M
-        vc.pointee.color_range = AVCOL_RANGE_MPEG
-        if globalHeader { vc.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
-        var videoOptions: OpaquePointer?
-        for (key, value) in Self.videoOptions(settings.container) { av_dict_set(&videoOptions, key, value, 0) }
-        let openedVideo = avcodec_open2(vc, video, &videoOptions)
-        av_dict_free(&videoOptions)
-        try Self.check(openedVideo, "opening the \(names.video) encoder", path: path)
-        guard let vs = avformat_new_stream(ctx, nil) else { throw RenderError("\(path): out of memory", category: .internal) }
         videoStream = vs
-        try Self.check(avcodec_parameters_from_context(vs.pointee.codecpar, vc), "describing the video stream", path: path)
-        vs.pointee.time_base = vc.pointee.time_base
-        vs.pointee.avg_frame_rate = vc.pointee.framerate
 
-        // Audio.
-        guard let audio = avcodec_find_encoder_by_name(names.audio) else {
-            throw RenderError("this system's FFmpeg (libavcodec) has no \(names.audio) encoder, which .\(settings.container.rawValue) needs",
-                             category: .cannotCreate)
-        }
-        guard let ac = avcodec_alloc_context3(audio) else { throw RenderError("\(path): out of memory", category: .internal) }
-        audioCodec = ac
         let outputRate = settings.container == .webm ? 48000 : rate
         let sampleFormat = settings.container == .webm ? AV_SAMPLE_FMT_FLT : AV_SAMPLE_FMT_FLTP
-        ac.pointee.sample_fmt = sampleFormat
-        ac.pointee.sample_rate = Int32(outputRate)
-        av_channel_layout_default(&ac.pointee.ch_layout, Int32(channels))
-        ac.pointee.bit_rate = Int64(Self.audioBitsPerChannel(settings.container) * channels)
-        ac.pointee.time_base = AVRational(num: 1, den: Int32(outputRate))
-        if globalHeader { ac.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
-        try Self.check(avcodec_open2(ac, audio, nil), "opening the \(names.audio) encoder at \(outputRate) Hz", path: path)
-        guard let aus = avformat_new_stream(ctx, nil) else { throw RenderError("\(path): out of memory", category: .internal) }
+        let (audio, ac, aus) = try Self.openAudioEncoder(names.audio, in: ctx, settings: settings, channels: channels, rate: outputRate,
+                                                         sampleFormat: sampleFormat, globalHeader: globalHeader, path: path)
+        audioCodec = ac
         audioStream = aus
-        try Self.check(avcodec_parameters_from_context(aus.pointee.codecpar, ac), "describing the audio stream", path: path)
-        aus.pointee.time_base = ac.pointee.time_base
         audioSamplesTotal = av_rescale(totalAudioFrames, Int64(outputRate), Int64(rate))
         audioFrameSize = Int(ac.pointee.frame_size > 0 ? ac.pointee.frame_size : 1024)
         padsLastFrame = (audio.pointee.capabilities & Int32(AV_CODEC_CAP_SMALL_LAST_FRAME)) == 0
         if settings.container == .webm { audioShift = Int64(ac.pointee.initial_padding) }
 
         // The mix's blocks to the encoder's format and rate.
-        var inputLayout = AVChannelLayout()
-        av_channel_layout_default(&inputLayout, Int32(channels))
-        defer { av_channel_layout_uninit(&inputLayout) }
-        var swr: OpaquePointer?
-        try Self.check(swr_alloc_set_opts2(&swr, &ac.pointee.ch_layout, sampleFormat, Int32(outputRate),
-                                           &inputLayout, AV_SAMPLE_FMT_FLT, Int32(rate), 0, nil), "setting up the resampler", path: path)
-        resampler = swr
-        try Self.check(swr_init(swr), "setting up the resampler", path: path)
+        resampler = try Self.openResampler(from: rate, to: &ac.pointee.ch_layout, sampleFormat, rate: outputRate, channels: channels, path: path)
         guard let queue = av_audio_fifo_alloc(sampleFormat, Int32(channels), Int32(audioFrameSize * 8)) else {
             throw RenderError("\(path): out of memory", category: .internal)
         }
@@ -171,20 +125,102 @@ final class VideoFileWriter {
         audioFrame = frame
         packet = pkt
         heldAudio = held
-        frame.pointee.format = sampleFormat.rawValue
-        frame.pointee.sample_rate = Int32(outputRate)
-        frame.pointee.nb_samples = Int32(audioFrameSize)
-        try Self.check(av_channel_layout_copy(&frame.pointee.ch_layout, &ac.pointee.ch_layout), "setting up the audio frame", path: path)
-        try Self.check(av_frame_get_buffer(frame, 0), "setting up the audio frame", path: path)
+        try Self.prepare(frame, sampleFormat, rate: outputRate, samples: audioFrameSize, layout: &ac.pointee.ch_layout, path: path)
 
         // The file and the header.
+        try Self.writeHeader(ctx, settings: settings, path: path)
+        headerWritten = true
+    }
+
+    /// Opens the video encoder `name` (a `videoOptions` one) for `settings`' picture, and its
+    /// stream in the container `ctx`.
+    private static func openVideoEncoder(_ name: String, in ctx: UnsafeMutablePointer<AVFormatContext>, settings: VideoSettings,
+                                         globalHeader: Bool, path: String)
+        throws(RenderError) -> (UnsafeMutablePointer<AVCodecContext>, UnsafeMutablePointer<AVStream>) {
+        guard let video = avcodec_find_encoder_by_name(name) else {
+            throw RenderError("this system's FFmpeg (libavcodec) has no \(name) encoder, which .\(settings.container.rawValue) needs; "
+                + "install a libavcodec built with it, or write .\(settings.container == .mp4 ? "webm" : "mp4")", category: .cannotCreate)
+        }
+        guard let vc = avcodec_alloc_context3(video) else { throw RenderError("\(path): out of memory", category: .internal) }
+        vc.pointee.width = Int32(settings.size.width)
+        vc.pointee.height = Int32(settings.size.height)
+        vc.pointee.time_base = AVRational(num: 1, den: Int32(settings.fps))
+        vc.pointee.framerate = AVRational(num: Int32(settings.fps), den: 1)
+        vc.pointee.pix_fmt = AV_PIX_FMT_YUV420P
+        vc.pointee.gop_size = Int32(settings.fps * 10)
+        vc.pointee.colorspace = AVCOL_SPC_SMPTE170M
+        vc.pointee.color_primaries = AVCOL_PRI_SMPTE170M
+        vc.pointee.color_trc = AVCOL_TRC_SMPTE170M
+        vc.pointee.color_range = AVCOL_RANGE_MPEG
+        if globalHeader { vc.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        var videoOptions: OpaquePointer?
+        for (key, value) in Self.videoOptions(settings.container) { av_dict_set(&videoOptions, key, value, 0) }
+        let openedVideo = avcodec_open2(vc, video, &videoOptions)
+        av_dict_free(&videoOptions)
+        try Self.check(openedVideo, "opening the \(name) encoder", path: path)
+        guard let vs = avformat_new_stream(ctx, nil) else { throw RenderError("\(path): out of memory", category: .internal) }
+        try Self.check(avcodec_parameters_from_context(vs.pointee.codecpar, vc), "describing the video stream", path: path)
+        vs.pointee.time_base = vc.pointee.time_base
+        vs.pointee.avg_frame_rate = vc.pointee.framerate
+        return (vc, vs)
+    }
+
+    /// Opens the audio encoder `name` for `channels` channels of `sampleFormat` at `rate` hertz
+    /// (`audioBitsPerChannel` each), and its stream in the container `ctx`; returns the encoder too.
+    private static func openAudioEncoder(_ name: String, in ctx: UnsafeMutablePointer<AVFormatContext>, settings: VideoSettings,
+                                         channels: Int, rate outputRate: Int, sampleFormat: AVSampleFormat, globalHeader: Bool, path: String)
+        throws(RenderError) -> (UnsafePointer<AVCodec>, UnsafeMutablePointer<AVCodecContext>, UnsafeMutablePointer<AVStream>) {
+        guard let audio = avcodec_find_encoder_by_name(name) else {
+            throw RenderError("this system's FFmpeg (libavcodec) has no \(name) encoder, which .\(settings.container.rawValue) needs",
+                             category: .cannotCreate)
+        }
+        guard let ac = avcodec_alloc_context3(audio) else { throw RenderError("\(path): out of memory", category: .internal) }
+        ac.pointee.sample_fmt = sampleFormat
+        ac.pointee.sample_rate = Int32(outputRate)
+        av_channel_layout_default(&ac.pointee.ch_layout, Int32(channels))
+        ac.pointee.bit_rate = Int64(Self.audioBitsPerChannel(settings.container) * channels)
+        ac.pointee.time_base = AVRational(num: 1, den: Int32(outputRate))
+        if globalHeader { ac.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        try Self.check(avcodec_open2(ac, audio, nil), "opening the \(name) encoder at \(outputRate) Hz", path: path)
+        guard let aus = avformat_new_stream(ctx, nil) else { throw RenderError("\(path): out of memory", category: .internal) }
+        try Self.check(avcodec_parameters_from_context(aus.pointee.codecpar, ac), "describing the audio stream", path: path)
+        aus.pointee.time_base = ac.pointee.time_base
+        return (audio, ac, aus)
+    }
+
+    /// A resampler from the mix's interleaved Float32 at `inputRate` (in `channels`' default
+    /// layout) to `layout` and `sampleFormat` at `rate`.
+    private static func openResampler(from inputRate: Int, to layout: UnsafeMutablePointer<AVChannelLayout>, _ sampleFormat: AVSampleFormat,
+                                      rate outputRate: Int, channels: Int, path: String) throws(RenderError) -> OpaquePointer? {
+        var inputLayout = AVChannelLayout()
+        av_channel_layout_default(&inputLayout, Int32(channels))
+        defer { av_channel_layout_uninit(&inputLayout) }
+        var swr: OpaquePointer?
+        try Self.check(swr_alloc_set_opts2(&swr, layout, sampleFormat, Int32(outputRate),
+                                           &inputLayout, AV_SAMPLE_FMT_FLT, Int32(inputRate), 0, nil), "setting up the resampler", path: path)
+        try Self.check(swr_init(swr), "setting up the resampler", path: path)
+        return swr
+    }
+
+    /// Makes `frame` the encoder's audio frame: `samples` samples of `sampleFormat` at `rate`
+    /// hertz in `layout`, its buffers allocated.
+    private static func prepare(_ frame: UnsafeMutablePointer<AVFrame>, _ sampleFormat: AVSampleFormat, rate outputRate: Int, samples: Int,
+                                layout: UnsafePointer<AVChannelLayout>, path: String) throws(RenderError) {
+        frame.pointee.format = sampleFormat.rawValue
+        frame.pointee.sample_rate = Int32(outputRate)
+        frame.pointee.nb_samples = Int32(samples)
+        try Self.check(av_channel_layout_copy(&frame.pointee.ch_layout, layout), "setting up the audio frame", path: path)
+        try Self.check(av_frame_get_buffer(frame, 0), "setting up the audio frame", path: path)
+    }
+
+    /// Opens the file of the container `ctx` and writes its header (an MP4's index at the front).
+    private static func writeHeader(_ ctx: UnsafeMutablePointer<AVFormatContext>, settings: VideoSettings, path: String) throws(RenderError) {
         try Self.check(avio_open(&ctx.pointee.pb, path, AVIO_FLAG_WRITE), "opening the file", path: path)
         var muxerOptions: OpaquePointer?
         if settings.container == .mp4 { av_dict_set(&muxerOptions, "movflags", "+faststart", 0) }
         let header = avformat_write_header(ctx, &muxerOptions)
         av_dict_free(&muxerOptions)
         try Self.check(header, "writing the header", path: path)
-        headerWritten = true
     }
 
     deinit {

@@ -441,6 +441,7 @@ public final class AmbienceSource: GeneratedSource {
     /// The body is noise under two poles that open as the wave rises, the foam hiss (a high-pass,
     /// then a low-pass) as it breaks, and a rumble under two poles at 110 Hz.
     private func renderOceanPair(_ pair: Int64) {
+        // shape: hot loop, the per-frame filter chains of four lanes run in SIMD registers, each frame waiting on the one before
         cachedPair = pair
         let chunk = chunkFrames, controlFrames = self.controlFrames
         let startA = 2 * pair * chunk

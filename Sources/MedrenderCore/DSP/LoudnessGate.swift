@@ -127,6 +127,7 @@ public final class LoudnessGate {
 
     /// Adds `frameCount` interleaved frames.
     public func add(_ frames: UnsafePointer<Float>, frameCount: Int) {
+        // shape: hot loop, the per-sample K-weighting filters of both channels run side by side in locals
         let (b0, b1, b2, c0, c1, c2) = b
         let (a1, a2, d1, d2) = a
         state.withUnsafeMutableBufferPointer { s in

@@ -15,31 +15,17 @@ public enum ToneSynth {
     /// Frames between two exact evaluations of a partial's phase.
     static let anchor = 1024
 
+    /// The partials of a tone of `timbre` lasting `lengthSeconds` (a pure tone rings for twice its length).
     static func partials(for timbre: CueTimbre, lengthSeconds: Double) -> [Partial] {
+        // A row per partial: its frequency's ratio to the pitch, its amplitude, its decay in seconds.
+        let rows: [(ratio: Double, amplitude: Double, decaySeconds: Double)]
         switch timbre {
-        case .pure:
-            return [Partial(ratio: 1, amplitude: 1, decaySeconds: max(lengthSeconds * 2, 0.05))]
-        case .bell:
-            return [
-                Partial(ratio: 1, amplitude: 1, decaySeconds: 1.6),
-                Partial(ratio: 2.76, amplitude: 0.42, decaySeconds: 0.9),
-                Partial(ratio: 5.40, amplitude: 0.18, decaySeconds: 0.5),
-                Partial(ratio: 8.93, amplitude: 0.07, decaySeconds: 0.3),
-            ]
-        case .bowl:
-            return [
-                Partial(ratio: 1, amplitude: 1, decaySeconds: 4),
-                Partial(ratio: 1.006, amplitude: 0.6, decaySeconds: 4),
-                Partial(ratio: 2.71, amplitude: 0.35, decaySeconds: 2.5),
-                Partial(ratio: 5.1, amplitude: 0.12, decaySeconds: 1.2),
-            ]
-        case .tick:
-            return [
-                Partial(ratio: 1, amplitude: 1, decaySeconds: 0.12),
-                Partial(ratio: 2.3, amplitude: 0.5, decaySeconds: 0.07),
-                Partial(ratio: 3.9, amplitude: 0.3, decaySeconds: 0.05),
-            ]
+        case .pure: rows = [(1, 1, max(lengthSeconds * 2, 0.05))]
+        case .bell: rows = [(1, 1, 1.6), (2.76, 0.42, 0.9), (5.40, 0.18, 0.5), (8.93, 0.07, 0.3)]
+        case .bowl: rows = [(1, 1, 4), (1.006, 0.6, 4), (2.71, 0.35, 2.5), (5.1, 0.12, 1.2)]
+        case .tick: rows = [(1, 1, 0.12), (2.3, 0.5, 0.07), (3.9, 0.3, 0.05)]
         }
+        return rows.map { Partial(ratio: $0.ratio, amplitude: $0.amplitude, decaySeconds: $0.decaySeconds) }
     }
 
     /// A mono tone of `frameCount` frames at `rate`, peak-normalized to 1.

@@ -215,6 +215,7 @@ public final class TruePeakLimiter {
     /// (the class's own stored arrays would be checked for exclusive access at every frame).
     private func limitEachFrame(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, frameCount: Int,
                                 gains: UnsafeMutablePointer<Float>?) {
+        // shape: hot loop, each frame's detection, lookahead minimum, release and output share the state held in these locals
         let channels = self.channels, historyFrames = self.historyFrames, detectorDelay = self.detectorDelay
         let ceiling = self.ceiling, lookahead = self.lookahead, latency = self.latency
         let releaseKept = self.releaseKept

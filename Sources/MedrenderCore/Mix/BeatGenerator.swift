@@ -132,6 +132,7 @@ final class BeatGenerator {
 
     /// Adds frames `blockStart ..< blockStart + frameCount` of the beats to `out` (interleaved).
     func render(into out: UnsafeMutablePointer<Float>, blockStart: Int64, frameCount: Int) {
+        // shape: hot loop, the per-frame oscillators, gain and fades run on cursors kept in locals for the block
         if blockStart != next {
             gainSegment = plan.gainDecibels.segment(containing: blockStart)
         }

@@ -251,6 +251,24 @@ public final class Mixer {
             if clip.layer == .bells, case .file = clip.sound { v.ducked = true }
             fixed.append(v)
         }
+        let (beds, loopList) = Self.makeBeds(of: plan, assets: assets)
+        self.beds = beds
+        cueAsset = Self.appendCueAssets(of: plan, assets: assets, to: &list)
+        self.assets = list
+        self.loops = loopList
+        self.phases = plan.schedule.makeIterator()
+        active.reserveCapacity(64)
+        pendingCues.reserveCapacity(128)
+        if let swell = plan.swell {
+            self.swell = SwellGenerator(swell, schedule: plan.schedule, rate: plan.rate, channels: plan.channels, seed: plan.seed)
+        }
+        if let beats = plan.beats { self.beats = BeatGenerator(beats, channels: plan.channels) }
+    }
+
+    /// The plan's beds, each a generated source or a loop of `assets` (each loop once, however
+    /// many beds play it), and those loops.
+    static func makeBeds(of plan: RenderPlan, assets: MixAssets) -> (beds: [Bed], loops: [QuantizedAsset]) {
+        var beds: [Bed] = []
         var looped: [MixAssets.LoopKey: Int] = [:]
         var loopList: [QuantizedAsset] = []
         for bed in plan.beds {
@@ -278,8 +296,13 @@ public final class Mixer {
             let loopLength = max(1, loopList[i].frameCount)
             beds.append(Bed(asset: i, offset: Int64(bed.loopOffsetSeed % UInt64(loopLength)), event: bed))
         }
-        // A row of assets per kind for the session's cues, then one per segment with its own.
-        cueAsset = Array(repeating: nil, count: PhaseKind.allCases.count * (plan.schedule.segments.count + 1))
+        return (beds, loopList)
+    }
+
+    /// Appends the cues' sounds (synthesized tones, or played sounds) to `list`, and returns where
+    /// each is: a row of indices per kind for the session's cues, then one per segment with its own.
+    static func appendCueAssets(of plan: RenderPlan, assets: MixAssets, to list: inout [QuantizedAsset]) -> [Int?] {
+        var cueAsset = [Int?](repeating: nil, count: PhaseKind.allCases.count * (plan.schedule.segments.count + 1))
         for cue in plan.cues {
             let asset: QuantizedAsset
             switch cue.sound.source {
@@ -291,15 +314,7 @@ public final class Mixer {
             list.append(asset)
             cueAsset[((cue.segment ?? -1) + 1) * PhaseKind.allCases.count + PhaseKind.allCases.firstIndex(of: cue.kind)!] = list.count - 1
         }
-        self.assets = list
-        self.loops = loopList
-        self.phases = plan.schedule.makeIterator()
-        active.reserveCapacity(64)
-        pendingCues.reserveCapacity(128)
-        if let swell = plan.swell {
-            self.swell = SwellGenerator(swell, schedule: plan.schedule, rate: plan.rate, channels: plan.channels, seed: plan.seed)
-        }
-        if let beats = plan.beats { self.beats = BeatGenerator(beats, channels: plan.channels) }
+        return cueAsset
     }
 
     /// The pitch of the countdown's ticks.

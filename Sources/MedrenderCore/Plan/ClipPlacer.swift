@@ -69,37 +69,75 @@ struct ClipPlacer {
 
     /// Places every clip, or says which does not fit.
     mutating func place() throws(PlanError) {
-        let layers = options.layers
-        let voice = session.voice
+        if options.layers.contains(.bells) { placeStartBell() }
+        try placeIntro()
+        try placeTrack()
+        try placeTimedClips()
+        try placeSegmentVoices()
+        try placeLeadIn()
+        try placePrompts()
         let bells = session.bells
-        if layers.contains(.bells), let bell = bells.start {
-            for offset in bells.startStrikes.offsets where offset < total {
-                clip(.bells, .file(bell), at: offset, gainDecibels: bells.gainDecibels)
-            }
+        // The end bell's ring: its last strike's onset and the sound's whole length.
+        let endRing = bells.end.map { bell in (bells.endStrikes.offsets.last ?? .zero) + (known ? duration(of: bell) : .zero) }
+        var closingCursor = try placeOutro(endRing: endRing)
+        // The script's lines, placed around the voice above; the end bell rings after the last
+        // word of the closing, as after the outro, so no line speaks over its ring.
+        try placeScript()
+        if let last = guideLines.map(\.endFrame).max(), last > frames(closingCursor) {
+            closingCursor = SessionTime(covering: last, atRate: options.rate) + .seconds(1)
         }
-        if let intro = voice.intro {
-            var introAt = voice.introAt
-            // In a fitted session the intro moves earlier, to the start if need be, to fit the settle.
-            if fitted, known, duration(of: intro) > session.settle - introAt {
-                introAt = max(.zero, min(introAt, session.settle - duration(of: intro)))
-            }
-            let available = session.settle - introAt
-            if known, duration(of: intro) > available {
-                let error = PlanError.clipDoesNotFit(role: "intro voice", sound: intro, clip: duration(of: intro), available: available, field: "settle")
-                try leaveOut(intro, "the intro voice", because: error)
-            } else {
-                clip(.voice, .file(intro), at: introAt, gainDecibels: voiceGain(intro))
-            }
+        noteEndBellRoom(closingCursor: closingCursor, endRing: endRing)
+        if options.layers.contains(.bells) {
+            placeEndBell(closingCursor: closingCursor)
+            placeTimedBells()
+            placeTicks()
         }
-        if let track = voice.track {
-            let available = total - voice.trackAt
-            if known, duration(of: track) > available {
-                try leaveOut(track, "the guided track", because: .trackTooLong(sound: track, track: duration(of: track), available: available))
-            } else {
-                clip(.voice, .file(track), at: voice.trackAt, gainDecibels: voiceGain(track))
-            }
+
+        clips.sort { $0.startFrame < $1.startFrame }
+    }
+
+    /// The start bell's strikes, from the start of the file.
+    private mutating func placeStartBell() {
+        let bells = session.bells
+        guard let bell = bells.start else { return }
+        for offset in bells.startStrikes.offsets where offset < total {
+            clip(.bells, .file(bell), at: offset, gainDecibels: bells.gainDecibels)
         }
-        for timed in voice.clips {
+    }
+
+    /// The intro voice, which must end by the end of the settle.
+    private mutating func placeIntro() throws(PlanError) {
+        let voice = session.voice
+        guard let intro = voice.intro else { return }
+        var introAt = voice.introAt
+        // In a fitted session the intro moves earlier, to the start if need be, to fit the settle.
+        if fitted, known, duration(of: intro) > session.settle - introAt {
+            introAt = max(.zero, min(introAt, session.settle - duration(of: intro)))
+        }
+        let available = session.settle - introAt
+        if known, duration(of: intro) > available {
+            let error = PlanError.clipDoesNotFit(role: "intro voice", sound: intro, clip: duration(of: intro), available: available, field: "settle")
+            try leaveOut(intro, "the intro voice", because: error)
+        } else {
+            clip(.voice, .file(intro), at: introAt, gainDecibels: voiceGain(intro))
+        }
+    }
+
+    /// The one long guided track, which must end by the end of the file.
+    private mutating func placeTrack() throws(PlanError) {
+        let voice = session.voice
+        guard let track = voice.track else { return }
+        let available = total - voice.trackAt
+        if known, duration(of: track) > available {
+            try leaveOut(track, "the guided track", because: .trackTooLong(sound: track, track: duration(of: track), available: available))
+        } else {
+            clip(.voice, .file(track), at: voice.trackAt, gainDecibels: voiceGain(track))
+        }
+    }
+
+    /// The voice clips at set times, each of which must end by the end of the file.
+    private mutating func placeTimedClips() throws(PlanError) {
+        for timed in session.voice.clips {
             if known, timed.at + duration(of: timed.sound) > total {
                 try leaveOut(timed.sound, "the voice clip at \(timed.at.secondsText) s",
                              because: .clipAfterEnd(sound: timed.sound, clip: duration(of: timed.sound), at: timed.at, total: total))
@@ -107,7 +145,10 @@ struct ClipPlacer {
                 clip(.voice, .file(timed.sound), at: timed.at, gainDecibels: voiceGain(timed.sound))
             }
         }
-        // A segment's own voice clip, on its first frame (a segment that does not play says nothing).
+    }
+
+    /// A segment's own voice clip, on its first frame (a segment that does not play says nothing).
+    private mutating func placeSegmentVoices() throws(PlanError) {
         for (index, segment) in session.segments.enumerated() {
             guard let sound = segment.voice, index < schedule.cycleCounts.count, schedule.cycleCounts[index] > 0 else { continue }
             let at = schedule.segmentStarts[index]
@@ -118,9 +159,13 @@ struct ClipPlacer {
                 clip(.voice, .file(sound), at: at, gainDecibels: voiceGain(sound))
             }
         }
-        // The lead-in: spoken numbers on the last seconds before the first breath, each cut at the next.
-        for (index, number) in voice.leadIn.enumerated() {
-            let at = schedule.start - .seconds(Int64(voice.leadIn.count - index))
+    }
+
+    /// The lead-in: spoken numbers on the last seconds before the first breath, each cut at the next.
+    private mutating func placeLeadIn() throws(PlanError) {
+        let leadIn = session.voice.leadIn
+        for (index, number) in leadIn.enumerated() {
+            let at = schedule.start - .seconds(Int64(leadIn.count - index))
             if at < .zero {
                 let error = PlanError.clipDoesNotFit(role: "lead-in voice", sound: number, clip: .seconds(1),
                                                      available: schedule.start, field: "settle")
@@ -129,103 +174,120 @@ struct ClipPlacer {
             }
             clip(.voice, .file(number), at: at, gainDecibels: voiceGain(number), maximum: frames(at + .seconds(1)) - frames(at))
         }
-        // Prompts: on the first frame of each phase of the first cycles; each must fit its phase.
-        if !voice.prompts.isEmpty, voice.promptCycles > 0 {
-            for phase in schedule {
-                guard phase.cycle <= voice.promptCycles else { break }
-                guard let prompt = voice.prompts[phase.kind] else { continue }
-                if known, duration(of: prompt) > phase.length {
-                    throw .promptLongerThanPhase(sound: prompt, prompt: duration(of: prompt), phase: phase.kind,
-                                                 length: phase.length, cycle: phase.cycle)
-                }
-                clip(.voice, .file(prompt), at: phase.start, gainDecibels: voiceGain(prompt),
-                     maximum: frames(phase.end) - frames(phase.start))
+    }
+
+    /// Prompts: on the first frame of each phase of the first cycles; each must fit its phase.
+    private mutating func placePrompts() throws(PlanError) {
+        let voice = session.voice
+        guard !voice.prompts.isEmpty, voice.promptCycles > 0 else { return }
+        for phase in schedule {
+            guard phase.cycle <= voice.promptCycles else { break }
+            guard let prompt = voice.prompts[phase.kind] else { continue }
+            if known, duration(of: prompt) > phase.length {
+                throw .promptLongerThanPhase(sound: prompt, prompt: duration(of: prompt), phase: phase.kind,
+                                             length: phase.length, cycle: phase.cycle)
             }
+            clip(.voice, .file(prompt), at: phase.start, gainDecibels: voiceGain(prompt),
+                 maximum: frames(phase.end) - frames(phase.start))
         }
-        var closingCursor = schedule.end + voice.outroAfter
-        // The end bell's ring: its last strike's onset and the sound's whole length.
-        let endRing = bells.end.map { bell in (bells.endStrikes.offsets.last ?? .zero) + (known ? duration(of: bell) : .zero) }
-        if let outro = voice.outro {
-            let available = total - closingCursor
-            if fitted, known, let endRing, let bell = bells.end, duration(of: outro) <= available,
-               closingCursor + duration(of: outro) + .seconds(1) + endRing > total, closingCursor + endRing <= total {
-                // A session fitted to a shorter length has no room for both: the end bell rings out, the outro is left out.
-                notes.append("the outro voice ('\(outro)', \(duration(of: outro).secondsText) s) leaves the end bell ('\(bell)', "
-                    + "\(endRing.secondsText) s) no room to ring out in the shorter session: left out")
-            } else if known, duration(of: outro) > available {
-                let error = PlanError.clipDoesNotFit(role: "outro voice", sound: outro, clip: duration(of: outro), available: available, field: "closing")
-                try leaveOut(outro, "the outro voice", because: error)
-            } else {
-                clip(.voice, .file(outro), at: closingCursor, gainDecibels: voiceGain(outro))
-                closingCursor += duration(of: outro) + .seconds(1)
-            }
+    }
+
+    /// The outro voice, `outroAfter` past the last breath, left out in a fitted session where it
+    /// would leave the end bell (ringing for `endRing`) no room. Returns where the closing's next
+    /// sound may start: a second after the outro, or where the outro would have started.
+    private mutating func placeOutro(endRing: SessionTime?) throws(PlanError) -> SessionTime {
+        let closingCursor = schedule.end + session.voice.outroAfter
+        guard let outro = session.voice.outro else { return closingCursor }
+        let available = total - closingCursor
+        if fitted, known, let endRing, let bell = session.bells.end, duration(of: outro) <= available,
+           closingCursor + duration(of: outro) + .seconds(1) + endRing > total, closingCursor + endRing <= total {
+            // A session fitted to a shorter length has no room for both: the end bell rings out, the outro is left out.
+            notes.append("the outro voice ('\(outro)', \(duration(of: outro).secondsText) s) leaves the end bell ('\(bell)', "
+                + "\(endRing.secondsText) s) no room to ring out in the shorter session: left out")
+        } else if known, duration(of: outro) > available {
+            let error = PlanError.clipDoesNotFit(role: "outro voice", sound: outro, clip: duration(of: outro), available: available, field: "closing")
+            try leaveOut(outro, "the outro voice", because: error)
+        } else {
+            clip(.voice, .file(outro), at: closingCursor, gainDecibels: voiceGain(outro))
+            return closingCursor + duration(of: outro) + .seconds(1)
         }
-        // The script's lines, placed around the voice above; the end bell rings after the last
-        // word of the closing, as after the outro, so no line speaks over its ring.
-        try placeScript()
-        if let last = guideLines.map(\.endFrame).max(), last > frames(closingCursor) {
-            closingCursor = SessionTime(covering: last, atRate: options.rate) + .seconds(1)
-        }
-        if known, let bell = bells.end, closingCursor >= total {
+        return closingCursor
+    }
+
+    /// Notes an end bell that has no room after the closing's voice, or too little to ring out,
+    /// and sets `endBellRingEnd`.
+    private mutating func noteEndBellRoom(closingCursor: SessionTime, endRing: SessionTime?) {
+        if known, let bell = session.bells.end, closingCursor >= total {
             // The outro or the closing's last line runs to the end: no room for the bell at all.
             notes.append("the end bell ('\(bell)') has no room after the voice, which runs to \(closingCursor.secondsText) s of "
                 + "\(total.secondsText): left out; give a closing (or a session) longer")
         }
-        if let endRing, let bell = bells.end, closingCursor < total {
+        if let endRing, let bell = session.bells.end, closingCursor < total {
             endBellRingEnd = closingCursor + endRing
             if known, closingCursor + endRing > total {
                 notes.append("the end bell ('\(bell)', \(endRing.secondsText) s) has only \((total - closingCursor).secondsText) s before the end: "
                     + "it is faded out before it has rung out; give a closing (or a session) \((closingCursor + endRing - total).secondsText) s longer")
             }
         }
-        if layers.contains(.bells) {
-            if let bell = bells.end, closingCursor < total {
-                for offset in bells.endStrikes.offsets where closingCursor + offset < total {
-                    clip(.bells, .file(bell), at: closingCursor + offset, gainDecibels: bells.gainDecibels)
-                }
-            }
-            if let bell = bells.interval ?? bells.start {
-                var times = bells.at.filter { $0 < total }
-                if let every = bells.every, every > .zero {
-                    var t = schedule.start + every
-                    while t < schedule.end {
-                        times.append(t)
-                        t += every
-                    }
-                }
-                // Bells closer than a strike cannot be heard apart: each such one is merged into
-                // the bell before it, and the count said, so the work stays bounded by the session.
-                times.sort()
-                var last: SessionTime?
-                var merged = 0
-                for t in times {
-                    if let last, t - last < BellSettings.leastGap {
-                        merged += 1
-                        continue
-                    }
-                    clip(.bells, .file(bell), at: t, gainDecibels: bells.gainDecibels)
-                    last = t
-                }
-                if merged > 0 {
-                    notes.append("\(merged) timed bell\(merged == 1 ? " is" : "s are") less than \(BellSettings.leastGap.secondsText) s "
-                        + "after the one before, too close to be heard apart: merged into it; space 'bells.at' further apart")
-                }
-            }
-            if bells.leadInSeconds > 0 {
-                for k in 1...bells.leadInSeconds {
-                    let t = schedule.start - SessionTime.seconds(Int64(k))
-                    if t >= .zero { clip(.bells, .countdown, at: t, gainDecibels: bells.gainDecibels - 12) }
-                }
-            }
-            if bells.countdownSeconds > 0 {
-                for k in 1...bells.countdownSeconds {
-                    let t = schedule.end - SessionTime.seconds(Int64(k))
-                    if t >= schedule.start { clip(.bells, .countdown, at: t, gainDecibels: bells.gainDecibels - 12) }
-                }
+    }
+
+    /// The end bell's strikes, from `closingCursor` (after the closing's voice) to the end of the file.
+    private mutating func placeEndBell(closingCursor: SessionTime) {
+        let bells = session.bells
+        guard let bell = bells.end, closingCursor < total else { return }
+        for offset in bells.endStrikes.offsets where closingCursor + offset < total {
+            clip(.bells, .file(bell), at: closingCursor + offset, gainDecibels: bells.gainDecibels)
+        }
+    }
+
+    /// The bells at listed times and every `every` through the breathing, those too close to the
+    /// one before merged into it (with a note).
+    private mutating func placeTimedBells() {
+        let bells = session.bells
+        guard let bell = bells.interval ?? bells.start else { return }
+        var times = bells.at.filter { $0 < total }
+        if let every = bells.every, every > .zero {
+            var t = schedule.start + every
+            while t < schedule.end {
+                times.append(t)
+                t += every
             }
         }
+        // Bells closer than a strike cannot be heard apart: each such one is merged into
+        // the bell before it, and the count said, so the work stays bounded by the session.
+        times.sort()
+        var last: SessionTime?
+        var merged = 0
+        for t in times {
+            if let last, t - last < BellSettings.leastGap {
+                merged += 1
+                continue
+            }
+            clip(.bells, .file(bell), at: t, gainDecibels: bells.gainDecibels)
+            last = t
+        }
+        if merged > 0 {
+            notes.append("\(merged) timed bell\(merged == 1 ? " is" : "s are") less than \(BellSettings.leastGap.secondsText) s "
+                + "after the one before, too close to be heard apart: merged into it; space 'bells.at' further apart")
+        }
+    }
 
-        clips.sort { $0.startFrame < $1.startFrame }
+    /// The soft ticks on the last seconds before the first breath (lead-in) and of the breathing
+    /// (countdown), 12 dB under the bells.
+    private mutating func placeTicks() {
+        let bells = session.bells
+        if bells.leadInSeconds > 0 {
+            for k in 1...bells.leadInSeconds {
+                let t = schedule.start - SessionTime.seconds(Int64(k))
+                if t >= .zero { clip(.bells, .countdown, at: t, gainDecibels: bells.gainDecibels - 12) }
+            }
+        }
+        if bells.countdownSeconds > 0 {
+            for k in 1...bells.countdownSeconds {
+                let t = schedule.end - SessionTime.seconds(Int64(k))
+                if t >= schedule.start { clip(.bells, .countdown, at: t, gainDecibels: bells.gainDecibels - 12) }
+            }
+        }
     }
 
     /// Places the guided script's lines after every other voice sound, which they never overlap

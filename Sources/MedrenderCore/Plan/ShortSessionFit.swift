@@ -38,40 +38,66 @@ public struct ShortSessionFit: Sendable {
         var session = original
         var notes: [String] = []
         var changes: [String] = []
-        let settle = original.settle, closing = original.closing
-        let cap = SessionTime(milliseconds: total.milliseconds / 3)
-        let firstCycle = original.segments.first?.shortestCycle ?? .zero
         var adapted = false
         // What the author wrote is kept at the preset's own length and beyond.
         let own = original.ownLength
         let shorter = total < own
 
-        if shorter, settle + closing > cap {
+        if shorter, original.settle + original.closing > SessionTime(milliseconds: total.milliseconds / 3) {
             adapted = true
-            let both = Double((settle + closing).milliseconds)
-            func scaled(_ t: SessionTime, minimum: SessionTime, to room: SessionTime) -> SessionTime {
-                let share = SessionTime(milliseconds: Int64((Double(t.milliseconds) * Double(room.milliseconds) / both).rounded()))
-                return max(min(t, minimum), share)
-            }
-            session.settle = scaled(settle, minimum: Self.minimumSettle, to: cap)
-            session.closing = scaled(closing, minimum: Self.minimumClosing, to: cap)
-            // Room for one whole cycle at least: past the minimums, settle and closing give way.
-            if total - session.settle - session.closing < firstCycle {
-                let room = total - firstCycle
-                if room > .zero {
-                    let now = Double((session.settle + session.closing).milliseconds)
-                    session.settle = SessionTime(milliseconds: Int64((Double(session.settle.milliseconds) * Double(room.milliseconds) / now).rounded(.down)))
-                    session.closing = room - session.settle
-                } else {
-                    session.settle = .zero
-                    session.closing = .zero
-                }
-            }
-            changes.append("the \(Self.minutesText(total)) session is shorter than the preset's \(Self.minutesText(own)): "
-                + "settle \(settle.secondsText) → \(session.settle.secondsText) s, closing \(closing.secondsText) → \(session.closing.secondsText) s")
+            changes.append(Self.shrinkSettleAndClosing(&session, total: total, own: own))
+        }
+        if Self.shrinkSegments(&session, original: original, total: total, changes: &changes, notes: &notes) {
+            adapted = true
+        }
+        if adapted, let held = Self.holdFades(&session, total: total) {
+            changes.append(held)
+        }
+        if shorter, own > .zero, let moved = Self.moveLateBeds(&session, total: total, own: own) {
+            changes.append(moved)
         }
 
-        // Chained segments in proportion to the breathing time there is.
+        self.session = session
+        self.adapted = adapted
+        self.notes = notes
+        self.changes = changes
+    }
+
+    /// Shrinks settle and closing in proportion to a third of `total` between them (each down to
+    /// its minimum), and further where even that leaves no whole first cycle; returns the change
+    /// line that says so.
+    private static func shrinkSettleAndClosing(_ session: inout Session, total: SessionTime, own: SessionTime) -> String {
+        let settle = session.settle, closing = session.closing
+        let cap = SessionTime(milliseconds: total.milliseconds / 3)
+        let firstCycle = session.segments.first?.shortestCycle ?? .zero
+        let both = Double((settle + closing).milliseconds)
+        func scaled(_ t: SessionTime, minimum: SessionTime, to room: SessionTime) -> SessionTime {
+            let share = SessionTime(milliseconds: Int64((Double(t.milliseconds) * Double(room.milliseconds) / both).rounded()))
+            return max(min(t, minimum), share)
+        }
+        session.settle = scaled(settle, minimum: Self.minimumSettle, to: cap)
+        session.closing = scaled(closing, minimum: Self.minimumClosing, to: cap)
+        // Room for one whole cycle at least: past the minimums, settle and closing give way.
+        if total - session.settle - session.closing < firstCycle {
+            let room = total - firstCycle
+            if room > .zero {
+                let now = Double((session.settle + session.closing).milliseconds)
+                session.settle = SessionTime(milliseconds: Int64((Double(session.settle.milliseconds) * Double(room.milliseconds) / now).rounded(.down)))
+                session.closing = room - session.settle
+            } else {
+                session.settle = .zero
+                session.closing = .zero
+            }
+        }
+        return "the \(Self.minutesText(total)) session is shorter than the preset's \(Self.minutesText(own)): "
+            + "settle \(settle.secondsText) → \(session.settle.secondsText) s, closing \(closing.secondsText) → \(session.closing.secondsText) s"
+    }
+
+    /// Shrinks chained segments (and ramps) in proportion to the breathing time there is against
+    /// the breathing time of the preset's own length, and leaves out those with no room at all;
+    /// returns whether the segments were fitted (there is more than one).
+    private static func shrinkSegments(_ session: inout Session, original: Session, total: SessionTime,
+                                       changes: inout [String], notes: inout [String]) -> Bool {
         let budget = total - session.settle - session.closing
         let fixed = original.segments.dropLast().reduce(SessionTime.zero) { sum, segment in
             switch segment.span {
@@ -82,105 +108,116 @@ public struct ShortSessionFit: Sendable {
         }
         let lastCycle = original.segments.last?.shortestCycle ?? .zero
         let nominal: SessionTime
-        if case .duration(let d) = original.defaultLength, d - settle - closing > fixed + lastCycle {
-            nominal = d - settle - closing
+        if case .duration(let d) = original.defaultLength, d - original.settle - original.closing > fixed + lastCycle {
+            nominal = d - original.settle - original.closing
         } else {
             nominal = fixed + lastCycle
         }
-        if original.segments.count > 1 || original.segments.first?.ramp != nil, nominal > .zero, (budget < nominal) {
-            let k = Double(budget.milliseconds) / Double(nominal.milliseconds)
-            func shrink(_ span: SegmentSpan?, cycle: SessionTime) -> SegmentSpan? {
-                switch span {
-                case .duration(let d)?:
-                    return .duration(max(cycle, SessionTime(milliseconds: Int64((Double(d.milliseconds) * k).rounded()))))
-                case .cycles(let n)?: return .cycles(max(1, Int((Double(n) * k).rounded())))
-                case nil: return nil
-                }
-            }
-            var shortened: [String] = []
-            for index in session.segments.indices {
-                let cycle = session.segments[index].shortestCycle
-                let label = session.segments[index].name ?? "segment \(index + 1)"
-                if index < session.segments.count - 1 {
-                    let before = session.segments[index].span
-                    session.segments[index].span = shrink(before, cycle: cycle)
-                    if let before, before != session.segments[index].span {
-                        shortened.append("\(label) \(Self.spanText(before)) → \(Self.spanText(session.segments[index].span!))")
-                    }
-                }
-                if var ramp = session.segments[index].ramp {
-                    let before = ramp.span
-                    ramp.span = shrink(ramp.span, cycle: cycle) ?? ramp.span
-                    session.segments[index].ramp = ramp
-                    if before != ramp.span {
-                        shortened.append("\(label)'s ramp \(Self.spanText(before)) → \(Self.spanText(ramp.span))")
-                    }
-                }
-            }
-            if !shortened.isEmpty {
-                changes.append("shortened in proportion to the breathing time there is: " + shortened.joined(separator: ", "))
-            }
-            if original.segments.count > 1 {
-                adapted = true
-                // Segments left with no room at all are left out; the last one kept takes the rest.
-                var used = SessionTime.zero
-                var kept = 0
-                for segment in session.segments {
-                    let least: SessionTime
-                    switch segment.span {
-                    case .duration(let d)?: least = max(d, segment.shortestCycle)
-                    case .cycles(let n)?: least = segment.pattern.cycleLength * Int64(n)
-                    case nil: least = segment.shortestCycle
-                    }
-                    if kept > 0, used + segment.shortestCycle > budget { break }
-                    used += least
-                    kept += 1
-                }
-                if kept < session.segments.count {
-                    let dropped = session.segments[kept...].map { $0.name ?? $0.pattern.description }
-                    session.segments = Array(session.segments[..<kept])
-                    notes.append("the session is too short for the segment\(dropped.count == 1 ? "" : "s") \(dropped.joined(separator: ", ")): left out")
-                }
-                session.segments[session.segments.count - 1].span = nil
-            }
+        guard original.segments.count > 1 || original.segments.first?.ramp != nil, nominal > .zero, (budget < nominal) else { return false }
+        let shortened = shortenSpans(&session.segments, by: Double(budget.milliseconds) / Double(nominal.milliseconds))
+        if !shortened.isEmpty {
+            changes.append("shortened in proportion to the breathing time there is: " + shortened.joined(separator: ", "))
         }
+        guard original.segments.count > 1 else { return false }
+        if let dropped = dropSegmentsPast(budget, from: &session.segments) {
+            notes.append(dropped)
+        }
+        return true
+    }
 
-        if adapted {
-            let quarter = SessionTime(milliseconds: total.milliseconds / 4)
-            var held: [String] = []
-            func hold(_ value: inout SessionTime, _ name: String) {
-                if value > quarter {
-                    held.append("\(name) \(value.secondsText) → \(quarter.secondsText) s")
-                    value = quarter
+    /// Shortens each segment's span but the last's, and each ramp's, by the factor `k` (keeping at
+    /// least one cycle); returns what changed, one phrase each.
+    private static func shortenSpans(_ segments: inout [PatternSegment], by k: Double) -> [String] {
+        func shrink(_ span: SegmentSpan?, cycle: SessionTime) -> SegmentSpan? {
+            switch span {
+            case .duration(let d)?:
+                return .duration(max(cycle, SessionTime(milliseconds: Int64((Double(d.milliseconds) * k).rounded()))))
+            case .cycles(let n)?: return .cycles(max(1, Int((Double(n) * k).rounded())))
+            case nil: return nil
+            }
+        }
+        var shortened: [String] = []
+        for index in segments.indices {
+            let cycle = segments[index].shortestCycle
+            let label = segments[index].name ?? "segment \(index + 1)"
+            if index < segments.count - 1 {
+                let before = segments[index].span
+                segments[index].span = shrink(before, cycle: cycle)
+                if let before, before != segments[index].span {
+                    shortened.append("\(label) \(Self.spanText(before)) → \(Self.spanText(segments[index].span!))")
                 }
             }
-            hold(&session.ambienceFadeIn, "ambience fade-in")
-            hold(&session.ambienceFadeOut, "ambience fade-out")
-            hold(&session.master.fadeIn, "master fade-in")
-            hold(&session.master.fadeOut, "master fade-out")
-            hold(&session.ambienceCrossfade, "ambience crossfade")
-            if !held.isEmpty { changes.append("fades held to a quarter of the session: " + held.joined(separator: ", ")) }
-        }
-        // A bed that takes over at a minute past the end of the shorter session (or too near it
-        // for its crossfade) moves to the same fraction of it, as `from: 0.5` does.
-        if shorter, own > .zero {
-            var moved: [String] = []
-            let half = SessionTime(milliseconds: max(session.ambienceCrossfade, AmbienceBed.shortestCrossfade).milliseconds / 2)
-            for index in session.ambience.indices {
-                guard case .time(let at)? = session.ambience[index].from, at + half > total else { continue }
-                let scaled = SessionTime(milliseconds: Int64((Double(at.milliseconds) * Double(total.milliseconds) / Double(own.milliseconds)).rounded()))
-                session.ambience[index].from = .time(scaled)
-                moved.append("'\(session.ambience[index].sound)' from \(at.secondsText) → \(scaled.secondsText) s")
-            }
-            if !moved.isEmpty {
-                changes.append("the beds' 'from-minute' past the end of the \(Self.minutesText(total)) session scaled to it: " + moved.joined(separator: ", "))
+            if var ramp = segments[index].ramp {
+                let before = ramp.span
+                ramp.span = shrink(ramp.span, cycle: cycle) ?? ramp.span
+                segments[index].ramp = ramp
+                if before != ramp.span {
+                    shortened.append("\(label)'s ramp \(Self.spanText(before)) → \(Self.spanText(ramp.span))")
+                }
             }
         }
+        return shortened
+    }
 
-        self.session = session
-        self.adapted = adapted
-        self.notes = notes
-        self.changes = changes
+    /// Leaves out the segments with no room at all in `budget`; the last one kept takes the rest
+    /// (its span is cleared). Returns the note naming those left out, if any.
+    private static func dropSegmentsPast(_ budget: SessionTime, from segments: inout [PatternSegment]) -> String? {
+        var used = SessionTime.zero
+        var kept = 0
+        for segment in segments {
+            let least: SessionTime
+            switch segment.span {
+            case .duration(let d)?: least = max(d, segment.shortestCycle)
+            case .cycles(let n)?: least = segment.pattern.cycleLength * Int64(n)
+            case nil: least = segment.shortestCycle
+            }
+            if kept > 0, used + segment.shortestCycle > budget { break }
+            used += least
+            kept += 1
+        }
+        var note: String?
+        if kept < segments.count {
+            let dropped = segments[kept...].map { $0.name ?? $0.pattern.description }
+            segments = Array(segments[..<kept])
+            note = "the session is too short for the segment\(dropped.count == 1 ? "" : "s") \(dropped.joined(separator: ", ")): left out"
+        }
+        segments[segments.count - 1].span = nil
+        return note
+    }
+
+    /// Holds the ambience and master fades (and the ambience crossfade) to a quarter of `total`;
+    /// returns the change line, or nil when none was longer.
+    private static func holdFades(_ session: inout Session, total: SessionTime) -> String? {
+        let quarter = SessionTime(milliseconds: total.milliseconds / 4)
+        var held: [String] = []
+        func hold(_ value: inout SessionTime, _ name: String) {
+            if value > quarter {
+                held.append("\(name) \(value.secondsText) → \(quarter.secondsText) s")
+                value = quarter
+            }
+        }
+        hold(&session.ambienceFadeIn, "ambience fade-in")
+        hold(&session.ambienceFadeOut, "ambience fade-out")
+        hold(&session.master.fadeIn, "master fade-in")
+        hold(&session.master.fadeOut, "master fade-out")
+        hold(&session.ambienceCrossfade, "ambience crossfade")
+        return held.isEmpty ? nil : "fades held to a quarter of the session: " + held.joined(separator: ", ")
+    }
+
+    /// A bed that takes over at a minute past the end of the shorter session (or too near it
+    /// for its crossfade) moves to the same fraction of it, as `from: 0.5` does; returns the
+    /// change line, or nil when none moved.
+    private static func moveLateBeds(_ session: inout Session, total: SessionTime, own: SessionTime) -> String? {
+        var moved: [String] = []
+        let half = SessionTime(milliseconds: max(session.ambienceCrossfade, AmbienceBed.shortestCrossfade).milliseconds / 2)
+        for index in session.ambience.indices {
+            guard case .time(let at)? = session.ambience[index].from, at + half > total else { continue }
+            let scaled = SessionTime(milliseconds: Int64((Double(at.milliseconds) * Double(total.milliseconds) / Double(own.milliseconds)).rounded()))
+            session.ambience[index].from = .time(scaled)
+            moved.append("'\(session.ambience[index].sound)' from \(at.secondsText) → \(scaled.secondsText) s")
+        }
+        guard !moved.isEmpty else { return nil }
+        return "the beds' 'from-minute' past the end of the \(Self.minutesText(total)) session scaled to it: " + moved.joined(separator: ", ")
     }
 }
 

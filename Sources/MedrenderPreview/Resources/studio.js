@@ -297,38 +297,36 @@
           + '<div><button type="button" id="play-cue-' + k + '" data-play-cue="' + k + '" aria-label="Play the ' + k + ' cue">Play</button></div></div>';
       }).join('');
     }
-    var lines = outline['guide.lines'] && outline['guide.lines'].kind === 'list' ? outline['guide.lines'].count : 0, guideEl = $('guide');
-    if (+guideEl.getAttribute('data-count') !== lines) {
-      guideEl.setAttribute('data-count', String(lines));
-      var html = '';
-      for (var i = 0; i < lines; i++) {
-        var p = 'guide.lines[' + i + ']';
-        html += '<div class="item" data-line="' + i + '"><h3>Line ' + (i + 1) + '</h3>'
-          + field('f-line-' + i + '-kind', 'Says or plays', '<S data-line-kind="' + i + '">' + options(['say', 'clip'], 'say', ['words', 'a clip']) + '</select>')
-          + field('f-line-' + i + '-text', 'Words, or the clip\'s name', '<X data-line-text="' + i + '" type="text" spellcheck="true">', true)
-          + field('f-line-' + i + '-pause', 'Pause after (s)', '<X data-path="' + p + '.pause" type="number" min="0" max="3600" step="any" inputmode="decimal">')
-          + field('f-line-' + i + '-during', 'During', '<S data-path="' + p + '.during" data-choice="1">' + options(['', 'settle', 'breathing', 'closing'], '', ['(flows on)', 'settle', 'breathing', 'closing']) + '</select>')
-          + field('f-line-' + i + '-cycle', 'On cycle', '<X data-path="' + p + '.on.cycle" type="number" min="1" step="1" inputmode="numeric">')
-          + field('f-line-' + i + '-phase', 'On phase', '<S data-path="' + p + '.on.phase" data-choice="1">' + options(['', 'inhale', 'hold-in', 'top-up', 'exhale', 'hold-out'], '', ['(none)', 'inhale', 'hold-in', 'top-up', 'exhale', 'hold-out']) + '</select>')
-          + '</div>';
-      }
-      guideEl.innerHTML = html;
-    }
-    var segs = outline.segments && outline.segments.kind === 'list' ? outline.segments.count : 0, segEl = $('segments');
-    if (+segEl.getAttribute('data-count') !== segs) {
-      segEl.setAttribute('data-count', String(segs));
-      var out = '';
-      for (var j = 0; j < segs; j++) {
-        var q = 'segments[' + j + ']';
-        out += '<div class="item" data-segment="' + j + '"><h3>Segment ' + (j + 1) + '</h3>'
-          + field('f-seg-' + j + '-name', 'Name', '<X data-path="' + q + '.name" data-text="text" type="text">')
-          + field('f-seg-' + j + '-pattern', 'Pattern', '<X data-path="' + q + '.pattern" data-text="name" type="text" spellcheck="false" placeholder="4-0-6-0">')
-          + field('f-seg-' + j + '-unit', 'Length in', '<S data-seg-unit="' + j + '">' + options(['minutes', 'cycles'], 'minutes') + '</select>')
-          + field('f-seg-' + j + '-length', 'Length', '<X data-seg-length="' + j + '" type="number" min="0" step="any" inputmode="decimal">')
-          + '</div>';
-      }
-      segEl.innerHTML = out;
-    }
+    var lines = outline['guide.lines'] && outline['guide.lines'].kind === 'list' ? outline['guide.lines'].count : 0;
+    listItems($('guide'), lines, function (i) {
+      var p = 'guide.lines[' + i + ']';
+      return '<div class="item" data-line="' + i + '"><h3>Line ' + (i + 1) + '</h3>'
+        + field('f-line-' + i + '-kind', 'Says or plays', '<S data-line-kind="' + i + '">' + options(['say', 'clip'], 'say', ['words', 'a clip']) + '</select>')
+        + field('f-line-' + i + '-text', 'Words, or the clip\'s name', '<X data-line-text="' + i + '" type="text" spellcheck="true">', true)
+        + field('f-line-' + i + '-pause', 'Pause after (s)', '<X data-path="' + p + '.pause" type="number" min="0" max="3600" step="any" inputmode="decimal">')
+        + field('f-line-' + i + '-during', 'During', '<S data-path="' + p + '.during" data-choice="1">' + options(['', 'settle', 'breathing', 'closing'], '', ['(flows on)', 'settle', 'breathing', 'closing']) + '</select>')
+        + field('f-line-' + i + '-cycle', 'On cycle', '<X data-path="' + p + '.on.cycle" type="number" min="1" step="1" inputmode="numeric">')
+        + field('f-line-' + i + '-phase', 'On phase', '<S data-path="' + p + '.on.phase" data-choice="1">' + options(['', 'inhale', 'hold-in', 'top-up', 'exhale', 'hold-out'], '', ['(none)', 'inhale', 'hold-in', 'top-up', 'exhale', 'hold-out']) + '</select>')
+        + '</div>';
+    });
+    var segs = outline.segments && outline.segments.kind === 'list' ? outline.segments.count : 0;
+    listItems($('segments'), segs, function (j) {
+      var q = 'segments[' + j + ']';
+      return '<div class="item" data-segment="' + j + '"><h3>Segment ' + (j + 1) + '</h3>'
+        + field('f-seg-' + j + '-name', 'Name', '<X data-path="' + q + '.name" data-text="text" type="text">')
+        + field('f-seg-' + j + '-pattern', 'Pattern', '<X data-path="' + q + '.pattern" data-text="name" type="text" spellcheck="false" placeholder="4-0-6-0">')
+        + field('f-seg-' + j + '-unit', 'Length in', '<S data-seg-unit="' + j + '">' + options(['minutes', 'cycles'], 'minutes') + '</select>')
+        + field('f-seg-' + j + '-length', 'Length', '<X data-seg-length="' + j + '" type="number" min="0" step="any" inputmode="decimal">')
+        + '</div>';
+    });
+  }
+  // A list's items, made anew (`item(i)` gives item i's HTML) only when their count has changed.
+  function listItems(el, count, item) {
+    if (+el.getAttribute('data-count') === count) { return; }
+    el.setAttribute('data-count', String(count));
+    var html = '';
+    for (var i = 0; i < count; i++) { html += item(i); }
+    el.innerHTML = html;
   }
   function put(el, v) { if (el && el !== document.activeElement) { el.value = v === null || v === undefined ? '' : v; } }
   function fillOutline(list) {
@@ -403,18 +401,24 @@
     }
     return raw === null ? null : withValue(text, path, raw);
   }
+  // The index of a block list's last line (of its last item; its key's when it has none), blank
+  // and comment lines passed over.
+  function lastItemLine(lines, list) {
+    var last = list.line - 1;
+    for (var j = list.line; j < lines.length; j++) {
+      var l = lines[j];
+      if (!l.trim().length || /^\s*#/.test(l)) { continue; }
+      if (indentOf(l) < list.column - 1 || (indentOf(l) === list.column - 1 && !/^\s*-/.test(l))) { break; }
+      last = j;
+    }
+    return last;
+  }
   function addLine() {
     var before = yamlEl.value, text = before, list = outline['guide.lines'], lines = text.split('\n');
     var n = list && list.kind === 'list' ? list.count : 0;
     var item = '- say: ' + quoted('Breathe in slowly.');
     if (list && list.kind === 'list' && list.style === 'block') {
-      var pad = new Array(list.column).join(' '), last = list.line - 1;
-      for (var j = list.line; j < lines.length; j++) {
-        var l = lines[j];
-        if (!l.trim().length || /^\s*#/.test(l)) { continue; }
-        if (indentOf(l) < list.column - 1 || (indentOf(l) === list.column - 1 && !/^\s*-/.test(l))) { break; }
-        last = j;
-      }
+      var pad = new Array(list.column).join(' '), last = lastItemLine(lines, list);
       lines.splice(last + 1, 0, pad + item, pad + '  pause: 2');
       text = lines.join('\n');
     } else if (list && list.kind === 'list') {
@@ -445,13 +449,7 @@
       expect('segments[1].pattern', pattern);
     } else if (list.kind === 'list' && list.style === 'block') {
       var n = list.count, lastItem = outline['segments[' + (n - 1) + ']'], pat = value('segments[' + (n - 1) + '].pattern') || '4-0-6-0';
-      var pad = new Array(list.column).join(' '), last = list.line - 1;
-      for (var j = list.line; j < lines.length; j++) {
-        var l = lines[j];
-        if (!l.trim().length || /^\s*#/.test(l)) { continue; }
-        if (indentOf(l) < list.column - 1 || (indentOf(l) === list.column - 1 && !/^\s*-/.test(l))) { break; }
-        last = j;
-      }
+      var pad = new Array(list.column).join(' '), last = lastItemLine(lines, list);
       var insert = [];
       // The segment that took the rest gets a length of its own, so the new one can follow it.
       if (lastItem && !outline['segments[' + (n - 1) + '].minutes'] && !outline['segments[' + (n - 1) + '].cycles']) {
