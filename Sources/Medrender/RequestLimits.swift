@@ -55,6 +55,11 @@ public enum RequestLimits {
     public static let loudness = RequestLimit("loudness", SessionLimits.loudness, "give -70 to -5 LUFS")
     public static let truePeak = RequestLimit("true-peak", SessionLimits.truePeak, "give -20 to 0 dBTP")
     public static let threads = RequestLimit("threads", 1...1024, "give 1 to 1024 cores")
+    /// A layer's level, as a preset's `level:` takes it.
+    public static let ambienceLevel = RequestLimit("ambience-level", -70...(-10), "give -70 to -10 LUFS")
+    public static let voiceLevel = RequestLimit("voice-level", -70...(-10), "give -70 to -10 LUFS")
+    /// The ambience's dip under the voice, as a preset's `voice.duck` takes it.
+    public static let duck = RequestLimit("duck", -40...0, "give -40 to 0 dB (0: no dip)")
 
     /// A phase given in seconds (`inhale`, `hold-in`, `exhale`, `hold-out`).
     public static func phase(_ field: String) -> RequestLimit {

@@ -53,6 +53,12 @@ public struct SessionRequest: Sendable, Hashable, Encodable {
     public var bells: BellChoice?
     /// Seed for loop start offsets and dither, instead of the preset's.
     public var seed: Int?
+    /// Every ambience bed's level, in LUFS, instead of the preset's (as a bed's `level:`).
+    public var ambienceLevel: Double?
+    /// The voice's level, in LUFS, instead of the preset's (as `voice.level`).
+    public var voiceLevel: Double?
+    /// How far the ambience dips under the voice, in dB, instead of the preset's (as `voice.duck`).
+    public var duck: Double?
 
     public init(preset: String) { self.preset = preset }
 
@@ -70,6 +76,9 @@ public struct SessionRequest: Sendable, Hashable, Encodable {
         try RequestLimits.settle.check(settle)
         try RequestLimits.closing.check(closing)
         try RequestLimits.seed.check(seed)
+        try RequestLimits.ambienceLevel.check(ambienceLevel)
+        try RequestLimits.voiceLevel.check(voiceLevel)
+        try RequestLimits.duck.check(duck)
     }
 
     /// Checks how it is encoded and mastered: quality, channels, tags, loudness, ceiling, and
@@ -199,10 +208,25 @@ public struct SessionRequest: Sendable, Hashable, Encodable {
             session.voice = VoiceSettings()
             session.voice.levelLUFS = kept.levelLUFS
         }
+        applyLevels(to: &session)
         switch bells {
         case nil: break
         case .noBells: session.bells = BellSettings()
         case .sound(let name): session.bells.replaceSound(with: SoundRef(name))
+        }
+    }
+
+    /// The layers' levels and the duck given here in place of the preset's: every bed's (a
+    /// segment's own too), the voice's, and the duck's depth.
+    private func applyLevels(to session: inout Session) {
+        if let ambienceLevel {
+            for index in session.ambience.indices { session.ambience[index].levelLUFS = ambienceLevel }
+            for index in session.segments.indices { session.segments[index].ambience?.levelLUFS = ambienceLevel }
+        }
+        if let voiceLevel { session.voice.levelLUFS = voiceLevel }
+        if let duck {
+            session.voice.duckDecibels = duck
+            session.voice.duckGiven = true
         }
     }
 

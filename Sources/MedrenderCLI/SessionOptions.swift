@@ -63,6 +63,18 @@ struct SessionOptions: ParsableArguments {
     @Option(name: .long, help: "Seed for loop start offsets and dither, 0 to 2147483647, instead of the preset's.")
     var seed: Int?
 
+    @Option(name: .customLong("ambience-level"), parsing: .unconditional,
+            help: ArgumentHelp("Every ambience bed's level, -70 to -10 LUFS, instead of the preset's (as a bed's level:).", valueName: "lufs"))
+    var ambienceLevel: Double?
+
+    @Option(name: .customLong("voice-level"), parsing: .unconditional,
+            help: ArgumentHelp("The voice's level, -70 to -10 LUFS, instead of the preset's (as voice.level).", valueName: "lufs"))
+    var voiceLevel: Double?
+
+    @Option(name: .long, parsing: .unconditional,
+            help: ArgumentHelp("How far the ambience dips under the voice, -40 to 0 dB, instead of the preset's (as voice.duck).", valueName: "db"))
+    var duck: Double?
+
     /// The session's options as the library takes them, read into their types (the encoding and
     /// mix options are added by the commands that have them); their limits are the library's to
     /// check, once, when it loads the session.
@@ -83,6 +95,9 @@ struct SessionOptions: ParsableArguments {
         p.noVoice = noVoice
         p.bells = try bells.map { (text) throws(ParameterError) in try BellChoice(parsing: text) }
         p.seed = seed
+        p.ambienceLevel = ambienceLevel
+        p.voiceLevel = voiceLevel
+        p.duck = duck
         return p
     }
 

@@ -9,7 +9,8 @@ import MedrenderIO
 enum QueryParameters {
     static let names = ["preset", "minutes", "cycles", "rate", "pattern", "inhale", "hold-in", "exhale", "hold-out", "channels",
                         "bits", "quality", "format", "layers", "loudness", "true-peak", "title", "artist", "album", "fallback",
-                        "settle", "closing", "ambience", "no-voice", "bells", "seed", "date", "comment", "voice", "language"]
+                        "settle", "closing", "ambience", "no-voice", "bells", "seed", "date", "comment", "voice", "language",
+                        "ambience-level", "voice-level", "duck"]
 
     static func parse(_ pairs: [(String, String)]) throws(ParameterError) -> SessionRequest {
         var values: [String: String] = [:]
@@ -67,6 +68,9 @@ enum QueryParameters {
         }
         p.bells = try values["bells"].map { (text) throws(ParameterError) in try BellChoice(parsing: text) }
         p.seed = try integer("seed")
+        p.ambienceLevel = try number("ambience-level")
+        p.voiceLevel = try number("voice-level")
+        p.duck = try number("duck")
         p.date = values["date"]
         p.comment = values["comment"]
         p.language = try values["language"].map { (text) throws(ParameterError) in try Language(parsing: text) }

@@ -54,6 +54,8 @@ import Testing
         (["--preset", "box-breath", "--layers", "cues,drums", "-o", "x.ogg"], 64, "drums"),
         (["--preset", "box-breath", "-o", "x.xyz"], 64, ".ogg, .wav, .flac, .opus or .mp3"),
         (["--preset", "box-breath", "--bits", "12", "-o", "x.wav"], 64, "'16', '24' or '32f'"),
+        (["--preset", "box-breath", "--duck", "3", "-o", "x.ogg"], 64, "--duck 3.0 is out of range; give -40 to 0 dB"),
+        (["--preset", "box-breath", "--ambience-level", "-5", "-o", "x.ogg"], 64, "--ambience-level -5.0 is out of range; give -70 to -10 LUFS"),
         (["--preset", "box-breath", "--format", "aiff", "-o", "x.ogg"], 64, "'--format <format>'. Please provide one of 'ogg', 'wav', 'flac', 'opus' or 'mp3'"),
         (["--preset", "box-breath", "--rate", "44.1x", "-o", "x.ogg"], 64, "The value '44.1x' is invalid for '--rate <hz>'"),
         (["--preset", "box-breath", "--rate", "44.1001k", "-o", "x.ogg"], 64, "'44.1001k' is invalid"),

@@ -28,6 +28,14 @@ import Testing
         let german = try server.get("/cues?preset=box-breath&minutes=3&rate=8000&sheet=vtt&language=de")
         #expect(german.status == 200)
         #expect(String(decoding: german.body, as: UTF8.self).contains("Einatmen"))
+
+        // The layers' levels and the duck, as on the command line; out of range, a 400 that
+        // names the query parameter.
+        let levelled = try server.get("/cues?preset=box-breath&minutes=3&rate=8000&ambience-level=-30&voice-level=-22&duck=-12")
+        #expect(levelled.status == 200, "\(String(decoding: levelled.body, as: UTF8.self))")
+        let deep = try server.get("/cues?preset=box-breath&minutes=3&rate=8000&duck=3")
+        #expect(deep.status == 400)
+        #expect(String(decoding: deep.body, as: UTF8.self).contains("duck=3.0 is out of range"), "\(String(decoding: deep.body, as: UTF8.self))")
     }
 
     @Test func aRequestNeverNamesAProgramToRun() throws {

@@ -39,6 +39,34 @@ import Testing
         #expect(plain.settle == .seconds(20) && plain.voice.intro != nil && plain.bells.start == SoundRef("bell") && plain.seed == 1)
     }
 
+    /// The layers' levels and the duck, as a sox user sets them on the command line: every bed
+    /// (a segment's own too), the voice and the duck take the values given; out of range, each is
+    /// a usage error that names its field.
+    @Test func levelsAndTheDuckReplaceThePresets() throws {
+        var p = SessionRequest(preset: "guided-sleep-478")
+        p.ambienceLevel = -31.5
+        p.voiceLevel = -18
+        p.duck = -12
+        let (session, _, _) = try p.loadSession(library: Self.library)
+        #expect(!session.ambience.isEmpty && session.ambience.allSatisfy { $0.levelLUFS == -31.5 })
+        #expect(session.segments.allSatisfy { $0.ambience.map { $0.levelLUFS == -31.5 } ?? true })
+        #expect(session.voice.levelLUFS == -18)
+        #expect(session.voice.duckDecibels == -12)
+        let (plain, _, _) = try SessionRequest(preset: "guided-sleep-478").loadSession(library: Self.library)
+        #expect(plain.voice.duckDecibels != -12 && plain.voice.levelLUFS != -18)
+        for (field, change) in [("ambience-level", { (p: inout SessionRequest) in p.ambienceLevel = -5 }),
+                                ("voice-level", { (p: inout SessionRequest) in p.voiceLevel = -80 }),
+                                ("duck", { (p: inout SessionRequest) in p.duck = 3 })] {
+            var bad = SessionRequest(preset: "guided-sleep-478")
+            change(&bad)
+            #expect {
+                _ = try bad.loadSession(library: Self.library)
+            } throws: { error in
+                (error as? ParameterError).map { $0.parameter == field && $0.description.contains("is out of range") } ?? false
+            }
+        }
+    }
+
     /// A value out of its limit, or text that is not one, is a usage error that names the field,
     /// from the text's parser (`BedChoice`, `BellChoice`) or from the one check of the limits.
     @Test func badOverridesAreUsageErrors() {
