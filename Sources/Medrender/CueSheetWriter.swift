@@ -24,7 +24,7 @@ extension TimelineEvent {
     public func caption(_ words: Words) -> String {
         switch kind {
         case .section: name
-        case .voice: text ?? "[\(words.voice.lowercased()): \(name)]"
+        case .voice: text ?? "[\(words.voice.lowercased()): \(label)]"
         case .bell: "[\(words.bell.lowercased())]"
         case .countdown: "[\(words.tick.lowercased())]"
         }

@@ -116,7 +116,9 @@ public struct SessionTimeline: Hashable, Sendable {
             case .bell: kind = .bell
             case .countdown: kind = .countdown
             }
-            return Clip(kind: kind, name: event.name, startSeconds: seconds(event.frame), endSeconds: seconds(event.endFrame))
+            // A voice clip by what it says (or a recording's short name), never a path or a hash.
+            return Clip(kind: kind, name: kind == .voice ? event.label : event.name, startSeconds: seconds(event.frame),
+                        endSeconds: seconds(event.endFrame))
         }
         self.beds = plan.beds.map {
             Bed(name: $0.sound.name, startSeconds: seconds($0.startFrame), endSeconds: seconds($0.endFrame),

@@ -118,8 +118,12 @@ public enum GuideSpeech {
                                         credit: "\(ref.name).wav: spoken by \(request.engine.rawValue) (\(request.voice))")
             switch item.target {
             case .line(let index): result.guide!.lines[index].speech = ref
-            case .prompt(let kind): result.voice.prompts[kind] = ref
-            case .leadIn: leadIn.append(ref)
+            case .prompt(let kind):
+                result.voice.prompts[kind] = ref
+                result.voice.spokenTexts[ref] = request.text
+            case .leadIn:
+                leadIn.append(ref)
+                result.voice.spokenTexts[ref] = request.text
             }
         }
         if !leadIn.isEmpty { result.voice.leadIn = leadIn }

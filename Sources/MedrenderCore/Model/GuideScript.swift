@@ -138,9 +138,12 @@ public struct GuidePlan: Hashable, Sendable {
     public var lines: [PlacedLine]
     /// The language of the words a listener meets.
     public var language: Language
+    /// What the spoken prompts and lead-in say, by their sound (`VoiceSettings.spokenTexts`).
+    public var spoken: [SoundRef: String]
 
-    public init(lines: [PlacedLine] = [], language: Language = .english) {
+    public init(lines: [PlacedLine] = [], language: Language = .english, spoken: [SoundRef: String] = [:]) {
         self.lines = lines
         self.language = language
+        self.spoken = spoken
     }
 }

@@ -26,6 +26,9 @@ public struct VoiceSettings: Hashable, Sendable {
     public var leadIn: [SoundRef] = []
     /// A prompt for each phase kind, spoken on the phase's first frame for the first `promptCycles` cycles.
     public var prompts: [PhaseKind: SoundRef] = [:]
+    /// What the prompts and the lead-in spoken by the script's voice say, by their sound: the
+    /// words the captions, the cue sheet and the preview page show for them.
+    public var spokenTexts: [SoundRef: String] = [:]
     /// How many cycles get prompts, 0…1000, default 3.
     public var promptCycles: Int = 3
     /// Whether the phases with no prompt clip get one spoken by the script's voice, in the

@@ -21,8 +21,19 @@ public struct TimelineEvent: Hashable, Sendable {
     /// The frame after its last: a section ends where the next one starts (or the session ends),
     /// a sound where it stops sounding.
     public var endFrame: Int64
-    /// What a voice line says (a guided script's spoken text), when known.
+    /// What a voice line says (a guided script's line, a spoken prompt or lead-in), when known.
     public var text: String?
+
+    /// What a listener reads for it: the words spoken, else a recording's name without its
+    /// folder or extension (`intro` for `voice/intro.wav`), never a path or a sound's hash.
+    public var label: String { text ?? Self.shortName(name) }
+
+    /// `name` without the folders before it and its extension.
+    public static func shortName(_ name: String) -> String {
+        let file = name.split(separator: "/").last.map(String.init) ?? name
+        guard let dot = file.lastIndex(of: "."), dot != file.startIndex else { return file }
+        return String(file[..<dot])
+    }
 
     public init(kind: Kind, section: SessionSection? = nil, name: String, frame: Int64, endFrame: Int64, text: String? = nil) {
         self.kind = kind
@@ -48,13 +59,14 @@ extension RenderPlan {
         }
         for clip in clips {
             let kind: TimelineEvent.Kind, name: String
+            var said: String?
             switch (clip.layer, clip.sound) {
-            case (.voice, .file(let ref)): kind = .voice; name = ref.name
+            case (.voice, .file(let ref)): kind = .voice; name = ref.name; said = guide.spoken[ref]
             case (.bells, .file(let ref)): kind = .bell; name = ref.name
             case (.bells, .countdown): kind = .countdown; name = "countdown"
             default: continue
             }
-            let text = kind == .voice ? spoken[clip.startFrame]?.first { $0.sound?.name == name }?.text : nil
+            let text = kind == .voice ? spoken[clip.startFrame]?.first { $0.sound?.name == name }?.text ?? said : nil
             events.append(TimelineEvent(kind: kind, name: name, frame: clip.startFrame, endFrame: clip.startFrame + soundingFrames(of: clip), text: text))
         }
         let order = Dictionary(uniqueKeysWithValues: TimelineEvent.Kind.allCases.enumerated().map { ($1, $0) })

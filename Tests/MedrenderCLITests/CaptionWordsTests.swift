@@ -1,0 +1,58 @@
+import Foundation
+import MedrenderTestSupport
+import Testing
+
+/// A listener reads words: every caption of every stock preset's WebVTT is the words spoken (a
+/// script's line, a spoken prompt or lead-in), a section's name, or a recording's short name in
+/// brackets, never a sound's hash (`speech-…`), a path or a file's extension.
+@Suite struct CaptionWordsTests {
+    static let presets = StockAudioTests.presets
+
+    /// The caption lines of a WebVTT file: in each cue, the lines after its timing line.
+    static func captions(_ vtt: String) -> [String] {
+        var lines: [String] = []
+        for cue in vtt.components(separatedBy: "\n\n") {
+            let rows = cue.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+            guard let timing = rows.firstIndex(where: { $0.contains("-->") }) else { continue }
+            lines += rows[(timing + 1)...]
+        }
+        return lines
+    }
+
+    static let fileExtension = try! NSRegularExpression(pattern: #"\.(wav|ogg|oga|flac|mp3|opus|m4a|aac|aiff?)\b"#, options: [.caseInsensitive])
+
+    @Test(arguments: presets)
+    func everyCaptionIsWords(preset: String) throws {
+        let dir = TemporaryDirectory("caption-words")
+        let out = dir.file("\(preset).vtt")
+        let result = try runMedrender(["cues", "--preset", preset, "--rate", "8000", "-o", out])
+        try #require(result.status == 0, "\(preset): \(result.stderr)")
+        let captions = Self.captions(try String(contentsOfFile: out, encoding: .utf8))
+        #expect(!captions.isEmpty)
+        for caption in captions {
+            let range = NSRange(caption.startIndex..., in: caption)
+            #expect(!caption.contains("speech-") && !caption.contains("/")
+                        && Self.fileExtension.firstMatch(in: caption, range: range) == nil,
+                    "\(preset): the caption '\(caption)' shows a hash, a path or a file name")
+        }
+    }
+
+    /// The spoken prompts and lead-in are captioned with what they say.
+    @Test func spokenPromptsAreCaptionedWithTheirWords() throws {
+        let dir = TemporaryDirectory("caption-prompts")
+        let preset = dir.write("spoken.yaml", """
+            name: spoken
+            minutes: 2
+            pattern: 4-0-6-0
+            settle: 10
+            voice: { prompts: spoken, lead-in: spoken, prompt-cycles: 1 }
+            guide: { voice: espeak-ng, lines: [{ say: "Settle in", pause: 1 }] }
+            """)
+        let out = dir.file("spoken.vtt")
+        let result = try runMedrender(["cues", "--preset", preset, "--rate", "8000", "-o", out])
+        try #require(result.status == 0, "\(result.stderr)")
+        let captions = Self.captions(try String(contentsOfFile: out, encoding: .utf8))
+        #expect(captions.contains("Settle in"), "\(captions)")
+        #expect(!captions.contains { $0.hasPrefix("[voice") }, "a spoken prompt is captioned by its sound: \(captions)")
+    }
+}
