@@ -28,7 +28,10 @@ struct PresetsCommand: ParsableCommand {
         /// The entry of the preset `session`, decoded from `file`.
         init(session: Session, file: String, origin: String) {
             name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
-            pattern = session.segments.map { $0.pattern.description }.joined(separator: " → ")
+            // A ramp by where it starts and where it goes (`4-0-4-0 to 4-0-8-0`); a chain's segments by arrows.
+            pattern = session.segments.map { segment in
+                segment.ramp.map { "\(segment.pattern) to \($0.target)" } ?? segment.pattern.description
+            }.joined(separator: " → ")
             description = session.description
             self.origin = origin
             switch session.defaultLength {

@@ -96,6 +96,10 @@ import Testing
         #expect(stock.stdout.contains("4-0-4-0 → 4-0-8-0 over 10 min (ease-in-out), then held until the closing"), "\(stock.stdout)")
         let missing = try runMedrender(["presets", "no-such-preset"])
         #expect(missing.status == 66, "\(missing.stderr)")
+        // The list gives a ramp's start and end, not its start alone.
+        let list = try runMedrender(["presets"])
+        let line = list.stdout.split(separator: "\n").first { $0.hasPrefix("extended-exhale ") }
+        #expect(line?.contains("4-0-4-0 to 4-0-8-0") == true, "\(list.stdout)")
     }
 
     /// `--settle`, `--closing`, `--no-voice` and `--bells none` change what the cue sheet holds.
