@@ -1,5 +1,6 @@
 import Foundation
 import MedrenderCore
+import MedrenderPresets
 
 /// One preset as `medrender presets NAME` shows it: what plays, in the order it plays.
 struct PresetSummary: Codable {
@@ -20,13 +21,12 @@ struct PresetSummary: Codable {
     var master: String
 
     init(session: Session, file: String) {
-        name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        let listing = PresetListing(session: session, file: file)
+        name = listing.name
         self.file = file
         description = session.description
-        switch session.defaultLength {
-        case .duration(let t): minutes = Double(t.milliseconds) / 60000
-        case .cycles(let n): cycles = n
-        }
+        minutes = listing.minutes
+        cycles = listing.cycles
         settleSeconds = session.settle.seconds
         closingSeconds = session.closing.seconds
         breathing = Self.breathingLines(session.segments)

@@ -16,31 +16,6 @@ struct PresetsCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the list as JSON.")
     var json = false
 
-    struct Entry: Codable {
-        var name: String
-        var pattern: String
-        var minutes: Double?
-        var cycles: Int?
-        var description: String
-        /// `stock`, or the folder of the teacher's library the preset comes from.
-        var origin: String
-
-        /// The entry of the preset `session`, decoded from `file`.
-        init(session: Session, file: String, origin: String) {
-            name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
-            // A ramp by where it starts and where it goes (`4-0-4-0 to 4-0-8-0`); a chain's segments by arrows.
-            pattern = session.segments.map { segment in
-                segment.ramp.map { "\(segment.pattern) to \($0.target)" } ?? segment.pattern.description
-            }.joined(separator: " → ")
-            description = session.description
-            self.origin = origin
-            switch session.defaultLength {
-            case .duration(let t): minutes = Double(t.milliseconds) / 60000
-            case .cycles(let n): cycles = n
-            }
-        }
-    }
-
     func run() throws {
         let library: PresetLibrary
         do {
@@ -54,12 +29,12 @@ struct PresetsCommand: ParsableCommand {
         } catch {
             throw fail(error)
         }
-        var entries: [Entry] = []
+        var entries: [PresetListing] = []
         // A bad preset is reported and the others are still listed; the exit code says it.
         var failure: ExitCode?
         for file in library.presetFiles() {
             do {
-                entries.append(Entry(session: try PresetDecoder.load(path: file), file: file, origin: library.origin(ofPreset: file)))
+                entries.append(PresetListing(session: try PresetDecoder.load(path: file), file: file, origin: library.origin(ofPreset: file)))
             } catch {
                 failure = failure ?? fail(error)
             }
@@ -84,7 +59,7 @@ struct PresetsCommand: ParsableCommand {
 
     /// The list as text: a line per preset, its name, pattern, length and description in columns,
     /// and where it comes from when `showingOrigins` (with a library of the teacher's).
-    func table(_ entries: [Entry], showingOrigins: Bool) -> String {
+    func table(_ entries: [PresetListing], showingOrigins: Bool) -> String {
         let nameWidth = entries.map(\.name.count).max() ?? 4
         let patternWidth = entries.map(\.pattern.count).max() ?? 7
         var text = ""
@@ -94,7 +69,7 @@ struct PresetsCommand: ParsableCommand {
             let pattern = e.pattern.padding(toLength: patternWidth + 2, withPad: " ", startingAt: 0)
             text += name + pattern + length.padding(toLength: 10, withPad: " ", startingAt: 0) + e.description
             // With a library of the teacher's, each line says where its preset comes from.
-            if showingOrigins { text += "  [\(e.origin)]" }
+            if showingOrigins, let origin = e.origin { text += "  [\(origin)]" }
             text += "\n"
         }
         return text

@@ -202,38 +202,19 @@ public struct MedrenderService: Sendable {
                         body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// A preset as `GET /presets` lists it.
-    struct PresetEntry: Codable {
-        var name: String
-        var description: String
-        var pattern: String
-        var minutes: Double?
-        var cycles: Int?
-    }
-
-    static func entry(name: String, session: Session) -> PresetEntry {
-        var entry = PresetEntry(name: name, description: session.description,
-                                pattern: session.segments.map { $0.pattern.description }.joined(separator: " → "))
-        switch session.defaultLength {
-        case .duration(let t): entry.minutes = Double(t.milliseconds) / 60000
-        case .cycles(let n): entry.cycles = n
-        }
-        return entry
-    }
-
     func presets() throws -> Response {
-        var entries: [PresetEntry] = []
+        var entries: [PresetListing] = []
         for file in settings.library.presetFiles() {
             // A preset that does not decode is left out here; GET /presets/NAME says what is wrong with it.
             guard let session = try? PresetDecoder.load(path: file) else { continue }
-            entries.append(Self.entry(name: URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent, session: session))
+            entries.append(PresetListing(session: session, file: file))
         }
         return try Self.json(entries)
     }
 
     /// A preset's settings: its summary and the preset as written.
     struct PresetDetail: Codable {
-        var preset: PresetEntry
+        var preset: PresetListing
         var yaml: String
     }
 
@@ -241,7 +222,7 @@ public struct MedrenderService: Sendable {
         let file = try ServedLibrary(settings.library).presetFile(name)
         let session = try PresetDecoder.load(path: file)
         let yaml = try String(contentsOfFile: file, encoding: .utf8)
-        return try Self.json(PresetDetail(preset: Self.entry(name: name, session: session), yaml: yaml))
+        return try Self.json(PresetDetail(preset: PresetListing(session: session, file: file), yaml: yaml))
     }
 
     /// The request's query as (name, value) pairs, percent-decoded.
