@@ -20,10 +20,10 @@ struct VorbisBlockShape: Sendable, Equatable {
 /// Audio goes to libvorbis in blocks of `VorbisEncoder.blockFrames` counted from the first frame
 /// given, however the caller splits it. Not `Sendable`: one analysis belongs to one thread.
 final class VorbisAnalysis {
-    private let info = UnsafeMutablePointer<vorbis_info>.allocate(capacity: 1)
-    private let dsp = UnsafeMutablePointer<vorbis_dsp_state>.allocate(capacity: 1)
-    private let block = UnsafeMutablePointer<vorbis_block>.allocate(capacity: 1)
-    private var stage = 0  // how many of the structs above are initialized, for deinit
+    private let codec = VorbisState()
+    private var info: UnsafeMutablePointer<vorbis_info> { codec.info }
+    private var dsp: UnsafeMutablePointer<vorbis_dsp_state> { codec.dsp }
+    private var block: UnsafeMutablePointer<vorbis_block> { codec.block }
     let channels: Int
     /// The short and long block sizes in frames (libvorbis chooses them from rate and quality).
     let shortBlock: Int
@@ -36,25 +36,11 @@ final class VorbisAnalysis {
     init(channels: Int, rate: Int, quality: Double) throws(IOError) {
         self.channels = channels
         pending = [Float](repeating: 0, count: VorbisEncoder.blockFrames * channels)
-        vorbis_info_init(info)
-        stage = 1
-        try VorbisEncoder.setUpVBR(info, channels: channels, rate: rate, quality: quality)
-        guard vorbis_analysis_init(dsp, info) == 0 else { throw IOError(.library, "the Vorbis encoder would not start") }
-        stage = 2
-        guard vorbis_block_init(dsp, block) == 0 else { throw IOError(.library, "the Vorbis encoder would not start") }
-        stage = 3
-        shortBlock = Int(vorbis_info_blocksize(info, 0))
-        longBlock = Int(vorbis_info_blocksize(info, 1))
+        try VorbisEncoder.setUpVBR(codec.info, channels: channels, rate: rate, quality: quality)
+        try codec.start(decoding: false)
+        shortBlock = Int(vorbis_info_blocksize(codec.info, 0))
+        longBlock = Int(vorbis_info_blocksize(codec.info, 1))
         guard shortBlock > 0, longBlock >= shortBlock else { throw IOError(.library, "the Vorbis encoder gave no block sizes") }
-    }
-
-    deinit {
-        if stage >= 3 { vorbis_block_clear(block) }
-        if stage >= 2 { vorbis_dsp_clear(dsp) }
-        if stage >= 1 { vorbis_info_clear(info) }
-        info.deallocate()
-        dsp.deallocate()
-        block.deallocate()
     }
 
     /// The three header packets, with `tags` as the comments. Every analysis with the same

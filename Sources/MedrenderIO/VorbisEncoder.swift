@@ -5,8 +5,8 @@ import MedrenderCore
 ///
 /// The stream serial is fixed, so the same audio gives the same bytes; audio goes to libvorbis in
 /// small blocks (it keeps each block on the stack); every page written is checked.
-/// libvorbis keeps pointers between its own structs, so they are allocated here and freed in
-/// `deinit`.
+/// libvorbis keeps pointers between its own structs, so they are allocated once (the codec's in a
+/// `VorbisState`) and freed when the encoder goes.
 ///
 /// Not `Sendable`: one encoder belongs to one thread.
 public final class VorbisEncoder {
@@ -15,12 +15,13 @@ public final class VorbisEncoder {
     /// The most frames handed to libvorbis at once.
     static let blockFrames = 1024
 
-    private let info = UnsafeMutablePointer<vorbis_info>.allocate(capacity: 1)
+    private let codec = VorbisState()
+    private var info: UnsafeMutablePointer<vorbis_info> { codec.info }
+    private var dsp: UnsafeMutablePointer<vorbis_dsp_state> { codec.dsp }
+    private var block: UnsafeMutablePointer<vorbis_block> { codec.block }
     private let comment = UnsafeMutablePointer<vorbis_comment>.allocate(capacity: 1)
-    private let dsp = UnsafeMutablePointer<vorbis_dsp_state>.allocate(capacity: 1)
-    private let block = UnsafeMutablePointer<vorbis_block>.allocate(capacity: 1)
     private let stream = UnsafeMutablePointer<ogg_stream_state>.allocate(capacity: 1)
-    private var stage = 0  // how many of the structs above are initialized, for deinit
+    private var stage = 0  // of `comment` and `stream`, how many are initialized, for deinit
     private let sink: ByteSink
     public let channels: Int
     private var finished = false
@@ -54,18 +55,13 @@ public final class VorbisEncoder {
         self.sink = sink
         self.channels = channels
         self.pending = [Float](repeating: 0, count: Self.blockFrames * channels)
-        vorbis_info_init(info)
-        stage = 1
-        try VorbisEncoder.setUpVBR(info, channels: channels, rate: rate, quality: quality)
+        try VorbisEncoder.setUpVBR(codec.info, channels: channels, rate: rate, quality: quality)
         vorbis_comment_init(comment)
-        stage = 2
+        stage = 1
         for (key, value) in tags { vorbis_comment_add_tag(comment, key, value) }
-        guard vorbis_analysis_init(dsp, info) == 0 else { throw IOError(.library, "the Vorbis encoder would not start") }
-        stage = 3
-        guard vorbis_block_init(dsp, block) == 0 else { throw IOError(.library, "the Vorbis encoder would not start") }
-        stage = 4
+        try codec.start(decoding: false)
         guard ogg_stream_init(stream, Self.serial) == 0 else { throw IOError(.library, "the Ogg stream would not start") }
-        stage = 5
+        stage = 2
 
         var header = ogg_packet(), headerComment = ogg_packet(), headerCode = ogg_packet()
         guard vorbis_analysis_headerout(dsp, comment, &header, &headerComment, &headerCode) == 0 else {
@@ -80,15 +76,9 @@ public final class VorbisEncoder {
     }
 
     deinit {
-        if stage >= 5 { ogg_stream_clear(stream) }
-        if stage >= 4 { vorbis_block_clear(block) }
-        if stage >= 3 { vorbis_dsp_clear(dsp) }
-        if stage >= 2 { vorbis_comment_clear(comment) }
-        if stage >= 1 { vorbis_info_clear(info) }
-        info.deallocate()
+        if stage >= 2 { ogg_stream_clear(stream) }
+        if stage >= 1 { vorbis_comment_clear(comment) }
         comment.deallocate()
-        dsp.deallocate()
-        block.deallocate()
         stream.deallocate()
     }
 

@@ -22,50 +22,37 @@ public struct VorbisPacket: Sendable {
 /// Decodes the packets of a Vorbis stream as its encoder makes them, with libvorbis's synthesis,
 /// so an encoded stream can be measured as it decodes while it is still being written.
 ///
-/// libvorbis keeps pointers between its own structs, so they are allocated here and freed in
-/// `deinit`. Not `Sendable`: one decoder belongs to one thread.
+/// libvorbis keeps pointers between its own structs, so they are allocated once (the codec's in a
+/// `VorbisState`) and freed when the decoder goes. Not `Sendable`: one decoder belongs to one thread.
 public final class VorbisPacketDecoder {
-    private let info = UnsafeMutablePointer<vorbis_info>.allocate(capacity: 1)
+    private let codec = VorbisState()
+    private var info: UnsafeMutablePointer<vorbis_info> { codec.info }
+    private var dsp: UnsafeMutablePointer<vorbis_dsp_state> { codec.dsp }
+    private var block: UnsafeMutablePointer<vorbis_block> { codec.block }
     private let comment = UnsafeMutablePointer<vorbis_comment>.allocate(capacity: 1)
-    private let dsp = UnsafeMutablePointer<vorbis_dsp_state>.allocate(capacity: 1)
-    private let block = UnsafeMutablePointer<vorbis_block>.allocate(capacity: 1)
-    private var stage = 0  // how many of the structs above are initialized, for deinit
     public let channels: Int
     public let rate: Int
 
     /// Starts a decoder from the stream's three header packets.
     /// The corresponding C function is `vorbis_synthesis_headerin`.
     public init(headers: [VorbisPacket]) throws(IOError) {
-        vorbis_info_init(info)
         vorbis_comment_init(comment)
-        stage = 1
         guard headers.count == 3 else {
             throw IOError(.library, "a Vorbis stream starts with 3 header packets, not \(headers.count)")
         }
-        let info = self.info, comment = self.comment
+        let info = codec.info, comment = self.comment
         for header in headers {
             let code = Self.withPacket(header) { vorbis_synthesis_headerin(info, comment, $0) }
             guard code == 0 else { throw IOError(.library, "the Vorbis decoder refused a header", cause: "libvorbis error \(code)") }
         }
         channels = Int(info.pointee.channels)
         rate = Int(info.pointee.rate)
-        guard vorbis_synthesis_init(dsp, info) == 0 else { throw IOError(.library, "the Vorbis decoder would not start") }
-        stage = 2
-        guard vorbis_block_init(dsp, block) == 0 else { throw IOError(.library, "the Vorbis decoder would not start") }
-        stage = 3
+        try codec.start(decoding: true)
     }
 
     deinit {
-        if stage >= 3 { vorbis_block_clear(block) }
-        if stage >= 2 { vorbis_dsp_clear(dsp) }
-        if stage >= 1 {
-            vorbis_comment_clear(comment)
-            vorbis_info_clear(info)
-        }
-        info.deallocate()
+        vorbis_comment_clear(comment)
         comment.deallocate()
-        dsp.deallocate()
-        block.deallocate()
     }
 
     private static func withPacket<R>(_ packet: VorbisPacket, _ body: (UnsafeMutablePointer<ogg_packet>) -> R) -> R {
