@@ -66,35 +66,23 @@ final class LibavDecoder {
     }
 }
 
-/// One compressed packet (`AVPacket`). Not `Sendable`.
-final class LibavPacket {
-    let packet: UnsafeMutablePointer<AVPacket>
+/// One libav object this code owns (a compressed packet, `AVPacket`, or a decoded frame,
+/// `AVFrame`): made by its `_alloc` function, freed by its `_free` function when this goes.
+/// Not `Sendable`.
+final class LibavOwned<Object> {
+    let pointer: UnsafeMutablePointer<Object>
+    private let free: (UnsafeMutablePointer<UnsafeMutablePointer<Object>?>) -> Void
 
-    /// The corresponding C function is `av_packet_alloc`.
-    init(path: String) throws(IOError) {
-        guard let packet = av_packet_alloc() else { throw IOError(.library, "libavcodec allocated no packet", path: path) }
-        self.packet = packet
+    init(_ allocate: () -> UnsafeMutablePointer<Object>?, free: @escaping (UnsafeMutablePointer<UnsafeMutablePointer<Object>?>) -> Void,
+         failure: @autoclosure () -> IOError) throws(IOError) {
+        guard let pointer = allocate() else { throw failure() }
+        self.pointer = pointer
+        self.free = free
     }
 
     deinit {
-        var packet: UnsafeMutablePointer<AVPacket>? = packet
-        av_packet_free(&packet)
-    }
-}
-
-/// One decoded frame (`AVFrame`). Not `Sendable`.
-final class LibavFrame {
-    let frame: UnsafeMutablePointer<AVFrame>
-
-    /// The corresponding C function is `av_frame_alloc`.
-    init(path: String) throws(IOError) {
-        guard let frame = av_frame_alloc() else { throw IOError(.library, "libavutil allocated no frame", path: path) }
-        self.frame = frame
-    }
-
-    deinit {
-        var frame: UnsafeMutablePointer<AVFrame>? = frame
-        av_frame_free(&frame)
+        var owned: UnsafeMutablePointer<Object>? = pointer
+        free(&owned)
     }
 }
 
@@ -105,8 +93,8 @@ final class LibavFrame {
 final class MediaFileDecoder {
     private let input: LibavInput
     private let decoder: LibavDecoder
-    private let packet: LibavPacket
-    private let frame: LibavFrame
+    private let packet: LibavOwned<AVPacket>
+    private let frame: LibavOwned<AVFrame>
     private let streamIndex: Int32
     let path: String
     /// The stream's sample rate in hertz.
@@ -146,8 +134,10 @@ final class MediaFileDecoder {
         }
         streamIndex = index
         decoder = try LibavDecoder(codec: codec, parameters: parameters, path: path)
-        packet = try LibavPacket(path: path)
-        frame = try LibavFrame(path: path)
+        packet = try LibavOwned(av_packet_alloc, free: av_packet_free,
+                                failure: IOError(.library, "libavcodec allocated no packet", path: path))
+        frame = try LibavOwned(av_frame_alloc, free: av_frame_free,
+                               failure: IOError(.library, "libavutil allocated no frame", path: path))
         rate = Int(decoder.context.pointee.sample_rate)
         channels = Int(decoder.context.pointee.ch_layout.nb_channels)
         let timeBase = stream.pointee.time_base
@@ -192,10 +182,10 @@ final class MediaFileDecoder {
         pending.removeAll(keepingCapacity: true)
         pendingStart = 0
         while !finished {
-            let received = avcodec_receive_frame(decoder.context, frame.frame)
+            let received = avcodec_receive_frame(decoder.context, frame.pointer)
             if received == 0 {
-                defer { av_frame_unref(frame.frame) }
-                try append(frame.frame.pointee)
+                defer { av_frame_unref(frame.pointer) }
+                try append(frame.pointer.pointee)
                 if !pending.isEmpty { return true }
                 continue
             }
@@ -208,7 +198,7 @@ final class MediaFileDecoder {
             }
             // The decoder wants more: the next packet of the stream, or the end.
             if sentEnd { finished = true; break }
-            let read = av_read_frame(input.context, packet.packet)
+            let read = av_read_frame(input.context, packet.pointer)
             if read < 0 {
                 // The end of the file, or a file cut short: what was read is what it holds.
                 guard read == medrender_averror_eof() || avio_feof(input.context.pointee.pb) != 0 else {
@@ -218,9 +208,9 @@ final class MediaFileDecoder {
                 try libavCheck(avcodec_send_packet(decoder.context, nil), "could not be decoded", path: path)
                 continue
             }
-            defer { av_packet_unref(packet.packet) }
-            guard packet.packet.pointee.stream_index == streamIndex else { continue }
-            let sent = avcodec_send_packet(decoder.context, packet.packet)
+            defer { av_packet_unref(packet.pointer) }
+            guard packet.pointer.pointee.stream_index == streamIndex else { continue }
+            let sent = avcodec_send_packet(decoder.context, packet.pointer)
             // A packet the decoder refuses: the file is damaged.
             if sent < 0 && sent != medrender_averror_eagain() {
                 throw IOError(.badData, "could not be decoded: it is damaged", path: path, cause: libavErrorText(sent))
