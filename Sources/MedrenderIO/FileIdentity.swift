@@ -8,11 +8,11 @@ public struct FileIdentity: Hashable, Sendable, Codable, CustomStringConvertible
     /// The last change, in nanoseconds since 1970; −1 when the file cannot be read.
     public var modified: Int64
 
-    public init(size: Int64, modified: Int64) {
-        self.size = size
-        self.modified = modified
-    }
+    /// `SIZE MODIFIED`, as a cache key writes it.
+    public var description: String { "\(size) \(modified)" }
+}
 
+extension FileIdentity {
     /// The identity of the file at `path`, or the unreadable one (−1, −1).
     public init(path: String) {
         var info = stat()
@@ -22,7 +22,4 @@ public struct FileIdentity: Hashable, Sendable, Codable, CustomStringConvertible
         }
         self.init(size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
     }
-
-    /// `SIZE MODIFIED`, as a cache key writes it.
-    public var description: String { "\(size) \(modified)" }
 }

@@ -83,12 +83,6 @@ public struct ProcessResult: Sendable {
     public var status: Int32
     public var stdout: String
     public var stderr: String
-
-    public init(status: Int32, stdout: String, stderr: String) {
-        self.status = status
-        self.stdout = stdout
-        self.stderr = stderr
-    }
 }
 
 /// Runs `executable` with `arguments` in `directory`, feeding no input, and waits for it; after

@@ -11,12 +11,6 @@ public struct VideoClock: Hashable, Sendable {
     /// Video frames per second.
     public let fps: Int
 
-    public init(rate: Int, totalAudioFrames: Int64, fps: Int) {
-        self.rate = rate
-        self.totalAudioFrames = totalAudioFrames
-        self.fps = fps
-    }
-
     /// Video frames in the session: enough to cover every audio frame, the last one cut short
     /// where the audio ends (`lastFrameAudioFrames`).
     public var frameCount: Int64 {

@@ -30,11 +30,6 @@ public struct VideoSize: Hashable, Sendable, Codable, CustomStringConvertible {
     public var width: Int
     public var height: Int
 
-    public init(width: Int, height: Int) {
-        self.width = width
-        self.height = height
-    }
-
     /// The sizes by name: 720p (the default), 1080p, square 1080×1080 (social) and 9:16 vertical 1080×1920.
     public static let named: [(name: String, size: VideoSize)] = [
         ("720p", VideoSize(width: 1280, height: 720)),

@@ -1,6 +1,7 @@
 import Foundation
 import MedrenderCLI
-import MedrenderTestSupport
+// The result is made here as the helpers make it (its memberwise initializer is internal).
+@testable import MedrenderTestSupport
 
 /// The command line's tests run a command in this process where it can run there
 /// (`MedrenderCommand.runInProcess`: parsed and run as `main` does, its output held), and start
