@@ -15,19 +15,26 @@ final class OutputSet {
     let job: RenderJob
     let prepared: PreparedRender
     let destination: RenderDestination
+    /// The part of the session written (`RenderJob.part`); nil for the whole.
+    let frames: Range<Int64>?
     /// The audio being written; `reopenAudio()` starts it again (a lossy file written again).
     private(set) var audio: OutputWriter
     private let cueSheets: [AtomicOutputFile]
     let stems: [StemPass.Stem]
 
     /// Opens every output first, so a folder that cannot take one fails before any mixing.
-    init(job: RenderJob, prepared: PreparedRender, destination: RenderDestination) throws {
+    init(job: RenderJob, prepared: PreparedRender, destination: RenderDestination, frames: Range<Int64>? = nil) throws {
         self.job = job
         self.prepared = prepared
         self.destination = destination
+        self.frames = frames
         let plan = prepared.plan
+        if frames != nil, !job.cueSheetPaths.isEmpty || job.stemsDirectory != nil {
+            throw ParameterError("start", "renders a part of the session alone, and its cue sheet and stems are the whole session's; "
+                + "write those in a render without {start} and {end}")
+        }
         try job.checkOutputs(job.outputPaths(to: destination, layers: plan.stemLayers))
-        audio = try Self.openAudio(job: job, prepared: prepared, destination: destination)
+        audio = try Self.openAudio(job: job, prepared: prepared, destination: destination, frames: frames)
         cueSheets = try job.cueSheetPaths.map { path throws(IOError) in try CueSheetWriter.prepare(plan, to: path) }
         var stems: [StemPass.Stem] = []
         if job.stemsDirectory != nil {
@@ -44,26 +51,28 @@ final class OutputSet {
         self.stems = stems
     }
 
-    private static func openAudio(job: RenderJob, prepared: PreparedRender, destination: RenderDestination) throws -> OutputWriter {
-        let (format, plan, tags, seed, block) = (job.format, prepared.plan, prepared.tags, job.session.seed, Renderer.blockFrames)
+    private static func openAudio(job: RenderJob, prepared: PreparedRender, destination: RenderDestination,
+                                  frames: Range<Int64>?) throws -> OutputWriter {
+        let (format, plan, seed, block) = (job.format, prepared.plan, job.session.seed, Renderer.blockFrames)
+        let tags = frames.map { prepared.tags.within($0, start: job.part!.start) } ?? prepared.tags
         let threads = job.vorbisThreads
         switch destination {
         case .file(let path):
             return try OutputWriter(format: format, path: path, plan: plan, tags: tags, seed: seed, blockFrames: block,
-                                    vorbisThreads: threads)
+                                    vorbisThreads: threads, frames: frames)
         case .standardOutput:
             return try OutputWriter(format: format, path: OutputWriter.standardOutput, plan: plan, tags: tags, seed: seed, blockFrames: block,
-                                    vorbisThreads: threads)
+                                    vorbisThreads: threads, frames: frames)
         case .sink(let sink):
             return try OutputWriter(format: format, path: NSTemporaryDirectory() + "/medrender-stream.\(format.fileExtension)",
                                     stream: RenderSinkAdapter(sink), plan: plan, tags: tags, seed: seed, blockFrames: block,
-                                    vorbisThreads: threads)
+                                    vorbisThreads: threads, frames: frames)
         }
     }
 
     /// Starts the audio again, from an empty file.
     func reopenAudio() throws {
-        audio = try Self.openAudio(job: job, prepared: prepared, destination: destination)
+        audio = try Self.openAudio(job: job, prepared: prepared, destination: destination, frames: frames)
     }
 
     /// Puts every output in place, the audio first.

@@ -113,10 +113,10 @@ final class OutputWriter {
 
     /// A writer to `path`: a file (atomically), standard output (`-`), or a pipe or device.
     convenience init(format: OutputFormat, path: String, plan: RenderPlan, tags: OutputTags, seed: UInt64, blockFrames: Int,
-                     vorbisThreads: Int? = nil) throws(IOError) {
+                     vorbisThreads: Int? = nil, frames: Range<Int64>? = nil) throws(IOError) {
         let stream: (any ByteSink)? = path == Self.standardOutput ? StreamOutput() : StreamOutput.isStream(path) ? try StreamOutput(path: path) : nil
         try self.init(format: format, path: path, stream: stream, plan: plan, tags: tags, seed: seed, blockFrames: blockFrames,
-                      vorbisThreads: vorbisThreads)
+                      vorbisThreads: vorbisThreads, frames: frames)
     }
 
     /// A writer to `stream` when given (`path` then only names it), else to the file at `path`.
@@ -124,15 +124,18 @@ final class OutputWriter {
     /// - Parameter vorbisThreads: for OGG, encode the stream in pieces on this many threads
     ///   (`PiecedVorbisEncoder`: the same bytes for any number); nil, the default, encodes it in
     ///   one encoder (`VorbisEncoder`), as before.
+    /// - Parameter frames: the part of the session written (its frames), nil for the whole; `tags`
+    ///   are the part's.
     init(format: OutputFormat, path: String, stream: (any ByteSink)?, plan: RenderPlan, tags: OutputTags, seed: UInt64,
-         blockFrames: Int, vorbisThreads: Int? = nil) throws(IOError) {
+         blockFrames: Int, vorbisThreads: Int? = nil, frames: Range<Int64>? = nil) throws(IOError) {
         self.format = format
         self.path = path
         self.stream = stream
         let channels = plan.channels, rate = plan.rate
+        let frameCount = frames.map { Int64($0.count) } ?? plan.totalFrames
         markers = tags.chapters.map { WaveMarker(frame: UInt32(clamping: $0.frame), name: $0.name) }
         chapterComments = tags.chapterComments
-        let ends = tags.chapters.dropFirst().map(\.time.milliseconds) + [plan.total.milliseconds]
+        let ends = tags.chapters.dropFirst().map(\.time.milliseconds) + [frames == nil ? plan.total.milliseconds : frameCount * 1000 / Int64(rate)]
         id3Texts = tags.id3Texts
         cover = tags.cover
         id3Chapters = zip(tags.chapters, ends).map { chapter, end in
@@ -142,12 +145,12 @@ final class OutputWriter {
         switch (format, stream) {
         case (.ogg(let quality), let stream?) where DecodedCheck.streamsAsEncoded(format, rate: rate):
             file = nil
-            encoder = try Self.vorbisEncoder(sink: stream, plan: plan, quality: quality, tags: tags, threads: vorbisThreads)
+            encoder = try Self.vorbisEncoder(sink: stream, plan: plan, frameCount: frameCount, quality: quality, tags: tags, threads: vorbisThreads)
         case (.wav(let bits), let stream?):
             file = nil
             let writer = try StreamingWaveWriter(
                 sink: stream, channels: channels, rate: rate, bits: bits == .int16 ? 16 : bits == .int24 ? 24 : 32,
-                frameCount: plan.totalFrames, info: tags.waveInfo, markers: markers)
+                frameCount: frameCount, info: tags.waveInfo, markers: markers)
             encoder = StreamingWaveFrameEncoder(writer: writer, format: bits, blockFrames: blockFrames, seed: seed)
         default:
             let target = stream == nil ? path : NSTemporaryDirectory() + "/medrender-stream.\(format.fileExtension)"
@@ -155,11 +158,11 @@ final class OutputWriter {
             file = output
             switch format {
             case .ogg(let quality):
-                encoder = try Self.vorbisEncoder(sink: output, plan: plan, quality: quality, tags: tags, threads: vorbisThreads)
+                encoder = try Self.vorbisEncoder(sink: output, plan: plan, frameCount: frameCount, quality: quality, tags: tags, threads: vorbisThreads)
             case .wav(let bits), .flac(let bits):
                 let container: SoundFileContainer
                 if case .wav = format {
-                    container = Self.waveContainer(frameCount: plan.totalFrames, channels: channels, bits: bits)
+                    container = Self.waveContainer(frameCount: frameCount, channels: channels, bits: bits)
                 } else {
                     container = .flac
                 }
@@ -188,13 +191,13 @@ final class OutputWriter {
     }
 
     /// One Vorbis encoder, or one that encodes in pieces on `threads` threads.
-    private static func vorbisEncoder(sink: any ByteSink, plan: RenderPlan, quality: Double, tags: OutputTags,
+    private static func vorbisEncoder(sink: any ByteSink, plan: RenderPlan, frameCount: Int64, quality: Double, tags: OutputTags,
                                       threads: Int?) throws(IOError) -> any FrameEncoder {
         guard let threads else {
             return try VorbisEncoder(sink: sink, channels: plan.channels, rate: plan.rate, quality: quality, tags: tags.vorbisComments)
         }
         return try PiecedVorbisEncoder(sink: sink, channels: plan.channels, rate: plan.rate, quality: quality, tags: tags.vorbisComments,
-                                       totalFrames: Int(plan.totalFrames), threads: threads,
+                                       totalFrames: Int(frameCount), threads: threads,
                                        pieceSeconds: PiecedVorbisEncoder.pieceSeconds(rate: plan.rate, channels: plan.channels))
     }
 

@@ -20,6 +20,8 @@ public struct RenderJob: Sendable {
     public var origin: String
     /// Cue sheets to write beside the audio (`.json`, `.vtt`, `.txt`), put in place with it.
     public var cueSheetPaths: [String] = []
+    /// Only this part of the session, at the whole's loudness (no cue sheets or stems then).
+    public var part: SessionPart?
     /// When set, each layer is also written to this folder as its own file, aligned to the mix.
     public var stemsDirectory: String?
     /// Sounds already decoded and resampled, shared by the renders of a build or a server.
@@ -139,7 +141,9 @@ public struct RenderJob: Sendable {
     public func run(_ prepared: PreparedRender, to destination: RenderDestination,
                     progress: (@Sendable (RenderProgress) -> Void)? = nil) throws -> RenderReport {
         let plan = prepared.plan
-        let outputs = try OutputSet(job: self, prepared: prepared, destination: destination)
+        let frames = try part?.frames(in: plan)
+        let outputs = try OutputSet(job: self, prepared: prepared, destination: destination, frames: frames)
+        let written = frames ?? 0..<plan.totalFrames
         let headroom = DecodedCheck.headroomDecibels(format, rate: plan.rate)
         let lossy = headroom > 0
         let weights = PassWeights.forFormat(format, checked: lossy && outputs.audio.temporaryPath != nil)
@@ -171,8 +175,9 @@ public struct RenderJob: Sendable {
         // A WAV, a FLAC and an OGG streamed as it is encoded are written once: what the limiter
         // will take off their loudness is measured first. A lossy output written into a temporary
         // file (any lossy file; an Opus, MP3 or sub-44.1-kHz OGG stream) is measured as it decodes
-        // and written again when it misses instead.
-        let rewritable = lossy && outputs.audio.temporaryPath != nil
+        // and written again when it misses instead; but not a part, whose own loudness is not
+        // the target's (the whole's is).
+        let rewritable = lossy && outputs.audio.temporaryPath != nil && frames == nil
         let gainDecibels = try LimitedLoudnessPass.gainDecibels(prepared, mix: mix, ceilingDecibels: plan.master.truePeakDBTP - headroom,
                                                                 limited: !rewritable, parallel: parallel, stopped: stopped)
 
@@ -187,11 +192,11 @@ public struct RenderJob: Sendable {
         while true {
             let writer = outputs.audio
             let checked = lossy && writer.temporaryPath != nil
-            let live = lossy ? try writer.vorbisEncoder.map { try LiveVorbisCheck(encoder: $0, totalFrames: plan.totalFrames) } : nil
+            let live = lossy ? try writer.vorbisEncoder.map { try LiveVorbisCheck(encoder: $0, totalFrames: Int64(written.count)) } : nil
             defer { live?.stop() }
             figures = try WritePass.run(prepared, into: writer, gain: Float(decibelsToGain(gainDecibels + policy.correctionDecibels)),
-                                        ceilingDecibels: policy.limiterCeilingDecibels, measuresOutput: !checked && live == nil, parallel: parallel,
-                                        progress: weighted, stopped: stopped)
+                                        ceilingDecibels: policy.limiterCeilingDecibels, frames: written, measuresOutput: !checked && live == nil,
+                                        parallel: parallel, progress: weighted, stopped: stopped)
             spliceObserver?(writer.vorbisSplices)
             guard checked, let file = writer.temporaryPath else {
                 if let live { decoded = try live.finish() }
@@ -204,7 +209,7 @@ public struct RenderJob: Sendable {
                 decoded = try DecodedCheck.measure(fileAt: file, playbackRate: DecodedCheck.playbackRate(format), stopped: stopped)
                 weighted?(RenderProgress(pass: 3, framesDone: plan.totalFrames, totalFrames: plan.totalFrames))
             }
-            guard policy.retry(after: decoded!) else { break }
+            guard rewritable, policy.retry(after: decoded!) else { break }
             try outputs.reopenAudio()
         }
         let finalGain = Float(decibelsToGain(gainDecibels + policy.correctionDecibels))
@@ -216,13 +221,14 @@ public struct RenderJob: Sendable {
         let truePeak = decoded?.truePeak ?? (figures.truePeak.peak > 0 ? figures.truePeak.peakDecibels : -.infinity)
         let peak = decoded?.samplePeak ?? figures.samplePeak
         return RenderReport(
-            output: destination.name, rate: plan.rate, channels: plan.channels, frames: plan.totalFrames,
-            durationSeconds: Double(plan.totalFrames) / Double(plan.rate), cycles: plan.schedule.cycleCount,
+            output: destination.name, rate: plan.rate, channels: plan.channels, frames: Int64(written.count),
+            durationSeconds: Double(written.count) / Double(plan.rate), cycles: plan.schedule.cycleCount,
             measuredLoudnessLUFS: measured.isFinite ? measured : nil, gainDecibels: gainDecibels + policy.correctionDecibels,
             loudnessLUFS: loudness.isFinite ? loudness : nil,
             loudnessRangeLU: range.isFinite ? range : nil,
             truePeakDBTP: truePeak.isFinite ? truePeak : nil, stems: outputs.stems.map(\.writer.path),
-            warnings: prepared.warnings + Self.loudnessNotes(loudness: loudness, plan: plan, gainDecibels: gainDecibels)
+            // A part's loudness is its own, not the target (the whole's is).
+            warnings: prepared.warnings + (frames == nil ? Self.loudnessNotes(loudness: loudness, plan: plan, gainDecibels: gainDecibels) : [])
                 + Self.streamNotes(truePeak: rewritable || !lossy ? nil : decoded?.truePeak, plan: plan)
                 + Self.overNotes(truePeak: rewritable ? decoded?.truePeak : nil, plan: plan, retries: policy.retries),
             samplePeakDBFS: peak > 0 ? gainToDecibels(Double(peak)) : nil,

@@ -22,6 +22,8 @@ public struct RenderRequest: Sendable {
     public var soundCache: SoundCache?
     /// Cue sheets to write beside the audio (`.json`, `.vtt`, `.txt`), put in place with it.
     public var cueSheetPaths: [String] = []
+    /// Only this part of the session (`RenderJob.part`).
+    public var part: SessionPart?
     /// The cores the render may keep busy (see `RenderJob.threads`).
     public var threads = 2
     /// Seconds a speech engine may take to speak one line (see `RenderJob.speechTimeLimitSeconds`).
@@ -52,6 +54,7 @@ public struct RenderRequest: Sendable {
         // The fit is kept for the plan; a script's speech or length changed the session, and it is fitted again.
         job.fit()
         job.cueSheetPaths = cueSheetPaths
+        job.part = part
         job.stemsDirectory = stemsDirectory
         job.soundCache = soundCache
         job.threads = threads

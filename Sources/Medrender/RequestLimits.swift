@@ -61,6 +61,11 @@ public enum RequestLimits {
     /// The ambience's dip under the voice, as a preset's `voice.duck` takes it.
     public static let duck = RequestLimit("duck", -40...0, "give -40 to 0 dB (0: no dip)")
 
+    /// Where a part of the session starts and ends, in seconds from its start (the session's
+    /// length, checked once it is planned, bounds them too).
+    public static let partStart = RequestLimit("start", "give 0 or more seconds, up to 86400 (24 h)") { $0 >= 0 && $0 <= 86400 }
+    public static let partEnd = RequestLimit("end", "give more than 0 seconds, up to 86400 (24 h)") { $0 > 0 && $0 <= 86400 }
+
     /// A phase given in seconds (`inhale`, `hold-in`, `exhale`, `hold-out`).
     public static func phase(_ field: String) -> RequestLimit {
         RequestLimit(field, PatternNotation.phaseRange, "give 0 to 300 seconds")

@@ -59,6 +59,8 @@ public struct SessionRequest: Sendable, Hashable, Encodable {
     public var voiceLevel: Double?
     /// How far the ambience dips under the voice, in dB, instead of the preset's (as `voice.duck`).
     public var duck: Double?
+    /// Only a part of the session (`start`/`end`), at the whole's loudness.
+    public var part: SessionPart?
 
     public init(preset: String) { self.preset = preset }
 
@@ -140,6 +142,7 @@ public struct SessionRequest: Sendable, Hashable, Encodable {
         var request = RenderRequest(session: session, presetFile: file, options: options, format: format,
                                     destination: destination, library: library)
         request.stockFallback = stockFallback
+        request.part = part
         return (request, note)
     }
 

@@ -85,6 +85,13 @@ struct RenderCommand: ParsableCommand {
 
     @OptionGroup var picture: VideoPictureOptions
 
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Render only from this point of the session, at the whole session's loudness: seconds (90), M:SS or H:MM:SS, as 'sox trim'.",
+                                            valueName: "time"))
+    var start: ClockArgument?
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Render only up to this point of the session (with or without --start), in the same form.", valueName: "time"))
+    var end: ClockArgument?
+
     /// Every option as the library takes them.
     func request() throws(ParameterError) -> SessionRequest {
         var p = encoding.request(into: try session.request())
@@ -99,6 +106,7 @@ struct RenderCommand: ParsableCommand {
         p.comment = comment
         p.cover = cover.map { URL(fileURLWithPath: $0) }
         p.stockFallback = fallback == "stock"
+        p.part = try SessionPart.seconds(start: start?.seconds, end: end?.seconds)
         return p
     }
 
@@ -125,6 +133,9 @@ struct RenderCommand: ParsableCommand {
         }
         if let cues, FilePaths.resolved(cues) == FilePaths.resolved(output) {
             throw ValidationError("--cues \(cues) is the audio output too; give the cue sheet a name of its own")
+        }
+        if start != nil || end != nil, let whole = [("--cues", cues), ("--stems", stems), ("--preview", preview), ("--video", video)].first(where: { $0.1 != nil }) {
+            throw ValidationError("\(whole.0) is of the whole session, and --start and --end render a part of it; write it in a render of the whole")
         }
     }
 

@@ -50,6 +50,23 @@ struct FormatList: ExpressibleByArgument, Hashable {
     var defaultValueDescription: String { formats.map(\.rawValue).joined(separator: ",") }
 }
 
+/// `--start 90`, `--start 1:30` or `--start 1:02:03.5`: a point in the session, in seconds, or in
+/// minutes and seconds, or in hours, minutes and seconds, as `sox trim` reads it (its range is the
+/// request's to check).
+struct ClockArgument: ExpressibleByArgument, Hashable {
+    var seconds: Double
+    init?(argument: String) {
+        let parts = argument.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count), let last = Double(parts.last!), last.isFinite else { return nil }
+        var seconds = last
+        for (place, part) in parts.dropLast().reversed().enumerated() {
+            guard let whole = Int(part), whole >= 0, (0..<60).contains(last) else { return nil }
+            seconds += Double(whole) * (place == 0 ? 60 : 3600)
+        }
+        self.seconds = seconds
+    }
+}
+
 /// `--rate 44100`, `--rate 44.1k` or `--rate 48kHz`: a rate in whole hertz (its range is the
 /// request's to check, with the range in its message).
 struct RateArgument: ExpressibleByArgument, Hashable {

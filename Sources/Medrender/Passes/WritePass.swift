@@ -17,16 +17,17 @@ enum WritePass {
         var deepestGain: Float
     }
 
-    static func run(_ prepared: PreparedRender, into writer: OutputWriter, gain: Float, ceilingDecibels: Double,
+    /// Writes the session's `frames` (a part of it, or all) into `writer`.
+    static func run(_ prepared: PreparedRender, into writer: OutputWriter, gain: Float, ceilingDecibels: Double, frames: Range<Int64>,
                     measuresOutput: Bool, parallel: Bool, progress: ((RenderProgress) -> Void)?,
                     stopped: (@Sendable () -> Bool)? = nil) throws -> Figures {
         let plan = prepared.plan
         let channels = plan.channels
         let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: ceilingDecibels)
-        let producer = Handoff(try Producer(prepared, gain: gain, limiter: limiter, measuresOutput: measuresOutput))
+        let producer = Handoff(try Producer(prepared, gain: gain, limiter: limiter, frames: frames, measuresOutput: measuresOutput))
         let pipeline = BlockPipeline(depth: parallel ? 8 : 1, samplesPerBlock: Renderer.blockFrames * channels)
         var written: Int64 = 0
-        let total = plan.totalFrames
+        let total = Int64(frames.count)
         try pipeline.run(onOwnThread: parallel, produce: { block in producer.value.next(into: &block) }) { block in
             if let stopped, stopped() { throw RenderCancelled() }
             try writer.write(block.samples + block.offset * channels, frameCount: block.frames)
@@ -46,21 +47,39 @@ enum WritePass {
         private(set) var samplePeak: Float = 0
         let chain: MasterChain
         let measuresOutput: Bool
+        /// The frames written; the chain's frame at the start of its next block.
+        let frames: Range<Int64>
+        private var position: Int64
 
-        init(_ prepared: PreparedRender, gain: Float, limiter: TruePeakLimiter, measuresOutput: Bool) throws(IOError) {
+        /// A producer of `frames`: a part's chain starts `PointRender.warmUp` before it, so the
+        /// limiter has settled by the part's first frame, and the frames before it are dropped.
+        init(_ prepared: PreparedRender, gain: Float, limiter: TruePeakLimiter, frames: Range<Int64>,
+             measuresOutput: Bool) throws(IOError) {
             let plan = prepared.plan
             meter = measuresOutput ? LoudnessGate(channels: plan.channels, rate: plan.rate, withRange: true, binned: true) : nil
             truePeak = TruePeakMeter(channels: plan.channels, rate: plan.rate)
-            chain = MasterChain(plan: plan, assets: prepared.assets, gain: gain, limiting: .limiter(limiter),
+            position = frames.lowerBound == 0 ? 0 : max(0, frames.lowerBound - PointRender.warmUp.frame(atRate: plan.rate))
+            chain = MasterChain(plan: plan, assets: prepared.assets, startFrame: position, gain: gain, limiting: .limiter(limiter),
                                 blockFrames: Renderer.blockFrames)
             self.measuresOutput = measuresOutput
+            self.frames = frames
         }
 
-        /// Fills `block` with the next frames to write; false when the session is done.
+        /// Fills `block` with the next frames to write; false when the part (or the session) is done.
         func next(into block: inout BlockPipeline.Block) -> Bool {
-            guard let (offset, frames) = chain.next(into: block.samples) else { return false }
+            var offset = 0, count = 0
+            while count == 0 {
+                guard position < frames.upperBound, let (first, made) = chain.next(into: block.samples) else { return false }
+                let blockStart = position
+                position += Int64(made)
+                // Only what lies inside the part.
+                let skip = Int(max(0, frames.lowerBound - blockStart))
+                offset = first + skip
+                count = max(0, Int(min(position, frames.upperBound) - blockStart) - skip)
+            }
             block.offset = offset
-            block.frames = frames
+            block.frames = count
+            let frames = count
             guard measuresOutput, let meter else { return true }
             let start = block.samples + offset * chain.channels
             samplePeak = max(samplePeak, SamplePeak.largestMagnitude(start, count: frames * chain.channels))
