@@ -31,8 +31,12 @@ struct PresetSummary: Codable {
         closingSeconds = session.closing.seconds
         breathing = Self.breathingLines(session.segments)
         fill = session.fill?.rawValue
+        // Only the cues of phases the breathing plays (a hold of 0 s plays none).
+        let played = Set(session.segments.flatMap { segment in
+            (segment.pattern.phases + (segment.ramp?.target.phases ?? [])).map(\.kind)
+        })
         cues = PhaseKind.allCases.compactMap { kind in
-            guard let cue = session.cues[kind] else { return nil }
+            guard played.contains(kind), let cue = session.cues[kind] else { return nil }
             let source: String
             switch cue.source {
             case .synth(let timbre): source = "\(timbre.rawValue) \(Self.number(cue.pitchHertz)) Hz"

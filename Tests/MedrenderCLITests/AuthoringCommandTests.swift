@@ -83,6 +83,18 @@ import Testing
 
 /// `medrender presets NAME` and the session overrides on the command line.
 @Suite struct PresetShowAndOverrideCommandTests {
+    /// Coherent breathing has no holds and no top-up: its detail lists the two cues it plays.
+    @Test func presetsNameListsOnlyTheCuesThePatternPlays() throws {
+        let shown = try runMedrender(["presets", "coherent", "--json"])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
+        let cues = try #require(summary["cues"] as? [String])
+        #expect(cues.map { $0.prefix { $0 != ":" } } == ["inhale", "exhale"], "\(cues)")
+        // A 4-7-8 pattern holds in, and its hold cue is listed.
+        let holding = try runMedrender(["presets", "guided-sleep-478", "--json"])
+        #expect(holding.stdout.contains("hold-in:"), "\(holding.stdout)")
+    }
+
     @Test func presetsNameShowsOnePresetWithItsRamps() throws {
         let dir = TemporaryDirectory("presets-show")
         let file = dir.write("ramp.yaml", "description: Slower.\nminutes: 8\npattern: 4-0-4-0\nramp: { to: 4-0-8-0, cycles: 6 }\nclosing: 45\n")
