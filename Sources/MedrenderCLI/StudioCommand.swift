@@ -12,7 +12,9 @@ struct StudioCommand: ParsableCommand {
         discussion: """
             The studio edits a preset in a form and as YAML, shows its timeline and breathing circle as \
             you type, plays it from any point of the timeline, downloads the YAML and, with \
-            --presets-dir, saves it into that folder. It is `medrender serve` on 127.0.0.1 with the \
+            --presets-dir, saves it into that folder, where it is a preset of the library from then on \
+            (listed in Start from, and rendered by name). With --library, a library of your own is in \
+            front of the stock one, as for every command. It is `medrender serve` on 127.0.0.1 with the \
             page at /studio; stop it with Ctrl-C.
             """)
 
@@ -27,13 +29,15 @@ struct StudioCommand: ParsableCommand {
 
     @OptionGroup var speech: SpeechOptions
 
+    @OptionGroup var libraries: LibraryOptions
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port \(port): give 0 to 65535") }
         if let presetsDirectory { _ = try checkedPresetsDirectory(presetsDirectory) }
     }
 
     func run() throws {
-        let library = try PresetLibrary.required()
+        let library = try PresetLibrary.required().adding(front: libraries.folders)
         var settings = MedrenderService.Settings(library: library)
         settings.host = "127.0.0.1"
         settings.port = port

@@ -13,6 +13,9 @@ public struct PresetLibrary: Sendable {
     /// Folders holding a teacher's `Presets/` and `Sounds/` (either may be missing), searched
     /// before `root`, first to last.
     public var front: [String] = []
+    /// A folder of presets alone (the studio's saves, `--presets-dir`), searched before every
+    /// library's `Presets/`.
+    public var savedPresets: String?
 
     public init(root: String) { self.root = root }
 
@@ -23,6 +26,10 @@ public struct PresetLibrary: Sendable {
 
     /// Every library folder, in the order names are looked up: the teacher's, then the stock one.
     public var roots: [String] { front + [root] }
+
+    /// Every folder presets are looked up in, in order: the saved presets', then each library's
+    /// `Presets/`.
+    public var presetFolders: [String] { (savedPresets.map { [$0] } ?? []) + roots.map { $0 + "/Presets" } }
 
     /// Where a preset file comes from, for `presets`: `stock`, or the teacher's library folder.
     public func origin(ofPreset file: String) -> String {
@@ -121,8 +128,7 @@ public struct PresetLibrary: Sendable {
     /// the same name.
     public func presetFiles() -> [String] {
         var byName: [String: String] = [:]
-        for base in roots.reversed() {
-            let folder = base + "/Presets"
+        for folder in presetFolders.reversed() {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
             for name in names where Self.isPresetFileName(name) {
                 byName[URL(fileURLWithPath: name).deletingPathExtension().lastPathComponent] = folder + "/" + name
@@ -148,9 +154,9 @@ public struct PresetLibrary: Sendable {
         if nameOrPath.contains("/") || nameOrPath.hasSuffix(".yaml") || nameOrPath.hasSuffix(".yml") {
             return nameOrPath
         }
-        for base in roots {
+        for folder in presetFolders {
             for ext in ["yaml", "yml"] {
-                let candidate = "\(base)/Presets/\(nameOrPath).\(ext)"
+                let candidate = "\(folder)/\(nameOrPath).\(ext)"
                 if FileManager.default.fileExists(atPath: candidate) { return candidate }
             }
         }

@@ -97,6 +97,9 @@ public struct MedrenderService: Sendable {
     let grants = MediaGrants()
 
     public init(settings: Settings, logger: Logger = Logger(label: "medrender")) throws {
+        var settings = settings
+        // What the studio saves is a preset of the library from then on: listed, opened, rendered.
+        settings.library.savedPresets = settings.presetsDirectory
         self.settings = settings
         self.logger = logger
         gate = RenderGate(limit: settings.maximumRenders, queueLimit: settings.maximumQueued)
@@ -424,8 +427,9 @@ struct ServedLibrary {
     func presetFile(_ name: String) throws -> String {
         let names = library.presetNames()
         guard names.contains(name), !name.contains("/"), !name.hasPrefix(".") else { throw notFound(name, names) }
-        // A teacher's library (`--library`, `$MEDRENDER_HOME`) first, then the stock one.
-        for presets in library.roots.map({ $0 + "/Presets" }) {
+        // The saved presets (`--presets-dir`), a teacher's library (`--library`, `$MEDRENDER_HOME`),
+        // then the stock one.
+        for presets in library.presetFolders {
             let folder = URL(fileURLWithPath: presets).resolvingSymlinksInPath().path
             for ext in ["yaml", "yml"] {
                 let file = "\(presets)/\(name).\(ext)"

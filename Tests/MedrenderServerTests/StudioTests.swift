@@ -115,6 +115,14 @@ import Testing
         let replaced = try Self.post(server, "/studio/save?name=evening-478&replace=1", changed)
         #expect(replaced.status == 200 && replaced.body.contains("\"replaced\" : true"), "\(replaced.body)")
         #expect(try String(contentsOfFile: "\(folder)/evening-478.yaml", encoding: .utf8) == changed)
+        // What was saved is a preset of the library at once: listed (for Start from), opened and
+        // rendered by name.
+        let list = String(decoding: try server.get("/presets").body, as: UTF8.self)
+        #expect(list.contains("\"name\" : \"evening-478\""), "\(list)")
+        let opened = String(decoding: try server.get("/presets/evening-478").body, as: UTF8.self)
+        #expect(opened.contains("minutes: 9"), "\(opened)")
+        let rendered = try server.get("/render?preset=evening-478&minutes=1&rate=8000&channels=1&format=wav")
+        #expect(rendered.status == 200 && rendered.body.count > 60 * 8000 * 2, "\(rendered.status) \(rendered.body.count) bytes")
         // Names with a path, and presets that do not plan, are refused and write nothing.
         for name in ["..%2Fescaped", "a%2Fb", "..", ".hidden", "", "%2Fetc%2Fx", String(repeating: "n", count: 65)] {
             let bad = try Self.post(server, "/studio/save?name=\(name)", Self.boxBreath)
@@ -288,7 +296,10 @@ import Testing
         let dir = TemporaryDirectory("studio-command")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: PackagePaths.executable)
-        process.arguments = ["studio", "--port", "0", "--cache-dir", dir.file("cache")]
+        // A library of the teacher's, with a preset of its own, in front of the stock one.
+        try FileManager.default.createDirectory(atPath: dir.file("mine/Presets"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(PackagePaths.root)/Presets/box-breath.yaml", toPath: dir.file("mine/Presets/teachers-own.yaml"))
+        process.arguments = ["studio", "--port", "0", "--cache-dir", dir.file("cache"), "--library", dir.file("mine")]
         process.currentDirectoryURL = URL(fileURLWithPath: PackagePaths.root)
         let out = Pipe()
         process.standardOutput = out
@@ -305,6 +316,8 @@ import Testing
         #expect(url.hasPrefix("http://127.0.0.1:") && url.hasSuffix("/studio"), "\(url)")
         let page = try runProcess("/usr/bin/curl", ["-s", "--max-time", "30", url])
         #expect(page.stdout.contains("<title>Studio · medrender</title>"))
+        let presets = try runProcess("/usr/bin/curl", ["-s", "--max-time", "30", url.replacingOccurrences(of: "/studio", with: "/presets")])
+        #expect(presets.stdout.contains("\"name\" : \"teachers-own\"") && presets.stdout.contains("\"name\" : \"coherent\""), "\(presets.stdout)")
         let bad = try runMedrender(["studio", "--presets-dir", dir.file("no-such-folder")])
         #expect(bad.status == 64 && bad.stderr.contains("no such folder"), "\(bad.stderr)")
     }
