@@ -460,16 +460,16 @@ public enum PresetDecoder {
             "track-at", "duck", "duck-attack", "duck-release", "duck-curve", "duck-hold", "cue-under-prompt", "lead-in",
         ])
         var voice = VoiceSettings()
-        if let n = fields["intro"] { voice.intro = try n.sound() }
+        if let n = fields["intro"] { voice.intro = try decodeRecording(n, into: &voice) }
         if let n = fields["intro-at"] { voice.introAt = try n.seconds(in: SessionLimits.seconds) }
-        if let n = fields["outro"] { voice.outro = try n.sound() }
+        if let n = fields["outro"] { voice.outro = try decodeRecording(n, into: &voice) }
         if let n = fields["outro-after"] { voice.outroAfter = try n.seconds(in: SessionLimits.seconds) }
         if let n = fields["level"] { voice.levelLUFS = try n.number(in: -70...(-10), unit: "LUFS") }
         if let n = fields["prompts"] { try decodePrompts(n, into: &voice) }
         if let n = fields["prompt-cycles"] { voice.promptCycles = try n.integer(in: 0...1000, unit: "cycles") }
-        if let n = fields["clips"] { voice.clips += try decodeVoiceClips(n) }
+        if let n = fields["clips"] { voice.clips += try decodeVoiceClips(n, into: &voice) }
         if let n = fields["lead-in"] { try decodeLeadIn(n, into: &voice) }
-        if let n = fields["track"] { voice.track = try n.sound() }
+        if let n = fields["track"] { voice.track = try decodeRecording(n, into: &voice) }
         if let n = fields["track-at"] { voice.trackAt = try n.seconds(in: 0...86400) }
         if let n = fields["duck"] {
             voice.duckDecibels = try n.number(in: -40...0, unit: "dB")
@@ -498,25 +498,52 @@ public enum PresetDecoder {
         } else {
             let f = try n.mapping(allowed: ["inhale", "hold", "hold-in", "top-up", "exhale", "hold-out"])
             if let hold = f["hold"] {
-                let ref = try hold.sound()
+                let ref = try decodeRecording(hold, into: &voice)
                 voice.prompts[.holdIn] = ref
                 voice.prompts[.holdOut] = ref
             }
             for kind in PhaseKind.allCases {
-                if let value = f[kind.rawValue] { voice.prompts[kind] = try value.sound() }
+                if let value = f[kind.rawValue] { voice.prompts[kind] = try decodeRecording(value, into: &voice) }
             }
         }
     }
 
-    /// Decodes the voice's `clips`: each a sound and when it starts, in seconds from the start.
-    static func decodeVoiceClips(_ n: PresetNode) throws(PresetError) -> [TimedClip] {
+    /// A recording of the voice: its sound (`intro: welcome`), or its sound and the words it says
+    /// (`intro: { sound: welcome, text: "Welcome. Sit comfortably." }`), which the captions, the cue
+    /// sheet and the preview page show for it (else its name, without folder or extension).
+    static func decodeRecording(_ n: PresetNode, into voice: inout VoiceSettings) throws(PresetError) -> SoundRef {
+        guard case .mapping = n.node else { return try n.sound() }
+        let f = try n.mapping(allowed: ["sound", "text"])
+        guard let sound = f["sound"] else {
+            throw n.error("a recording with its words needs 'sound', such as { sound: welcome, text: \"Welcome.\" }")
+        }
+        let ref = try sound.sound()
+        if let text = f["text"] { voice.spokenTexts[ref] = try decodeRecordingText(text) }
+        return ref
+    }
+
+    /// The words a recording says: one line of text, as a caption shows it.
+    static func decodeRecordingText(_ n: PresetNode) throws(PresetError) -> String {
+        let text = try n.string().trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty, text.count <= 1000 else { throw n.error("give the words the recording says, 1 to 1000 characters") }
+        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" }) else {
+            throw n.error("the words contain a control character; give plain text")
+        }
+        return text.replacingOccurrences(of: "\n", with: " ")
+    }
+
+    /// Decodes the voice's `clips`: each a sound and when it starts, in seconds from the start, and
+    /// the words it says (`text`) when given.
+    static func decodeVoiceClips(_ n: PresetNode, into voice: inout VoiceSettings) throws(PresetError) -> [TimedClip] {
         var clips: [TimedClip] = []
         for item in try n.sequence() {
-            let f = try item.mapping(allowed: ["sound", "at"])
+            let f = try item.mapping(allowed: ["sound", "at", "text"])
             guard let sound = f["sound"], let at = f["at"] else {
                 throw item.error("a voice clip needs 'sound' and 'at' (seconds from the start), such as { sound: voice-hold, at: 120 }")
             }
-            clips.append(TimedClip(sound: try sound.sound(), at: try at.seconds(in: 0...86400)))
+            let ref = try sound.sound()
+            if let text = f["text"] { voice.spokenTexts[ref] = try decodeRecordingText(text) }
+            clips.append(TimedClip(sound: ref, at: try at.seconds(in: 0...86400)))
         }
         return clips
     }

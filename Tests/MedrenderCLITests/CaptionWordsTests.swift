@@ -55,4 +55,29 @@ import Testing
         #expect(captions.contains("Settle in"), "\(captions)")
         #expect(!captions.contains { $0.hasPrefix("[voice") }, "a spoken prompt is captioned by its sound: \(captions)")
     }
+
+    /// A recording given with its words (`text:`) is captioned with them; one without, by its name.
+    @Test func aRecordingIsCaptionedWithItsText() throws {
+        let dir = TemporaryDirectory("caption-recordings")
+        let preset = dir.write("recorded.yaml", """
+            name: recorded
+            minutes: 3
+            pattern: 4-0-6-0
+            settle: 20
+            voice:
+              intro: { sound: voice-intro, text: "Welcome. Sit comfortably and let the breath settle." }
+              outro: voice-outro
+              clips: [{ sound: voice-intro, at: 90, text: "Welcome. Sit comfortably and let the breath settle." }]
+            """)
+        let out = dir.file("recorded.vtt")
+        let result = try runMedrender(["cues", "--preset", preset, "--rate", "8000", "-o", out])
+        try #require(result.status == 0, "\(result.stderr)")
+        let captions = Self.captions(try String(contentsOfFile: out, encoding: .utf8))
+        #expect(captions.filter { $0.contains("Welcome. Sit comfortably and let the breath settle.") }.count == 2, "\(captions)")
+        #expect(captions.contains { $0.contains("voice-outro") }, "\(captions)")
+        // Words that are not one line of plain text are refused where they stand.
+        let bad = dir.write("bad.yaml", "minutes: 3\npattern: 4-0-6-0\nvoice:\n  intro: { sound: voice-intro, text: \"\" }\n")
+        let refused = try runMedrender(["cues", "--preset", bad, "--rate", "8000", "-o", dir.file("bad.vtt")])
+        #expect(refused.status == 65 && refused.stderr.contains("bad.yaml:4:") && refused.stderr.contains("text"), "\(refused.stderr)")
+    }
 }
