@@ -70,7 +70,7 @@ struct BuildCommand: ParsableCommand {
     @Option(name: .long, help: "Write a podcast feed, OUTDIR/feed.xml, for the folder published at this absolute http(s) URL (with --merge: one feed for all shards).")
     var feed: String?
 
-    @Option(name: .long, help: "The library's settings file (the feed's title, author, image…). Default: library.yaml in the library's folder.")
+    @Option(name: .long, help: "The library's settings file (the feed's title, author, image…). Default: library.yaml in the first library that has one, a --library before the stock one.")
     var settings: String?
 
     @Flag(name: .long, help: "Print what would render (each output, whether it is up to date, its shard) and each shard's share, without rendering.")

@@ -10,11 +10,11 @@ struct BuildFeed {
     /// Where the output folder is published, without a trailing `/`.
     var baseURL: String
 
-    /// The feed settings file: `--settings FILE`, else `library.yaml` in the library's folder when there is one.
+    /// The feed settings file: `--settings FILE`, else the first `library.yaml` of the libraries,
+    /// a teacher's (`--library`) before the stock one's.
     static func settingsFile(_ option: String?, library: PresetLibrary) -> String? {
         if let option { return option }
-        let beside = library.root + "/" + LibraryFeedSettings.fileName
-        return FileManager.default.fileExists(atPath: beside) ? beside : nil
+        return library.roots.map { $0 + "/" + LibraryFeedSettings.fileName }.first { FileManager.default.fileExists(atPath: $0) }
     }
 
     /// The feed to write, or nil when neither `--feed` nor the settings file asks for one. Throws,
@@ -31,7 +31,7 @@ struct BuildFeed {
         guard missing.isEmpty else {
             let list = missing.joined(separator: ", "), them = missing.count == 1 ? "it" : "them"
             if let file { throw RenderError("\(file): the feed needs \(list); add \(them) under 'feed:'", category: .usage) }
-            throw RenderError("the feed needs \(list), and the library has no \(LibraryFeedSettings.fileName); write \(them) under 'feed:' in \(library.root)/\(LibraryFeedSettings.fileName), or name a settings file with --settings FILE",
+            throw RenderError("the feed needs \(list), and the library has no \(LibraryFeedSettings.fileName); write \(them) under 'feed:' in \(library.roots[0])/\(LibraryFeedSettings.fileName), or name a settings file with --settings FILE",
                               category: .usage)
         }
         return BuildFeed(settings: settings, baseURL: base)

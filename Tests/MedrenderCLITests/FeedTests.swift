@@ -177,6 +177,22 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.file("out")))
     }
 
+    /// A teacher's library (`--library DIR`) publishes with its own `DIR/library.yaml`, and a
+    /// library without one is told where to write it.
+    @Test func aTeachersLibraryPublishesWithItsOwnSettings() throws {
+        let dir = TemporaryDirectory("feed-library")
+        let library = dir.file("teacher")
+        try FileManager.default.createDirectory(atPath: library + "/Presets", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(PackagePaths.root)/Presets/coherent.yaml", toPath: library + "/Presets/evening.yaml")
+        let bare = try runMedrender(["build", "evening", "--library", library, "-o", dir.file("out"), "--feed", "https://example.org/"] + Self.fast)
+        #expect(bare.status == 64 && bare.stderr.contains("in \(library)/library.yaml"), "\(bare.stderr)")
+        try FileManager.default.moveItem(atPath: Self.settings(dir), toPath: library + "/library.yaml")
+        let built = try runMedrender(["build", "evening", "--library", library, "-o", dir.file("out"), "--feed", "https://example.org/"] + Self.fast)
+        #expect(built.status == 0, "\(built.stderr)")
+        let feed = try String(contentsOfFile: dir.file("out/feed.xml"), encoding: .utf8)
+        #expect(feed.contains("<title>Breathing sessions</title>") && feed.contains("evening"), "\(feed.prefix(400))")
+    }
+
     @Test func missingSettingsAreNamedBeforeAnythingIsBuilt() throws {
         let dir = TemporaryDirectory("feed-settings")
         let presets = try Self.library(dir)
