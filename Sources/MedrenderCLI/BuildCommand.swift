@@ -298,6 +298,7 @@ final class BuildProgress: Sendable {
         var order: [String] = []
         var lastDraw = Date.distantPast
         var drawn = false
+        var pace = BuildPace()
     }
 
     let live: Bool
@@ -361,7 +362,8 @@ final class BuildProgress: Sendable {
         for (name, fraction) in s.running { frames += fraction * Double(s.frames[name] ?? 0) }
         let fraction = min(1, frames / Double(max(1, s.totalFrames)))
         let elapsed = now.timeIntervalSince(started)
-        let eta = fraction > 0.01 ? Self.clock(elapsed / fraction - elapsed) : "…"
+        s.pace.add(time: elapsed, done: frames)
+        let eta = s.pace.remainingSeconds(total: Double(s.totalFrames)).map { $0 >= 1 ? Self.clock($0) : "finishing" } ?? "…"
         var current = s.order.prefix(2).joined(separator: ", ")
         if s.order.count > 2 { current += " +\(s.order.count - 2)" }
         let columns = 100
@@ -379,5 +381,29 @@ final class BuildProgress: Sendable {
             if s.drawn { Console.error("\r\u{1B}[K") }
             s.drawn = false
         }
+    }
+}
+
+/// The build's pace, for its ETA: how much of it was done in the last `window` seconds. The
+/// rest goes at the pace of the cores busy now, not at the build's average: while the last
+/// render runs alone, it goes at one core's pace, and an ETA from the average would reach 0:00
+/// long before the build ends.
+struct BuildPace {
+    /// Seconds of progress the pace is measured over.
+    static let window = 8.0
+    private(set) var samples: [(time: Double, done: Double)] = []
+
+    mutating func add(time: Double, done: Double) {
+        samples.append((time, done))
+        // Keep one sample at or before the window's start, so the pace spans the whole window.
+        while samples.count > 2, samples[1].time <= time - Self.window { samples.removeFirst() }
+    }
+
+    /// Seconds until `total` is done at the recent pace; nil until there is a pace to go by.
+    func remainingSeconds(total: Double) -> Double? {
+        guard let first = samples.first, let last = samples.last, last.time - first.time >= 1 else { return nil }
+        let rate = (last.done - first.done) / (last.time - first.time)
+        guard rate > 0 else { return nil }
+        return max(0, total - last.done) / rate
     }
 }
