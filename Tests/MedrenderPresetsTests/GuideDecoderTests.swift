@@ -93,6 +93,12 @@ import Testing
         #expect(lines[3].start == .after(GuideLine.defaultPause))
     }
 
+    @Test func aGuidedPresetDipsItsCuesUnlessItSaysZero() throws {
+        let lines = "  lines:\n    - say: \"Follow the bowl.\"\n"
+        #expect(try Self.decode(lines).voice.cueUnderPromptDecibels == VoiceSettings.guidedCueUnderPromptDecibels)
+        #expect(try Self.decode(lines, extra: "voice: { cue-under-prompt: 0 }\n").voice.cueUnderPromptDecibels == 0)
+    }
+
     @Test func anUnknownLanguageListsTheOnesThereAre() throws {
         do {
             _ = try PresetDecoder.decode("pattern: 4-0-6-0\nlanguage: nl\n", file: "g.yaml", defaultName: "g")
