@@ -117,6 +117,17 @@ struct NewCommand: ParsableCommand {
           start: bell
           end: bell
 
+        # A spoken script (take out the '# ' to use it). 'pause' is the silence before a line (s,
+        # default 1); 'rest' is the silence after it (default 0), kept before whatever follows.
+        # Either may be { min, weight }: at least min seconds, plus a share of the spare time.
+        # guide:
+        #   lines:
+        #     - say: "Welcome. Let your eyes close."
+        #       pause: 3
+        #     - say: "Follow the breath, and rest here."
+        #       during: breathing
+        #       rest: { min: 10, weight: 1 }
+
         # The loudness of the whole file (LUFS) and its true-peak ceiling (dBTP).
         master:
           loudness: -18

@@ -72,7 +72,7 @@ extension PresetDecoder {
     }
 
     static func decodeGuideLine(_ item: PresetNode) throws(PresetError) -> GuideLine {
-        let f = try item.mapping(allowed: ["say", "clip", "text", "at", "pause", "during", "on"])
+        let f = try item.mapping(allowed: ["say", "clip", "text", "at", "pause", "rest", "during", "on"])
         let location = ScriptLocation(file: item.file, line: item.line ?? 0, column: item.column ?? 0)
         let content: GuideLine.Content
         switch (f["say"], f["clip"]) {
@@ -105,16 +105,24 @@ extension PresetDecoder {
             line.start = .on(cycle: try c.integer(in: SessionLimits.cycles, unit: "cycles"), phase: try p.choice(PhaseKind.self, what: "phase"))
         }
         if let n = f["pause"] {
-            if case .mapping = n.node {
-                let p = try n.mapping(allowed: ["min", "weight"])
-                let minimum = try p["min"]?.seconds(in: SessionLimits.seconds) ?? .zero
-                let weight = try p["weight"]?.number(in: 0.001...1000, unit: "") ?? 1
-                line.start = .elastic(minimum: minimum, weight: weight)
-            } else {
-                line.start = .after(try n.seconds(in: SessionLimits.seconds))
+            switch try silence(n) {
+            case .fixed(let pause): line.start = .after(pause)
+            case .elastic(let minimum, let weight): line.start = .elastic(minimum: minimum, weight: weight)
             }
         }
+        if let n = f["rest"] { line.rest = try silence(n) }
         return line
+    }
+
+    /// A line's `pause:` (the silence before it) or `rest:` (after it): seconds, or elastic
+    /// `{ min, weight }` (at least `min` s, 0–3600, default 0, plus a share of the spare time by
+    /// `weight`, 0.001–1000, default 1).
+    static func silence(_ node: PresetNode) throws(PresetError) -> GuideLine.Rest {
+        guard case .mapping = node.node else { return .fixed(try node.seconds(in: SessionLimits.seconds)) }
+        let p = try node.mapping(allowed: ["min", "weight"])
+        let minimum = try p["min"]?.seconds(in: SessionLimits.seconds) ?? .zero
+        let weight = try p["weight"]?.number(in: 0.001...1000, unit: "") ?? 1
+        return .elastic(minimum: minimum, weight: weight)
     }
 
     /// Text to speak or to caption: not empty, at most `maximumSpokenCharacters`, on one line

@@ -155,6 +155,26 @@ import Testing
         #expect(bad.status == 64, "\(bad.stderr)")
     }
 
+    @Test func theTemplateSaysWhichSideOfALineItsPauseAndRestAreOnAndItsScriptDecodes() throws {
+        let dir = TemporaryDirectory("new-preset-guide")
+        let made = try runMedrender(["new", "spoken"], in: dir.path)
+        #expect(made.status == 0, "\(made.stderr)")
+        let text = try String(contentsOfFile: dir.file("spoken.yaml"), encoding: .utf8)
+        let prose = text.split(separator: "\n").filter { $0.hasPrefix("# ") }.map { $0.dropFirst(2) }.joined(separator: " ")
+        #expect(prose.contains("'pause' is the silence before a line"), "\(prose)")
+        #expect(prose.contains("'rest' is the silence after it"), "\(prose)")
+        // Its script, taken out of its comments, is a preset's: 'rest' decodes beside 'pause'.
+        var lines = text.components(separatedBy: "\n")
+        var index = try #require(lines.firstIndex(of: "# guide:"))
+        while index < lines.count, lines[index].hasPrefix("# ") {
+            lines[index].removeFirst(2)
+            index += 1
+        }
+        #expect(lines.contains("      rest: { min: 10, weight: 1 }"))
+        let shown = try runMedrender(["presets", dir.write("spoken-guided.yaml", lines.joined(separator: "\n"))])
+        #expect(shown.status == 0, "\(shown.stderr)")
+    }
+
     @Test func newFromAPresetKeepsItsSessionUnderTheNewName() throws {
         let dir = TemporaryDirectory("new-from")
         let made = try runMedrender(["new", "my-sleep", "--from", "sleep", "-o", dir.file("mine.yaml")])

@@ -1,8 +1,8 @@
 import MedrenderCore
 import Testing
 
-/// The guided script's placement, pure: lines on frames, fixed pauses kept, elastic pauses shared
-/// by weight, and a clear error for a script that does not fit.
+/// The guided script's placement, pure: lines on frames, fixed pauses and rests kept, elastic
+/// pauses and rests shared by weight, and a clear error for a script that does not fit.
 @Suite struct ScriptPlacerTests {
     static let rate = 8000
     /// Lines of 3, 2, 4 and 1.5 s (as their sounds' lengths), then a closing line.
@@ -101,5 +101,64 @@ import Testing
         }
         // Line 1 would start 1 s into the breathing, during the first prompt: it waits for its end.
         #expect(plan.guide.lines[1].startFrame == prompts[0].upperBound)
+    }
+
+    /// Five minutes: guide lines 2 and 3 flow from the breathing's start (20 s) to guide line 4 at
+    /// 200 s. Line 2 (2 s) rests at least 3 s after it (weight 1); line 3 (4 s) pauses at least 5 s
+    /// before it (weight 3) and rests 6 s after it.
+    static func restingSession(lastRest: GuideLine.Rest = .fixed(.seconds(6)), third: GuideLine.Start = .at(.seconds(200)),
+                               thirdDuring: SessionPart? = nil) -> Session {
+        var session = Self.session(minutes: 5)
+        session.guide!.lines[1].rest = .elastic(minimum: .seconds(3), weight: 1)
+        session.guide!.lines[2].start = .elastic(minimum: .seconds(5), weight: 3)
+        session.guide!.lines[2].rest = lastRest
+        session.guide!.lines[3].start = third
+        session.guide!.lines[3].during = thirdDuring
+        session.guide!.lines.removeLast()
+        return session
+    }
+
+    static func plan(_ session: Session) throws(PlanError) -> RenderPlan {
+        try RenderPlan(session: session, options: RenderOptions(rate: rate, length: .duration(.seconds(300))), sounds: sounds)
+    }
+
+    @Test func aLineBeforeAPlacedLineKeepsItsRestAndTheSpareTimeGoesToRestsAndPausesByWeight() throws {
+        let lines = try Self.plan(Self.restingSession()).guide.lines
+        let second: Int64 = 8000
+        // The run has 180 s; its lines, pauses and rests take 2 + 1 + 3 + 4 + 5 + 6 = 21 s at least.
+        // The 159 s left: 39.75 s to line 2's rest (weight 1), 119.25 s to line 3's pause (weight 3).
+        #expect(lines[1].startFrame == 21 * second && lines[1].endFrame == 23 * second)
+        #expect(lines[2].startFrame == 190 * second, "\(lines[2].startFrame)")
+        // Line 3 ends its 6-s rest before line 4 at 200 s.
+        #expect(lines[2].endFrame == 194 * second)
+        #expect(lines[3].startFrame == 200 * second)
+        // Without the rest, the last line of the run runs straight into the placed line, as before.
+        let unrested = try Self.plan(Self.restingSession(lastRest: .fixed(.zero))).guide.lines
+        #expect(unrested[2].endFrame == unrested[3].startFrame)
+        // An elastic rest on the last line takes its share too: weights 1, 3 and 4 share the 159 s
+        // as 19.875, 59.625 and 79.5 s, so line 3 ends 6 + 79.5 s before line 4.
+        let elastic = try Self.plan(Self.restingSession(lastRest: .elastic(minimum: .seconds(6), weight: 4))).guide.lines
+        #expect(elastic[2].startFrame - elastic[1].endFrame == (3 + 5) * second + (19_875 + 59_625) * second / 1000)
+        #expect(elastic[2].endFrame == 200 * second - 6 * second - 79_500 * second / 1000)
+    }
+
+    @Test func aLineAtItsPartsEndKeepsItsRest() throws {
+        let plan = try Self.plan(Self.restingSession(third: .after(.seconds(2)), thirdDuring: .closing))
+        let breathingEnd = plan.schedule.end.frame(atRate: Self.rate)
+        #expect(plan.guide.lines[2].endFrame == breathingEnd - 6 * 8000)
+        #expect(plan.guide.lines[3].startFrame == breathingEnd + 2 * 8000)
+    }
+
+    @Test func aRestThatDoesNotFitNamesItsLineAndTheSecondsMissing() throws {
+        do {
+            _ = try Self.plan(Self.restingSession(lastRest: .fixed(.seconds(200))))
+            Issue.record("planned")
+        } catch {
+            guard case .guideLineDoesNotFit(let line, _, _, let missing, _) = error else { Issue.record("\(error)"); return }
+            // 2 + 1 + 3 + 4 + 5 + 200 = 215 s in a run of 180 s.
+            #expect(line == 2)
+            #expect(missing == .seconds(35))
+            #expect(error.description.contains("s.yaml:12:7"), "\(error.description)")
+        }
     }
 }

@@ -50,6 +50,11 @@ import Testing
         ("  lines:\n    - say: hi\n      pause: { min: 1, weight: 0 }\n", "is out of range"),
         ("  lines:\n    - say: \(String(repeating: "a", count: 2001))\n", "is 2001 characters; a line takes at most 2000"),
         ("  lines: []\n", "is empty; give at least one line"),
+        ("  lines:\n    - say: hi\n      rest: -2\n", "g.yaml:5:13: guide.lines[0].rest: -2 s is out of range; use 0 to 3600 s"),
+        ("  lines:\n    - say: hi\n      rest: long\n", "g.yaml:5:13: guide.lines[0].rest: expected a number (s) from 0 to 3600, found 'long'"),
+        ("  lines:\n    - say: hi\n      rest: { min: 4, wieght: 2 }\n", "g.yaml:5:23: guide.lines[0].rest.wieght: unknown key 'wieght'; did you mean 'weight'?"),
+        ("  lines:\n    - say: hi\n      rest: { min: 4000 }\n", "g.yaml:5:20: guide.lines[0].rest.min: 4000 s is out of range; use 0 to 3600 s"),
+        ("  lines:\n    - say: hi\n      rest: { weight: 0 }\n", "g.yaml:5:23: guide.lines[0].rest.weight: 0 is out of range"),
     ])
     func aBadLineIsOneLineAtItsPlace(yaml: String, message: String) throws {
         do {
@@ -59,6 +64,39 @@ import Testing
             #expect(error.description.contains(message), "\(error.description)")
             #expect(!error.description.contains("\n"))
         }
+    }
+
+    @Test func aLineTakesARestAfterItFixedOrElasticBesideItsPauseBefore() throws {
+        let session = try Self.decode("""
+              lines:
+                - say: "Breathe out, and rest here."
+                  pause: 2
+                  rest: 8.5
+                - say: "Again."
+                  pause: { min: 3, weight: 2 }
+                  rest: { min: 10, weight: 3 }
+                - say: "Only the breath."
+                  at: 60
+                  rest: { min: 4 }
+                - say: "Welcome back."
+            """)
+        let lines = try #require(session.guide).lines
+        #expect(lines[0].start == .after(.seconds(2)))
+        #expect(lines[0].rest == .fixed(SessionTime(milliseconds: 8500)))
+        #expect(lines[1].start == .elastic(minimum: .seconds(3), weight: 2))
+        #expect(lines[1].rest == .elastic(minimum: .seconds(10), weight: 3))
+        // A line placed by 'at' takes no pause, but a rest after it.
+        #expect(lines[2].start == .at(.seconds(60)))
+        #expect(lines[2].rest == .elastic(minimum: .seconds(4), weight: 1))
+        // No rest: the next line's pause follows the line at once.
+        #expect(lines[3].rest == .fixed(.zero))
+        #expect(lines[3].start == .after(GuideLine.defaultPause))
+    }
+
+    @Test func aGuidedPresetDipsItsCuesUnlessItSaysZero() throws {
+        let lines = "  lines:\n    - say: \"Follow the bowl.\"\n"
+        #expect(try Self.decode(lines).voice.cueUnderPromptDecibels == VoiceSettings.guidedCueUnderPromptDecibels)
+        #expect(try Self.decode(lines, extra: "voice: { cue-under-prompt: 0 }\n").voice.cueUnderPromptDecibels == 0)
     }
 
     @Test func anUnknownLanguageListsTheOnesThereAre() throws {

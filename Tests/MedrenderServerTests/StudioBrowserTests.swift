@@ -157,6 +157,10 @@ let studioChromium = which("chromium") ?? which("chromium-browser")
         r.guide = y.value.slice(y.value.indexOf('guide:')).split('\\n').slice(0, 5).join('|');
         await type(y, y.value.replace('pause: 3', 'pause: 4'));
         r.pauseField = $('f-line-0-pause').value;
+        // The pause is before the line, the rest after it.
+        r.lineLabels = [...d.querySelectorAll('[data-line="0"] label')].map((l) => l.textContent).join('|');
+        await type($('f-line-0-rest'), '8');
+        r.rest = yamlLine(/^\\s+rest:/);
         // Segments of a chained session.
         n = seq();
         $('add-segment').click();
@@ -387,6 +391,8 @@ let studioChromium = which("chromium") ?? which("chromium-browser")
         #expect(r["lineAdded"] as? String == "Breathe in slowly.|2", "\(r)")
         #expect(r["guide"] as? String == "guide:|  lines:|    - say: \"Let the shoulders drop.\"|      pause: 3|      during: breathing", "\(r)")
         #expect(r["pauseField"] as? String == "4", "\(r)")
+        #expect((r["lineLabels"] as? String)?.contains("|Pause before (s)|Rest after (s)|") == true, "\(r)")
+        #expect(r["rest"] as? String == "      rest: 8", "\(r)")
         #expect((r["segments"] as? String)?.hasPrefix("segments:|  - { name: First, pattern: 4-0-6-0, minutes: 1 }|  - { name: Second, pattern: 5-0-5-0 }") == true,
                 "\(r)")
         #expect((r["segmentsPlanned"] as? String)?.contains("4-0-6-0 → 5-0-5-0") == true, "\(r)")

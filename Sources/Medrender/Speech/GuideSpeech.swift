@@ -160,8 +160,8 @@ public enum GuideSpeech {
         }
     }
 
-    /// The shortest whole-second length the script fits with every elastic pause at its minimum,
-    /// with the preset's settle and closing. The lines' lengths are read from their files' headers.
+    /// The shortest whole-second length the script fits with every elastic pause and rest at its
+    /// minimum, with the preset's settle and closing. The lines' lengths are read from their files' headers.
     public static func fittedLength(_ session: Session, sounds: ResolvedSounds, options: RenderOptions, origin: String) throws -> SessionTime {
         var facts: [SoundRef: SoundFacts] = [:]
         for line in session.guide?.lines ?? [] {

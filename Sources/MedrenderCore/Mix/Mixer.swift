@@ -170,6 +170,8 @@ public final class Mixer {
         var source = 0
         /// A bell, which dips under the voice (`RenderPlan.bellDucking`).
         var ducked = false
+        /// A cue that rings into a line, and dips from the line on.
+        var dip: CueDip?
 
         var order: (Int64, Int, Int) { (startFrame, source, asset) }
     }
@@ -353,7 +355,7 @@ public final class Mixer {
                 let g = event.gain * assets[asset].scale
                 pendingCues.append(Voice(
                     asset: asset, startFrame: event.startFrame, frameCount: length,
-                    releaseFrames: min(event.releaseFrames, length), gainLeft: l * g, gainRight: r * g))
+                    releaseFrames: min(event.releaseFrames, length), gainLeft: l * g, gainRight: r * g, dip: event.dip))
             }
             if let metronome = plan.metronome, metronome.phases.contains(phase.kind) {
                 let gain = Float(decibelsToGain(metronome.gainDecibels)) * assets[metronomeAsset].scale
@@ -432,11 +434,13 @@ public final class Mixer {
         let releaseStart = voice.frameCount - voice.releaseFrames
         let duck = plan.bellDucking
         var stretch = voice.ducked ? duck.firstStretch(endingAfter: from) : duck.stretches.count
+        let dip = voice.dip
         asset.samples.withUnsafeBufferPointer { src in
             for frame in from..<to {
                 let k = frame - voice.startFrame
                 var g: Float = 1
                 if k >= releaseStart { g = Ramp.release(Int(k - releaseStart), length: Int(voice.releaseFrames)) }
+                if let dip { g *= dip.gain(at: frame) }
                 if stretch < duck.stretches.count {
                     while stretch < duck.stretches.count, duck.stretches[stretch].end + duck.releaseFrames <= frame { stretch += 1 }
                     if stretch < duck.stretches.count, frame >= duck.stretches[stretch].start - duck.attackFrames {

@@ -64,10 +64,11 @@ public struct GuideLine: Hashable, Sendable {
 
     /// How a line's start is found.
     public enum Start: Hashable, Sendable {
-        /// After the previous line ends (or the start of its part), by a fixed pause.
+        /// After the previous line and its rest end (or the start of its part), by a fixed pause
+        /// before the line.
         case after(SessionTime)
-        /// After the previous line ends, by an elastic pause: at least `minimum`, plus the
-        /// run's spare time in proportion to `weight` (> 0).
+        /// After the previous line and its rest end, by an elastic pause before the line: at
+        /// least `minimum`, plus the run's spare time in proportion to `weight` (> 0).
         case elastic(minimum: SessionTime, weight: Double)
         /// At a set time from the start of the file.
         case at(SessionTime)
@@ -75,8 +76,20 @@ public struct GuideLine: Hashable, Sendable {
         case on(cycle: Int, phase: PhaseKind)
     }
 
+    /// The silence after a line, before the next line's pause (or the end of its run).
+    public enum Rest: Hashable, Sendable {
+        /// A fixed rest, 0…3600 s; 0 (the default) lets what follows come straight after the line.
+        case fixed(SessionTime)
+        /// An elastic rest: at least `minimum`, plus the run's spare time in proportion to
+        /// `weight` (> 0), shared with the run's elastic pauses.
+        case elastic(minimum: SessionTime, weight: Double)
+    }
+
     public var content: Content
     public var start: Start
+    /// The silence after the line: kept before the next line, a placed line (`at`, `on`) or the
+    /// end of its part alike. Default none.
+    public var rest: Rest = .fixed(.zero)
     /// The part the line belongs to: with it, the line flows from that part's start (after its
     /// pause). Nil: the part of the line before it.
     public var during: SessionPart?

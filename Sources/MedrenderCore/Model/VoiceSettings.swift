@@ -64,7 +64,9 @@ public struct VoiceSettings: Hashable, Sendable {
     public var duckHold: SessionTime = .seconds(2)
     /// How far a phase's cue drops while that phase's prompt speaks, in dB, −40…0, default −10
     /// (−20 in a session with a guided script, see `guidedCueUnderPromptDecibels`): the prompt is
-    /// heard over the cue, and the cue still marks the phase. Bells dip as far under any voice.
+    /// heard over the cue, and the cue still marks the phase. A cue that starts under a line of a
+    /// guided script drops as far; one that starts before a line and rings into it dips only from
+    /// the line's first frame (`CueDip`). Bells dip as far under any voice. 0 dB: nothing dips.
     public var cueUnderPromptDecibels: Double = -10
     /// Whether the preset gave `cue-under-prompt:` itself (else a guided script's default applies).
     public var cueUnderPromptGiven = false

@@ -38,7 +38,7 @@ extension PlanError: CustomStringConvertible {
                 + "shorten 'master.fade-in' or 'master.fade-out', or make the session longer"
         case .guideLineDoesNotFit(let line, let location, let text, let missing, let reason):
             return "\(Self.lineName(line, location, text)) does not fit: \(reason), \(missing) s missing; "
-                + "make the session longer (or use {minutes=}fit), shorten the pauses before it or its text"
+                + "make the session longer (or use {minutes=}fit), shorten the pauses and rests around it or its text"
         case .guideLinePlacement(let line, let location, let text, let problem):
             return "\(Self.lineName(line, location, text)) \(problem)"
         case .beats(let error):

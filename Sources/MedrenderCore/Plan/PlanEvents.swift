@@ -38,6 +38,9 @@ public struct ClipEvent: Hashable, Sendable {
     public var pan: Float
     /// Length of the raised-cosine release applied when the sound is cut at `maximumFrames`.
     public var releaseFrames: Int64
+    /// How a cue that starts before a line of the guided script, and rings into it, dips from the
+    /// line on; nil for any other clip, which plays at `gain` throughout.
+    public var dip: CueDip?
 }
 
 /// An ambience bed placed on the clock, with its own gain envelope.

@@ -246,24 +246,32 @@ public struct RenderPlan: Sendable {
 
     /// The cue event for a phase, or nil when its kind has no cue. A bell or bowl rings out for
     /// its whole sound; any other cue is cut, ramped to zero, at the end of its phase. On a phase
-    /// with a voice prompt, or sounding with a line of the guided script, the cue plays under it
-    /// (`cueUnderPromptGain` lower).
+    /// with a voice prompt, or starting under a line of the guided script, the cue plays under it
+    /// (`cueUnderPromptGain` lower); one that starts before a line and rings into it dips only from
+    /// the line on (`CueDip`), so its onset is heard whole.
     public func cueEvent(for phase: ScheduledPhase) -> ClipEvent? {
         let segment = ownCueSegments.contains(phase.segment) ? phase.segment : nil
         guard let cue = cues.first(where: { $0.kind == phase.kind && $0.segment == segment }) else { return nil }
         let start = phase.start.frame(atRate: rate)
         let end = phase.end.frame(atRate: rate)
         let available = cue.sound.ringsOut ? cue.lengthFrames : end - start
-        let release = min(Self.cueRelease.frame(atRate: rate), available / 2)
-        var gain = Float(decibelsToGain(cue.sound.gainDecibels))
-        if phase.cycle <= promptedCycles, promptedKinds.contains(phase.kind) { gain *= cueUnderPromptGain }
-        // Under a line of the guided script the cue drops as under a prompt, so the words are heard.
-        else if guide.lines.contains(where: { $0.startFrame < start + min(cue.lengthFrames, available) && start < $0.endFrame }) {
-            gain *= cueUnderPromptGain
+        let sounding = min(cue.lengthFrames, available)
+        var event = ClipEvent(
+            layer: .cues, sound: .cue(phase.kind), startFrame: start, maximumFrames: sounding,
+            gain: Float(decibelsToGain(cue.sound.gainDecibels)), pan: Float(cue.sound.pan),
+            releaseFrames: min(Self.cueRelease.frame(atRate: rate), available / 2))
+        if phase.cycle <= promptedCycles, promptedKinds.contains(phase.kind) {
+            event.gain *= cueUnderPromptGain
+        } else if let line = guide.lines.first(where: { $0.startFrame < start + sounding && start < $0.endFrame }) {
+            // Lines are in time order: the first the cue sounds with started under it or after it.
+            if line.startFrame <= start {
+                event.gain *= cueUnderPromptGain
+            } else if cueUnderPromptGain != 1 {
+                event.dip = CueDip(frame: line.startFrame, attackFrames: min(bellDucking.attackFrames, line.startFrame - start),
+                                   gain: cueUnderPromptGain, curve: bellDucking.curve)
+            }
         }
-        return ClipEvent(
-            layer: .cues, sound: .cue(phase.kind), startFrame: start, maximumFrames: min(cue.lengthFrames, available),
-            gain: gain, pan: Float(cue.sound.pan), releaseFrames: release)
+        return event
     }
 }
 

@@ -2,12 +2,13 @@
 ///
 /// The script falls into runs. A run starts at a line placed by a time (`at`), a cue (`on`), a
 /// part (`during`), or at the first line (from the start of the file); the lines after it flow,
-/// each its pause after the one before. A run ends where the next run starts, or at the end of
-/// its part (`during`), or of the session. Its spare time (what its lines and their fixed and
-/// minimum pauses leave) is shared among its elastic pauses by weight, so the last line of a run
-/// with an elastic pause ends on the run's end. A flowing line that would overlap a voice prompt
-/// or clip waits for it to end; a line placed by a time or a cue that would overlap one is an
-/// error. Times are whole milliseconds and become frames once, through `SessionTime`.
+/// each its pause after the one before and that one's rest. A run ends where the next run starts,
+/// or at the end of its part (`during`), or of the session; its last line keeps its rest before
+/// that end. Its spare time (what its lines and their fixed and minimum pauses and rests leave) is
+/// shared among its elastic pauses and rests by weight, so a run with an elastic one fills it to
+/// its end. A flowing line that would overlap a voice prompt or clip waits for it to end; a line
+/// placed by a time or a cue that would overlap one is an error. Times are whole milliseconds and
+/// become frames once, through `SessionTime`.
 struct ScriptPlacer {
     let script: GuideScript
     let rate: Int
@@ -99,64 +100,87 @@ struct ScriptPlacer {
         return placed
     }
 
-    /// Lays out the lines of one run from `base`, so that the last ends by `deadline`.
+    /// A line's silence before it (its pause) or after it (its rest), in whole milliseconds: the
+    /// least it lasts, and its weight when elastic.
+    private typealias Silence = (minimum: Int64, weight: Double?)
+
+    private func pause(_ index: Int) -> Silence {
+        switch script.lines[index].start {
+        case .after(let pause): (pause.milliseconds, nil)
+        case .elastic(let minimum, let weight): (minimum.milliseconds, weight)
+        case .at, .on: (0, nil)
+        }
+    }
+
+    private func rest(_ index: Int) -> Silence {
+        switch script.lines[index].rest {
+        case .fixed(let rest): (rest.milliseconds, nil)
+        case .elastic(let minimum, let weight): (minimum.milliseconds, weight)
+        }
+    }
+
+    /// The slot of a line's pause (`2 × index`) or rest (`2 × index + 1`): slots run in time order.
+    private static func slot(_ index: Int, rest: Bool) -> Int { 2 * index + (rest ? 1 : 0) }
+
+    /// `spare` milliseconds shared among the elastic silences (slot and weight, in time order) by
+    /// weight, each rounded down; what rounding leaves goes to the last.
+    private static func shares(of spare: Int64, among elastic: [(slot: Int, weight: Double)]) -> [Int: Int64] {
+        let weightSum = elastic.reduce(0) { $0 + $1.weight }
+        var extra: [Int: Int64] = [:]
+        var given: Int64 = 0
+        for (slot, weight) in elastic {
+            extra[slot] = weightSum > 0 ? Int64((Double(spare) * weight / weightSum).rounded(.down)) : 0
+            given += extra[slot]!
+        }
+        if let last = elastic.last { extra[last.slot]! += spare - given }
+        return extra
+    }
+
+    /// Where line `index` starts when it would start at `start`: after every voice prompt or clip
+    /// it would overlap (a line placed by a time or a cue that would overlap one is an error).
+    private func clear(_ index: Int, from start: Int64, of spans: [Range<Int64>]) throws(PlanError) -> Int64 {
+        let length = lengthMilliseconds(index)
+        guard length > 0 else { return start }
+        var start = start
+        for span in spans where span.lowerBound < start + length && start < span.upperBound {
+            let place = "(\(SessionTime(milliseconds: span.lowerBound))–\(SessionTime(milliseconds: span.upperBound)) s)"
+            if case .at = script.lines[index].start {
+                throw placementError(index, "at \(SessionTime(milliseconds: start)) s would speak over a voice prompt or clip \(place); move it")
+            }
+            if case .on = script.lines[index].start {
+                throw placementError(index, "on its cue would speak over a voice prompt or clip \(place); "
+                    + "pick a cycle without prompts or lower 'voice.prompt-cycles'")
+            }
+            start = span.upperBound
+        }
+        return start
+    }
+
+    /// Lays out the lines of one run from `base`, so that the last, and its rest, end by `deadline`.
     private func placeRun(_ range: Range<Int>, base: SessionTime, deadline: SessionTime) throws(PlanError) -> [PlacedLine] {
         let lines = script.lines
         var fixed: Int64 = 0
-        var weights: [Int: Double] = [:]
+        var elastic: [(slot: Int, weight: Double)] = []
         for index in range {
-            fixed += lengthMilliseconds(index)
-            switch lines[index].start {
-            case .after(let pause): fixed += pause.milliseconds
-            case .elastic(let minimum, let weight):
-                fixed += minimum.milliseconds
-                weights[index] = weight
-            case .at, .on: break
-            }
+            fixed += lengthMilliseconds(index) + pause(index).minimum + rest(index).minimum
+            if let weight = pause(index).weight { elastic.append((Self.slot(index, rest: false), weight)) }
+            if let weight = rest(index).weight { elastic.append((Self.slot(index, rest: true), weight)) }
         }
-        let weightSum = weights.values.reduce(0, +)
         let spans = obstacles.map(milliseconds).filter { !$0.isEmpty }.sorted { $0.lowerBound < $1.lowerBound }
         var pushed: Int64 = 0
         var starts: [Int64] = []
         var end = base.milliseconds
         for _ in 0..<8 {
-            let spare = max(0, deadline.milliseconds - base.milliseconds - fixed - pushed)
-            // The spare milliseconds by weight, rounded down; what rounding leaves goes to the last.
-            var extra: [Int: Int64] = [:]
-            var given: Int64 = 0
-            for (index, weight) in weights {
-                extra[index] = weightSum > 0 ? Int64((Double(spare) * weight / weightSum).rounded(.down)) : 0
-                given += extra[index]!
-            }
-            if let lastElastic = weights.keys.max() { extra[lastElastic]! += spare - given }
+            let extra = Self.shares(of: max(0, deadline.milliseconds - base.milliseconds - fixed - pushed), among: elastic)
             starts = []
             var cursor = base.milliseconds
             var waited: Int64 = 0
             for index in range {
-                var start: Int64
-                switch lines[index].start {
-                case .at, .on: start = cursor
-                case .after(let pause): start = cursor + pause.milliseconds
-                case .elastic(let minimum, _): start = cursor + minimum.milliseconds + extra[index]!
-                }
-                let length = lengthMilliseconds(index)
-                if length > 0 {
-                    for span in spans where span.lowerBound < start + length && start < span.upperBound {
-                        if case .at = lines[index].start {
-                            throw placementError(index, "at \(SessionTime(milliseconds: start)) s would speak over a voice prompt or clip "
-                                + "(\(SessionTime(milliseconds: span.lowerBound))–\(SessionTime(milliseconds: span.upperBound)) s); move it")
-                        }
-                        if case .on = lines[index].start {
-                            throw placementError(index, "on its cue would speak over a voice prompt or clip "
-                                + "(\(SessionTime(milliseconds: span.lowerBound))–\(SessionTime(milliseconds: span.upperBound)) s); "
-                                + "pick a cycle without prompts or lower 'voice.prompt-cycles'")
-                        }
-                        waited += span.upperBound - start
-                        start = span.upperBound
-                    }
-                }
+                let wanted = cursor + pause(index).minimum + extra[Self.slot(index, rest: false), default: 0]
+                let start = try clear(index, from: wanted, of: spans)
+                waited += start - wanted
                 starts.append(start)
-                cursor = start + length
+                cursor = start + lengthMilliseconds(index) + rest(index).minimum + extra[Self.slot(index, rest: true), default: 0]
             }
             end = cursor
             if waited == pushed { break }

@@ -303,7 +303,8 @@
       return '<div class="item" data-line="' + i + '"><h3>Line ' + (i + 1) + '</h3>'
         + field('f-line-' + i + '-kind', 'Says or plays', '<S data-line-kind="' + i + '">' + options(['say', 'clip'], 'say', ['words', 'a clip']) + '</select>')
         + field('f-line-' + i + '-text', 'Words, or the clip\'s name', '<X data-line-text="' + i + '" type="text" spellcheck="true">', true)
-        + field('f-line-' + i + '-pause', 'Pause after (s)', '<X data-path="' + p + '.pause" type="number" min="0" max="3600" step="any" inputmode="decimal">')
+        + field('f-line-' + i + '-pause', 'Pause before (s)', '<X data-path="' + p + '.pause" type="number" min="0" max="3600" step="any" inputmode="decimal">')
+        + field('f-line-' + i + '-rest', 'Rest after (s)', '<X data-path="' + p + '.rest" type="number" min="0" max="3600" step="any" inputmode="decimal">')
         + field('f-line-' + i + '-during', 'During', '<S data-path="' + p + '.during" data-choice="1">' + options(['', 'settle', 'breathing', 'closing'], '', ['(flows on)', 'settle', 'breathing', 'closing']) + '</select>')
         + field('f-line-' + i + '-cycle', 'On cycle', '<X data-path="' + p + '.on.cycle" type="number" min="1" step="1" inputmode="numeric">')
         + field('f-line-' + i + '-phase', 'On phase', '<S data-path="' + p + '.on.phase" data-choice="1">' + options(['', 'inhale', 'hold-in', 'top-up', 'exhale', 'hold-out'], '', ['(none)', 'inhale', 'hold-in', 'top-up', 'exhale', 'hold-out']) + '</select>')
@@ -514,7 +515,7 @@
     if ((m = /^cues\.([a-z-]+)\.?(tone|pitch|gain)?/.exec(f))) { return ['f-cue-' + m[1] + '-' + (m[2] || 'tone')]; }
     if ((m = /^bells\.(start|end|every|gain)/.exec(f))) { return ['f-bells-' + m[1]]; }
     if ((m = /^guide\.lines\[(\d+)\]\.?([a-z]+)?/.exec(f))) {
-      var part = { say: 'text', clip: 'text', text: 'text', pause: 'pause', during: 'during', on: 'cycle' }[m[2]] || 'text';
+      var part = { say: 'text', clip: 'text', text: 'text', pause: 'pause', rest: 'rest', during: 'during', on: 'cycle' }[m[2]] || 'text';
       return ['f-line-' + m[1] + '-' + part];
     }
     if ((m = /^segments\[(\d+)\]\.?([a-z]+)?/.exec(f))) {
