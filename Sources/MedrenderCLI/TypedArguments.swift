@@ -60,7 +60,8 @@ struct ClockArgument: ExpressibleByArgument, Hashable {
         guard (1...3).contains(parts.count), let last = Double(parts.last!), last.isFinite else { return nil }
         var seconds = last
         for (place, part) in parts.dropLast().reversed().enumerated() {
-            guard let whole = Int(part), whole >= 0, (0..<60).contains(last) else { return nil }
+            // Seconds are under 60, and so are minutes after hours (`1:75` and `1:75:00` are no times).
+            guard let whole = Int(part), whole >= 0, (0..<60).contains(last), place == 1 || parts.count < 3 || whole < 60 else { return nil }
             seconds += Double(whole) * (place == 0 ? 60 : 3600)
         }
         self.seconds = seconds

@@ -50,6 +50,7 @@ import Testing
         (["--start", "720"], "--start 720.0 is not inside the session, which lasts 720.0 s"),
         (["--start", "-5"], "--start -5.0 is out of range"),
         (["--start", "1:75"], "--start"),
+        (["--start", "1:75:00"], "--start"),
         (["--start", "10", "--cues", "part.vtt"], "--cues is of the whole session"),
     ])
     func aPartOutsideTheSessionIsRefused(arguments: [String], message: String) throws {
