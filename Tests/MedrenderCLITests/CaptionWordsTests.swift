@@ -37,6 +37,14 @@ import Testing
         }
     }
 
+    /// The captions of the cue sheet `medrender cues` writes for the preset file `preset`.
+    static func captions(ofPreset preset: String, in dir: TemporaryDirectory) throws -> [String] {
+        let out = dir.file(URL(fileURLWithPath: preset).deletingPathExtension().lastPathComponent + ".vtt")
+        let result = try runMedrender(["cues", "--preset", preset, "--rate", "8000", "-o", out])
+        try #require(result.status == 0, "\(result.stderr)")
+        return captions(try String(contentsOfFile: out, encoding: .utf8))
+    }
+
     /// The spoken prompts and lead-in are captioned with what they say.
     @Test func spokenPromptsAreCaptionedWithTheirWords() throws {
         let dir = TemporaryDirectory("caption-prompts")
@@ -48,10 +56,7 @@ import Testing
             voice: { prompts: spoken, lead-in: spoken, prompt-cycles: 1 }
             guide: { voice: espeak-ng, lines: [{ say: "Settle in", pause: 1 }] }
             """)
-        let out = dir.file("spoken.vtt")
-        let result = try runMedrender(["cues", "--preset", preset, "--rate", "8000", "-o", out])
-        try #require(result.status == 0, "\(result.stderr)")
-        let captions = Self.captions(try String(contentsOfFile: out, encoding: .utf8))
+        let captions = try Self.captions(ofPreset: preset, in: dir)
         #expect(captions.contains("Settle in"), "\(captions)")
         #expect(!captions.contains { $0.hasPrefix("[voice") }, "a spoken prompt is captioned by its sound: \(captions)")
     }
@@ -69,10 +74,7 @@ import Testing
               outro: voice-outro
               clips: [{ sound: voice-intro, at: 90, text: "Welcome. Sit comfortably and let the breath settle." }]
             """)
-        let out = dir.file("recorded.vtt")
-        let result = try runMedrender(["cues", "--preset", preset, "--rate", "8000", "-o", out])
-        try #require(result.status == 0, "\(result.stderr)")
-        let captions = Self.captions(try String(contentsOfFile: out, encoding: .utf8))
+        let captions = try Self.captions(ofPreset: preset, in: dir)
         #expect(captions.filter { $0.contains("Welcome. Sit comfortably and let the breath settle.") }.count == 2, "\(captions)")
         #expect(captions.contains { $0.contains("voice-outro") }, "\(captions)")
         // Words that are not one line of plain text are refused where they stand.
