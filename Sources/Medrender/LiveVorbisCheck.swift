@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MedrenderCore
 import MedrenderIO
 
@@ -6,11 +7,10 @@ import MedrenderIO
 /// what they decode to: the file is checked as it is written instead of read again after, and the
 /// check runs on the core the mixer leaves idle.
 ///
-/// At most `queueLimit` packets wait, and a `batch` of them is being decoded; the encoder waits
-/// when the decoder falls that far behind, so memory does not grow with the session's length.
-// `@unchecked`: the queue, the flags, the failure and the figures are read and written under
-// `condition` only; the decoder and the meter belong to the decoding thread alone.
-final class LiveVorbisCheck: @unchecked Sendable {
+/// The packets go through a `HandOffQueue`: at most `queueLimit` wait, and a `batch` of them is
+/// being decoded; the encoder waits when the decoder falls that far behind, so memory does not
+/// grow with the session's length.
+final class LiveVorbisCheck: Sendable {
     /// About 22 s of audio at 48 kHz (a long block's packet is 1,024 frames): the decoder can
     /// give way to the encoders that long, and waits at the end for no more than that. A packet
     /// is held in an allocation of its own (about 300 bytes): 4,096 of them, and as many being
@@ -20,13 +20,11 @@ final class LiveVorbisCheck: @unchecked Sendable {
     /// takes this many at a time.
     static let batch = 64
 
-    private let condition = NSCondition()
-    private var queue: [VorbisPacket] = []
-    private var ended = false
-    private var stopped = false
-    private var failure: (any Error)?
-    private var figures: DecodedFigures?
-    private var finished = false
+    private let queue = HandOffQueue<VorbisPacket>(capacity: queueLimit, wake: batch)
+    /// What the stream decoded to, once the decoder has ended.
+    private let outcome = Mutex<Result<DecodedFigures, any Error>?>(nil)
+    /// Signalled once the decoder has ended (and again by each waiter, so every waiter passes).
+    private let ended = DispatchSemaphore(value: 0)
 
     /// Starts decoding the stream of `encoder` (from its headers on), keeping its first
     /// `totalFrames` frames: the stream's last packet decodes past the end, which a reader trims.
@@ -34,45 +32,40 @@ final class LiveVorbisCheck: @unchecked Sendable {
         let decoder = try VorbisPacketDecoder(headers: encoder.headerPackets)
         let measure = try DecodedMeasure(channels: decoder.channels, rate: decoder.rate)
         let box = Unchecked((decoder, measure))
-        BlockingWork.start("medrender decode check") { [self] in self.run(decoder: box.value.0, measure: box.value.1, totalFrames: totalFrames) }
-        encoder.packetObserver = { [self] packet in try self.submit(packet) }
+        BlockingWork.start("medrender decode check") { [self] in
+            let result = Result { try self.run(decoder: box.value.0, measure: box.value.1, totalFrames: totalFrames) }
+            // A decoder that failed stops the encoder: its next packet throws the failure.
+            if case .failure(let error) = result { queue.stop(error) }
+            outcome.withLock { $0 = result }
+            ended.signal()
+        }
+        encoder.packetObserver = { [self] packet in try self.queue.put(packet) }
     }
 
     /// The decoder and its meter, made here and handed to the decoding thread, which alone uses
     /// them from then on (hence `@unchecked`).
     private struct Unchecked<T>: @unchecked Sendable { let value: T; init(_ value: T) { self.value = value } }
 
-    /// Hands a packet to the decoder, waiting while the queue is full.
-    func submit(_ packet: VorbisPacket) throws {
-        condition.lock()
-        defer { condition.unlock() }
-        while queue.count >= Self.queueLimit, failure == nil, !finished { condition.wait() }
-        if let failure { throw failure }
-        queue.append(packet)
-        if queue.count == Self.batch { condition.broadcast() }
-    }
-
     /// Waits for the decoder to take every packet, and gives what the stream decodes to.
     func finish() throws -> DecodedFigures {
-        condition.lock()
-        defer { condition.unlock() }
-        ended = true
-        condition.broadcast()
-        while !finished { condition.wait() }
-        if let failure { throw failure }
-        return figures!
+        queue.finish()
+        return try waitForDecoder().get()
     }
 
     /// Stops the decoder without waiting for its figures (the render failed or was stopped).
     func stop() {
-        condition.lock()
-        stopped = true
-        condition.broadcast()
-        while !finished { condition.wait() }
-        condition.unlock()
+        queue.stop(RenderCancelled())
+        _ = waitForDecoder()
     }
 
-    private func run(decoder: VorbisPacketDecoder, measure: DecodedMeasure, totalFrames: Int64) {
+    private func waitForDecoder() -> Result<DecodedFigures, any Error> {
+        ended.wait()
+        ended.signal()
+        return outcome.withLock { $0! }
+    }
+
+    /// Decodes every packet handed over until the stream ends, and gives what it decoded to.
+    private func run(decoder: VorbisPacketDecoder, measure: DecodedMeasure, totalFrames: Int64) throws -> DecodedFigures {
         // The encoder's thread is the render's critical path: when the two cores have more to do
         // than they can, this thread gives way to it (it has until the encoder ends to catch up).
         // On Linux a nice value is a thread's own, and 0 names the calling thread.
@@ -81,46 +74,24 @@ final class LiveVorbisCheck: @unchecked Sendable {
         var interleaved = [Float](repeating: 0, count: 4096 * channels)
         var decoded: Int64 = 0
         var batch: [VorbisPacket] = []
-        do {
-            while true {
-                condition.lock()
-                while queue.count < Self.batch, !ended, !stopped { condition.wait() }
-                if stopped || queue.isEmpty {
-                    condition.unlock()
-                    break
-                }
-                // A batch at a time, the rest left waiting: what is held is the queue and one batch.
-                let n = min(Self.batch, queue.count)
-                batch.append(contentsOf: queue[..<n])
-                queue.removeFirst(n)
-                condition.broadcast()
-                condition.unlock()
-                for packet in batch {
-                    try decoder.decode(packet) { pcm, frames in
-                        let keep = Int(min(Int64(frames), max(0, totalFrames - decoded)))
-                        decoded += Int64(frames)
-                        guard keep > 0 else { return }
-                        if interleaved.count < keep * channels { interleaved = [Float](repeating: 0, count: keep * channels) }
-                        try interleaved.withUnsafeMutableBufferPointer { out in
-                            for c in 0..<channels {
-                                let channel = pcm[c]!
-                                for i in 0..<keep { out[i * channels + c] = channel[i] }
-                            }
-                            try measure.add(out.baseAddress!, frameCount: keep)
+        while try queue.take(upTo: Self.batch, into: &batch) {
+            for packet in batch {
+                try decoder.decode(packet) { pcm, frames in
+                    let keep = Int(min(Int64(frames), max(0, totalFrames - decoded)))
+                    decoded += Int64(frames)
+                    guard keep > 0 else { return }
+                    if interleaved.count < keep * channels { interleaved = [Float](repeating: 0, count: keep * channels) }
+                    try interleaved.withUnsafeMutableBufferPointer { out in
+                        for c in 0..<channels {
+                            let channel = pcm[c]!
+                            for i in 0..<keep { out[i * channels + c] = channel[i] }
                         }
+                        try measure.add(out.baseAddress!, frameCount: keep)
                     }
                 }
-                batch.removeAll(keepingCapacity: true)
             }
-            let result = try measure.figures()
-            condition.lock()
-            figures = result
-        } catch {
-            condition.lock()
-            failure = error
+            batch.removeAll(keepingCapacity: true)
         }
-        finished = true
-        condition.broadcast()
-        condition.unlock()
+        return try measure.figures()
     }
 }

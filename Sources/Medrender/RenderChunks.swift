@@ -76,100 +76,28 @@ public struct RenderCancelled: DiagnosedError, Hashable {
     public var description: String { "the reader of the stream went away; the render was stopped" }
 }
 
-/// Chunks handed from a producer's thread to an asynchronous reader, at most `capacity` waiting.
-// `@unchecked`: the buffer, the waiting continuation, the flags and the failure are read and
-// written under `condition` only; `capacity` is a constant.
-final class ChunkChannel: RenderSink, @unchecked Sendable {
-    private let condition = NSCondition()
-    private var buffer: [[UInt8]] = []
-    private var head = 0
-    private var waiting: CheckedContinuation<[UInt8]?, any Error>?
-    private var finished = false
-    private var failure: (any Error)?
-    private var cancelled = false
-    let capacity: Int
+/// Chunks handed from a producer's thread to an asynchronous reader, at most `capacity` waiting:
+/// a render's sink over a `HandOffQueue`.
+final class ChunkChannel: RenderSink, Sendable {
+    private let queue: HandOffQueue<[UInt8]>
 
-    init(capacity: Int) { self.capacity = capacity }
+    init(capacity: Int) { queue = HandOffQueue(capacity: capacity) }
 
-    private var pending: Int { buffer.count - head }
+    var isStopped: Bool { queue.isStopped }
 
-    var isStopped: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return cancelled
-    }
-
-    /// The render's side: hands over a copy of `bytes`, waiting while the reader is behind.
+    /// The render's side: hands over a copy of `bytes`, waiting while the reader is behind; throws
+    /// `RenderCancelled` once the reader has gone.
     func write(_ bytes: UnsafeRawBufferPointer) throws {
         guard bytes.count > 0 else { return }
-        let chunk = [UInt8](bytes)
-        condition.lock()
-        while pending >= capacity && !cancelled { condition.wait() }
-        if cancelled {
-            condition.unlock()
-            throw RenderCancelled()
-        }
-        if let reader = waiting {
-            waiting = nil
-            condition.unlock()
-            reader.resume(returning: chunk)
-            return
-        }
-        buffer.append(chunk)
-        condition.unlock()
+        try queue.put([UInt8](bytes))
     }
 
     /// The render's side: no more chunks; `error` when it failed.
-    func finish(_ error: (any Error)?) {
-        condition.lock()
-        finished = true
-        failure = error
-        let reader = waiting
-        waiting = nil
-        condition.unlock()
-        if let reader {
-            if let error { reader.resume(throwing: error) } else { reader.resume(returning: nil) }
-        }
-    }
+    func finish(_ error: (any Error)?) { queue.finish(error) }
 
     /// The reader's side: the next chunk, or nil at the end.
-    func next() async throws -> [UInt8]? {
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (reader: CheckedContinuation<[UInt8]?, any Error>) in
-                condition.lock()
-                if pending > 0 {
-                    let chunk = buffer[head]
-                    buffer[head] = []
-                    head += 1
-                    if head > 256, head * 2 > buffer.count {
-                        buffer.removeFirst(head)
-                        head = 0
-                    }
-                    condition.signal()
-                    condition.unlock()
-                    reader.resume(returning: chunk)
-                } else if finished || cancelled {
-                    let error = cancelled ? RenderCancelled() : failure
-                    condition.unlock()
-                    if let error { reader.resume(throwing: error) } else { reader.resume(returning: nil) }
-                } else {
-                    waiting = reader
-                    condition.unlock()
-                }
-            }
-        } onCancel: {
-            cancel()
-        }
-    }
+    func next() async throws -> [UInt8]? { try await queue.next(cancelled: RenderCancelled()) }
 
     /// The reader went away: the render's next write fails, and a waiting read ends.
-    func cancel() {
-        condition.lock()
-        cancelled = true
-        condition.broadcast()
-        let reader = waiting
-        waiting = nil
-        condition.unlock()
-        reader?.resume(throwing: RenderCancelled())
-    }
+    func cancel() { queue.stop(RenderCancelled()) }
 }

@@ -1,9 +1,9 @@
 import Dispatch
 import Synchronization
 
-/// The render's one hand-off between two threads: `depth` slots that a producer, on a thread of
-/// its own, fills in turn and a consumer, on the calling thread, reads in the same order. What a
-/// slot holds is its user's (pass 2's blocks of samples, the video's pictures, in memory allocated
+/// The hand-off of memory allocated once between two threads (values go through a
+/// `HandOffQueue`): `depth` slots that a producer, on a thread of its own, fills in turn and a
+/// consumer, on the calling thread, reads in the same order. What a slot holds is its user's (pass 2's blocks of samples, the video's pictures, in memory allocated
 /// once); the ring hands each slot from one thread to the other, so no Swift collection is shared
 /// between them. A consumer that throws stops the producer, and the producer is joined before
 /// `run` returns, however it ends. A ring runs once.
