@@ -18,8 +18,9 @@ import Testing
     }
 
     /// The slope, in dB per octave, of a line fitted to the octave bands' power from 50 Hz to
-    /// 15 kHz, the power a Welch average of Hann-windowed 8192-point FFTs.
-    static func slope(_ x: [Double], rate: Int) -> Double {
+    /// 15 kHz, the power a Welch average of Hann-windowed 8192-point FFTs, less the high-pass's
+    /// response (`NoiseColour.decibels(atHertz:)` with the slope taken out).
+    static func slope(_ x: [Double], rate: Int, colour: NoiseColour) -> Double {
         let size = 8192
         var psd = [Double](repeating: 0, count: size / 2)
         var start = 0
@@ -37,7 +38,11 @@ import Testing
             let high = min(low * 2, 15000)
             let bins = Int((low / bin).rounded(.up))...Int((high / bin).rounded(.down))
             let mean = bins.map { psd[$0] }.reduce(0, +) / Double(bins.count)
-            points.append((log2((low * high).squareRoot()), 10 * log10(mean)))
+            let highPass = bins.map { f -> Double in
+                let hertz = Double(f) * bin
+                return pow(10, (colour.decibels(atHertz: hertz) - colour.slopeDecibelsPerOctave! * log2(hertz / 1000)) / 10)
+            }.reduce(0, +) / Double(bins.count)
+            points.append((log2((low * high).squareRoot()), 10 * log10(mean / highPass)))
             low *= 2
         }
         let mx = points.map(\.0).reduce(0, +) / Double(points.count), my = points.map(\.1).reduce(0, +) / Double(points.count)
@@ -49,7 +54,7 @@ import Testing
     func spectralSlopeIsTheColours(rate: Int, colour: NoiseColour) {
         let noise = Self.render(colour, rate: rate, from: 3 * Int64(rate), frames: 6 * rate)
         for channel in 0..<2 {
-            let slope = Self.slope((0..<6 * rate).map { Double(noise[$0 * 2 + channel]) }, rate: rate)
+            let slope = Self.slope((0..<6 * rate).map { Double(noise[$0 * 2 + channel]) }, rate: rate, colour: colour)
             #expect(abs(slope - colour.slopeDecibelsPerOctave!) <= 0.5, "\(colour) at \(rate) Hz, channel \(channel): \(slope) dB/octave")
         }
     }
@@ -96,6 +101,31 @@ import Testing
             }
             // Not a flat or a pink spectrum: the definition's bass lift is there (+27.6 dB at 50 Hz over 1 kHz).
             #expect(bands[0].measured - bands[4].measured > 18)
+        }
+    }
+
+    /// No more than 10 % of a colour's power is under 20 Hz, where no speaker plays: a Welch average
+    /// of Hann-windowed 32768-point FFTs (1.5 Hz a bin at 48 kHz) over 20 s, each channel.
+    @Test(arguments: [44100, 48000], NoiseColour.allCases)
+    func littleOfTheNoiseIsInfrasound(rate: Int, colour: NoiseColour) {
+        let size = 32768, seconds = 20
+        let noise = Self.render(colour, rate: rate, from: 2 * Int64(rate), frames: seconds * rate)
+        for channel in 0..<2 {
+            var psd = [Double](repeating: 0, count: size / 2)
+            var start = 0
+            while start + size <= seconds * rate {
+                var re = (0..<size).map { Double(noise[(start + $0) * 2 + channel]) * (0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(size))) }
+                var im = [Double](repeating: 0, count: size)
+                Spectrum.fft(&re, &im)
+                for k in 0..<size / 2 { psd[k] += re[k] * re[k] + im[k] * im[k] }
+                start += size / 2
+            }
+            let under = Int(20 * Double(size) / Double(rate))
+            let share = psd[0...under].reduce(0, +) / psd.reduce(0, +)
+            #expect(share <= 0.10, "\(colour) at \(rate) Hz, channel \(channel): \(share * 100) % of its power under 20 Hz")
+            // The high-pass leaves the colour itself: the band from 50 to 100 Hz still carries power.
+            let band = Int(50 * Double(size) / Double(rate))...Int(100 * Double(size) / Double(rate))
+            #expect(psd[band].reduce(0, +) / psd.reduce(0, +) > (colour == .white ? 0.001 : 0.01))
         }
     }
 
