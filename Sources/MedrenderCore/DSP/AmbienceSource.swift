@@ -2,26 +2,43 @@ import Foundation
 
 /// An ambience generated as it plays (`generator:` in a bed).
 public enum AmbienceKind: String, CaseIterable, Hashable, Sendable {
-    /// Rain: a band-limited hiss with drops, its intensity drifting over minutes.
+    /// Rain: a band-limited hiss with drops, its intensity drifting over minutes and in gusts.
     case rain
-    /// Ocean surf: waves every 8–12 s, each of its own size, under a sea state that drifts.
+    /// Ocean surf: waves every 6–14 s, each of its own size, under a sea state that drifts.
     case ocean
     /// A stream: babbling water whose flow drifts over minutes.
     case stream
     /// Wind: a moving band of noise that rises and falls in gusts.
     case wind
 
-    /// The integrated loudness of the ambience at unit gain in stereo, in LUFS, as measured over
-    /// long renders (ITU-R BS.1770 through libebur128; GeneratedAmbienceLoudnessTests): the bed's
-    /// gain for a level is the level less this.
-    public var loudnessLUFS: Double {
-        switch self {
-        case .rain: -6.5
-        case .ocean: -15.0
-        case .stream: -16.9
-        case .wind: -15.5
-        }
+    /// The integrated loudness of the ambience at unit gain in stereo at `rate`, in LUFS: the
+    /// bed's gain for a level is the level less this. Its noises are shaped in bands of fixed
+    /// width in hertz, so at a higher rate less of their power falls in them: the figure moves by
+    /// up to 12 LU from 8 to 96 kHz. Measured (ITU-R BS.1770 through libebur128, 5 or 10 minutes
+    /// of each, the rain's over four seeds; GeneratedAmbienceLoudnessTests) at the rates below,
+    /// interpolated on the octave between. The wind's gusts move ten minutes' loudness by ±1.5 LU
+    /// from one seed to another, the other beds' by ±0.5.
+    public func loudnessLUFS(atRate rate: Int) -> Double {
+        let table = Self.measuredLoudness[self]!
+        let octave = log2(Double(rate))
+        guard let upper = table.firstIndex(where: { log2(Double($0.rate)) >= octave }) else { return table.last!.lufs }
+        guard upper > 0 else { return table[0].lufs }
+        let a = table[upper - 1], b = table[upper]
+        let t = (octave - log2(Double(a.rate))) / (log2(Double(b.rate)) - log2(Double(a.rate)))
+        return a.lufs + t * (b.lufs - a.lufs)
     }
+
+    /// The loudness measured at unit gain, by rate (ascending).
+    static let measuredLoudness: [AmbienceKind: [(rate: Int, lufs: Double)]] = [
+        .rain: [(8000, -4.0), (11025, -4.6), (16000, -5.9), (22050, -7.3), (24000, -7.7), (32000, -8.9), (44100, -9.9), (48000, -10.1),
+                (88200, -9.3), (96000, -8.9)],
+        .ocean: [(8000, -10.5), (11025, -12.1), (16000, -14.0), (22050, -15.5), (24000, -15.9), (32000, -17.3), (44100, -18.7),
+                 (48000, -19.1), (88200, -21.8), (96000, -22.2)],
+        .stream: [(8000, -16.3), (11025, -16.8), (16000, -17.7), (22050, -18.4), (24000, -18.5), (32000, -19.1), (44100, -19.6),
+                  (48000, -19.6), (88200, -19.0), (96000, -18.7)],
+        .wind: [(8000, -13.6), (11025, -14.5), (16000, -15.8), (22050, -17.1), (24000, -17.4), (32000, -18.6), (44100, -20.0),
+                (48000, -20.4), (88200, -23.0), (96000, -23.3)],
+    ]
 
     /// The warm-up before a chunk: 46 time constants of the ambience's slowest filter (rain: its
     /// drops' 4-ms resonator; ocean: its 110-Hz rumble, two poles; a stream: its bubbles' 12-ms
@@ -59,7 +76,7 @@ public enum AmbienceKind: String, CaseIterable, Hashable, Sendable {
 /// warm-up is under 10⁻²⁰ and a chunk starts where its neighbour left off. Its slow variation
 /// is a closed-form function of time: value noise (seeded knots, smoothly joined) at several
 /// unrelated periods, and for the ocean a table of waves whose times are a running sum of
-/// seeded 8–12-s intervals, so no period ever comes back. The variation is worked out every
+/// seeded 6–14-s intervals, so no period ever comes back. The variation is worked out every
 /// `controlFrames` frames and its amplitude, the envelope, joined linearly between them.
 public final class AmbienceSource: GeneratedSource {
     public let kind: AmbienceKind
@@ -214,8 +231,9 @@ public final class AmbienceSource: GeneratedSource {
     private func extendWaves(to t: Double) {
         while (waveTimes.last ?? -20) < t + 40 {
             let k = Int64(waveTimes.count)
-            // An interval of 8–12 s, leaning to the middle (the mean of two draws).
-            let interval = 8 + 2 * (uniform(101, k) + uniform(102, k))
+            // An interval of 6–14 s, any length as likely: leaning to 10 s (the mean of two
+            // draws from 8–12 s) left the swell correlated 0.57 with itself two waves later.
+            let interval = 6 + 8 * uniform(101, k)
             let crest = (waveTimes.last ?? -10 * uniform(103, 0)) + interval
             // A size of its own, under a sea state that drifts over minutes.
             let seaState = 0.8 + 0.2 * drift(crest, [(173, 1), (509, 1)], stream: 104)
@@ -264,8 +282,12 @@ public final class AmbienceSource: GeneratedSource {
         var c = Control()
         switch kind {
         case .rain:
-            // Intensity drifts over minutes: a shower builds and eases, never quite stopping.
-            let intensity = min(1, max(0.1, 0.55 + 0.9 * drift(t, [(47, 0.3), (131, 0.4), (373, 0.3)], stream: 1)))
+            // Intensity drifts over minutes, a shower building and easing and never quite stopping,
+            // and comes and goes in gusts of a few seconds: with the drift alone, the rain 20 s
+            // on sounded as it does now (its envelope correlated 0.80 with itself at that lag).
+            let slow = drift(t, [(47, 0.3), (131, 0.4), (373, 0.3)], stream: 1)
+            let gusts = drift(t, [(3.1, 0.3), (5.3, 0.4), (8.9, 0.3)], stream: 5)
+            let intensity = min(1, max(0.1, 0.55 + 0.5 * slow + 0.6 * gusts))
             c.envelope = 0.6 + 0.4 * intensity
             c.eventChance = (300 + 2600 * intensity) / Double(rate)
         case .ocean:

@@ -13,9 +13,9 @@ public enum BedGenerator: String, CaseIterable, Hashable, Sendable {
     /// The bed's name where a sound's name is shown: "pink noise", "generated rain".
     public var displayName: String { noiseColour != nil ? "\(rawValue) noise" : "generated \(rawValue)" }
 
-    /// The integrated loudness of the generator at unit gain in stereo, in LUFS: what the bed's
-    /// gain for a level is measured from.
-    public var loudnessLUFS: Double { noiseColour?.loudnessLUFS ?? ambience!.loudnessLUFS }
+    /// The integrated loudness of the generator at unit gain in stereo at `rate`, in LUFS: what
+    /// the bed's gain for a level is measured from.
+    public func loudnessLUFS(atRate rate: Int) -> Double { noiseColour?.loudnessLUFS ?? ambience!.loudnessLUFS(atRate: rate) }
 
     /// A source of the generator's frames at `rate`, in `channels`, from `seed`.
     public func makeSource(rate: Int, channels: Int, seed: UInt64) -> any GeneratedSource {

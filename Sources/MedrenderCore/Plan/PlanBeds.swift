@@ -48,7 +48,7 @@ extension RenderPlan {
                     // Generated: its level from the generator's known loudness, its seed from the session's.
                     beds[beds.count - 1].generator = generator
                     beds[beds.count - 1].seamFrames = 0
-                    beds[beds.count - 1].gain = Float(decibelsToGain(bed.levelLUFS - generator.loudnessLUFS))
+                    beds[beds.count - 1].gain = Float(decibelsToGain(bed.levelLUFS - generator.loudnessLUFS(atRate: options.rate)))
                 }
             }
         }
