@@ -8,7 +8,9 @@ import Testing
 
 /// In a one-minute session the end bell rings out, or the plan says it cannot: for every stock
 /// preset with an end bell, the bell's decay in the file (decoded by ffmpeg) is the bell's own,
-/// not a fade's, from its onset to its last second.
+/// not a fade's, from its onset to its last second. A guided preset's closing lines fill the end
+/// of a short session: its bell moves before them and rings out all the same (heard here with
+/// no dip under the words, `cue-under-prompt: 0`, so that its own fall is what is measured).
 @Suite struct EndBellRingOutTests {
     static let names = library.presetNames()
 
@@ -30,14 +32,17 @@ import Testing
     func theEndBellRingsOutInAMinute(name: String) throws {
         let dir = try TemporaryDirectory()
         let file = try library.presetPath(name)
-        let session = try PresetDecoder.load(path: file)
+        var session = try PresetDecoder.load(path: file)
         guard let bell = session.bells.end else { return }
+        session.voice.cueUnderPromptDecibels = 0
         let rate = 8000
         var req = RenderRequest(session: session, presetFile: file, options: RenderOptions(rate: rate, length: .duration(.seconds(60)), layers: [.bells]),
                                 format: .wav(.float32), destination: .file(dir.file("b.wav")), library: library)
         req.threads = 1
         let plan = try Renderer.check(req)
-        if plan.notes.contains(where: { $0.contains("end bell") && $0.contains("before it has rung out") }) { return }  // it says it cannot
+        let cut = plan.notes.contains { $0.contains("end bell") && $0.contains("before it has rung out") }
+        #expect(!(cut && session.guide != nil), "\(name): the end bell of a guided session is cut: \(plan.notes)")
+        if cut { return }  // it says it cannot
         guard let last = plan.clips.last(where: { $0.sound == .file(bell) }) else {
             Issue.record("\(name): no end bell and no note why")
             return

@@ -81,11 +81,14 @@ struct ClipPlacer {
         let endRing = bells.end.map { bell in (bells.endStrikes.offsets.last ?? .zero) + (known ? duration(of: bell) : .zero) }
         var closingCursor = try placeOutro(endRing: endRing)
         // The script's lines, placed around the voice above; the end bell rings after the last
-        // word of the closing, as after the outro, so no line speaks over its ring.
+        // word of the closing, as after the outro, so no line speaks over its ring, unless it
+        // has no room there.
+        let beforeLines = closingCursor
         try placeScript()
         if let last = guideLines.map(\.endFrame).max(), last > frames(closingCursor) {
             closingCursor = SessionTime(covering: last, atRate: options.rate) + .seconds(1)
         }
+        closingCursor = endBellCursor(after: closingCursor, beforeLines: beforeLines, endRing: endRing)
         noteEndBellRoom(closingCursor: closingCursor, endRing: endRing)
         if options.layers.contains(.bells) {
             placeEndBell(closingCursor: closingCursor)
@@ -212,6 +215,18 @@ struct ClipPlacer {
             return closingCursor + duration(of: outro) + .seconds(1)
         }
         return closingCursor
+    }
+
+    /// Where the end bell rings: after the closing's lines (`cursor`), or, when its ring would be
+    /// cut by the session's end there (a short session, whose closing lines fill its end), where
+    /// the closing's lines were free to start (`beforeLines`): the bell then marks the end of the
+    /// breathing, and the lines speak over its ring, which dips under them as any bell does.
+    private mutating func endBellCursor(after cursor: SessionTime, beforeLines: SessionTime, endRing: SessionTime?) -> SessionTime {
+        guard known, let endRing, let bell = session.bells.end, cursor > beforeLines, cursor + endRing > total,
+              beforeLines < total else { return cursor }
+        notes.append("the end bell ('\(bell)', \(endRing.secondsText) s) has no room to ring out after the closing's lines: "
+            + "it rings at \(beforeLines.secondsText) s, before them")
+        return beforeLines
     }
 
     /// Notes an end bell that has no room after the closing's voice, or too little to ring out,
