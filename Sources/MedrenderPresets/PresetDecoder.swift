@@ -74,10 +74,7 @@ public enum PresetDecoder {
         if let node = fields["metadata"] { try decodeMetadata(node, file: file, into: &session.metadata) }
         if let node = fields["guide"] {
             session.guide = try decodeGuide(node)
-            // Spoken words over a bed: it dips deeper than under a clip, unless the preset says how deep.
-            if !session.voice.duckGiven { session.voice.duckDecibels = VoiceSettings.guidedDuckDecibels }
-            // Cues and bells under a sentence dip deeper than under a one-word prompt.
-            if !session.voice.cueUnderPromptGiven { session.voice.cueUnderPromptDecibels = VoiceSettings.guidedCueUnderPromptDecibels }
+            session.voice.useGuidedDefaults()
         }
         if let node = fields["language"] { session.language = try decodeLanguage(node) }
         if let node = fields["beats"] { session.beats = try decodeBeats(node) }
@@ -475,8 +472,14 @@ public enum PresetDecoder {
             voice.duckDecibels = try n.number(in: -40...0, unit: "dB")
             voice.duckGiven = true
         }
-        if let n = fields["duck-attack"] { voice.duckAttack = try n.seconds(in: 0...10) }
-        if let n = fields["duck-release"] { voice.duckRelease = try n.seconds(in: 0...10) }
+        if let n = fields["duck-attack"] {
+            voice.duckAttack = try n.seconds(in: 0...10)
+            voice.duckAttackGiven = true
+        }
+        if let n = fields["duck-release"] {
+            voice.duckRelease = try n.seconds(in: 0...10)
+            voice.duckReleaseGiven = true
+        }
         if let n = fields["duck-curve"] { voice.duckCurve = try n.choice(FadeCurve.self, what: "duck curve") }
         if let n = fields["duck-hold"] { voice.duckHold = try n.seconds(in: 0...30) }
         if let n = fields["cue-under-prompt"] {
