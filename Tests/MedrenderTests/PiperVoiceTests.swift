@@ -161,14 +161,16 @@ import Testing
         try FileManager.default.copyItem(atPath: voice.model, toPath: dir.file("voices/teacher.onnx"))
         try FileManager.default.copyItem(atPath: voice.config, toPath: dir.file("voices/teacher.onnx.json"))
         let lines = "    - say: \"Welcome.\"\n    - say: \"Let the shoulders soften.\"\n"
-        var outputs: [Data] = []
+        var outputs: [Data] = [], samples: [[Float]] = []
         for (index, name) in ["piper:en_US-joe-medium", "piper:en_US-joe-medium", "piper:voices/teacher.onnx"].enumerated() {
             let file = GuidedSpeechTests.preset(dir, voice: name, lines: lines)
             let (report, _) = try Self.render(file, dir: dir, cache: dir.file("cache-\(index)"))
             #expect(report.voice == (index < 2 ? "piper:en_US-joe-medium" : "piper:\(dir.path)/voices/teacher.onnx"))
             outputs.append(try Data(contentsOf: URL(fileURLWithPath: dir.file("out.wav"))))
+            samples.append(try readSound(dir.file("out.wav")).samples)
         }
         #expect(outputs[0] == outputs[1], "two renders on a cold cache differ")
-        #expect(outputs[0] == outputs[2], "the same model by name and by path speaks otherwise")
+        // The tags differ (the credit names the voice as the script does), the sound does not.
+        #expect(samples[0] == samples[2], "the same model by name and by path speaks otherwise")
     }
 }
