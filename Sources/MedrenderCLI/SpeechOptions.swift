@@ -9,7 +9,7 @@ struct SpeechOptions: ParsableArguments {
                                valueName: "seconds"))
     var speechTimeout: Double?
 
-    @Option(name: .customLong("voices"), parsing: .unconditional,
+    @Option(name: .customLong("voices"), parsing: .unconditionalSingleValue,
             help: ArgumentHelp("A folder of Piper voices (NAME.onnx beside NAME.onnx.json), searched before $MEDRENDER_VOICES, $XDG_DATA_HOME/piper-voices, /usr/share/piper-voices and the installed Python packages' voices; may be given more than once.",
                                valueName: "dir"))
     var voiceFolders: [String] = []

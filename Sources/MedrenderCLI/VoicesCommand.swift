@@ -7,7 +7,7 @@ struct VoicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "voices", abstract: "List the speech engines and voices installed for guided scripts.")
 
-    @Option(name: .customLong("voices"), parsing: .unconditional,
+    @Option(name: .customLong("voices"), parsing: .unconditionalSingleValue,
             help: ArgumentHelp("A folder of Piper voices (NAME.onnx beside NAME.onnx.json), searched first; may be given more than once.",
                                valueName: "dir"))
     var voiceFolders: [String] = []

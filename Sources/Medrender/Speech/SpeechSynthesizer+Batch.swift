@@ -46,7 +46,8 @@ extension SpeechSynthesizer {
         var all = self
         all.timeLimitSeconds = timeLimitSeconds * Double(requests.count)
         let lastLine = try all.speak(first, executable: executable,
-                                     arguments: PiperEngine.arguments(model: voice.model) + ["-i", textFile, "-d", scratch], place: place)
+                                     arguments: PiperEngine.arguments(model: voice.model) + ["-i", textFile, "-d", scratch], place: place,
+                                     lines: requests.count)
         let files = Self.spokenFiles(in: scratch)
         guard files.count == requests.count else {
             throw RenderError("\(place): piper ('piper') wrote audio for \(files.count) of \(requests.count) lines"

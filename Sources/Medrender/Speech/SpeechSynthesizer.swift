@@ -129,9 +129,9 @@ public struct SpeechSynthesizer: Sendable {
         return final
     }
 
-    /// Runs the engine of `request` to its end, within the time limit; the last line it wrote to
-    /// its standard error. Throws when it could not start, failed, ran too long or was cancelled.
-    func speak(_ request: SpeechRequest, executable: String, arguments: [String], place: String) throws -> String {
+    /// Runs the engine of `request` to its end, within the time limit (for `lines` lines); the
+    /// last line it wrote to its standard error. Throws when it could not start, failed, ran too long or was cancelled.
+    func speak(_ request: SpeechRequest, executable: String, arguments: [String], place: String, lines: Int = 1) throws -> String {
         let group: ProcessGroup
         do throws(IOError) {
             group = try ProcessGroup(executable: executable, arguments: arguments)
@@ -152,7 +152,7 @@ public struct SpeechSynthesizer: Sendable {
             throw RenderError("\(place): \(engine) was ended by signal \(signal)\(said); check the voice '\(request.voice)' and the text",
                               category: .badData)
         case .timedOut:
-            throw RenderError("\(place): \(engine) ran past the time limit of \(String(format: "%g", timeLimitSeconds)) s for one line "
+            throw RenderError("\(place): \(engine) ran past the time limit of \(String(format: "%g", timeLimitSeconds)) s for \(lines == 1 ? "one line" : "\(lines) lines") "
                 + "and was stopped\(said); raise the limit ({speech-timeout}) or check that the program ends", category: .io)
         case .stopped:
             throw CancellationError()
