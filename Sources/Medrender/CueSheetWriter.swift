@@ -36,6 +36,7 @@ public enum CueSheetWriter {
     /// The JSON text of the cue sheet, built in one pass over the schedule.
     public static func json(_ plan: RenderPlan) -> String {
         var text = "{\"rate\": \(plan.rate), \"frames\": \(plan.totalFrames), \"cycles\": \(plan.schedule.cycleCount),\n"
+        if let speaker = plan.guide.speaker { text += " \"voice\": \"\(escape(speaker))\",\n" }
         text += " \"sections\": ["
         text += plan.sections.map {
             "{\"name\": \"\(escape(plan.guide.language.words.section($0)))\", \"frame\": \($0.frame), \"seconds\": \($0.time)}"

@@ -232,7 +232,7 @@ public struct RenderJob: Sendable {
                 + Self.streamNotes(truePeak: rewritable || !lossy ? nil : decoded?.truePeak, plan: plan)
                 + Self.overNotes(truePeak: rewritable ? decoded?.truePeak : nil, plan: plan, retries: policy.retries),
             samplePeakDBFS: peak > 0 ? gainToDecibels(Double(peak)) : nil,
-            limiterReductionDecibels: -gainToDecibels(Double(figures.deepestGain)))
+            limiterReductionDecibels: -gainToDecibels(Double(figures.deepestGain)), voice: plan.guide.speaker)
     }
 
     /// What the report says of an OGG streamed as it is encoded that decodes over the ceiling: it

@@ -31,6 +31,9 @@ public struct RenderReport: Sendable, Codable, Hashable {
     public var samplePeakDBFS: Double?
     /// The deepest gain reduction of the true-peak limiter, in dB (0 when it never acted).
     public var limiterReductionDecibels: Double
+    /// The voice that spoke the guided script, prompts and lead-in, as `ENGINE:VOICE`
+    /// (`piper:en_US-joe-medium`); nil when nothing is spoken.
+    public var voice: String? = nil
 }
 
 /// How far a render has come: pass 1 measures, pass 2 writes (from 0 again each time a lossy

@@ -168,6 +168,7 @@ public struct SessionRequest: Sendable, Hashable, Encodable {
         if let language { session.language = language }
         if let voice, session.guide != nil {
             session.guide!.voice = voice
+            session.guide!.fallbacks = []
             session.guide!.voiceLocation = nil
         }
         if length == .fitToGuide { session.fitsGuide = true }

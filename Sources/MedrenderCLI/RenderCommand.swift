@@ -241,6 +241,7 @@ enum ReportText {
         if let range = report.loudnessRangeLU { text += String(format: ", LRA %.1f LU", range) }
         if let peak = report.truePeakDBTP { text += String(format: ", true peak %.1f dBTP", peak) }
         text += String(format: ", gain %+.1f dB", report.gainDecibels)
+        if let voice = report.voice { text += ", spoken by \(voice)" }
         for stem in report.stems { text += "\n  stem \(stem)" }
         return text + "\n"
     }

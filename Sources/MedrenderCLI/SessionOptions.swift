@@ -14,7 +14,7 @@ struct SessionOptions: ParsableArguments {
             help: "Session length in minutes (decimal, up to 1440), or 'fit' for as long as the preset's guided script or voice track. Default: the preset's.")
     var minutes: MinutesArgument?
 
-    @Option(name: .long, help: "The guided script's voice, ENGINE[:NAME]: festival, espeak-ng, flite or command:PROGRAM.")
+    @Option(name: .long, help: "The guided script's voice, ENGINE[:NAME]: festival, espeak-ng, flite, piper (piper:en_US-joe-medium or piper:MODEL.onnx) or command:PROGRAM.")
     var voice: String?
 
     @Option(name: .long, help: "The language of the words and the voice: en, de, fr, es, it or pt.")

@@ -36,12 +36,7 @@ public struct PresetConfinement: Sendable {
     /// preset stands (its relative sounds are found beside it). The error names the field as the
     /// preset does, and for a path says only that it is outside the library.
     public func check(_ session: Session, presetFile: String, library: PresetLibrary) throws(PresetError) {
-        if !allowsCommandVoices, let voice = session.guide?.voice, voice.engine == .command {
-            let location = session.guide?.voiceLocation
-            throw PresetError(file: location?.file ?? presetFile, field: "guide.voice", line: location?.line, column: location?.column,
-                              message: "the 'command' engine runs a program, which this server does not do for a preset it is "
-                                  + "given; choose festival, espeak-ng or flite", category: .usage)
-        }
+        try checkVoices(session, presetFile: presetFile)
         for ref in session.soundsUsed where !isInside(ref, presetFile: presetFile, library: library) {
             throw PresetError(file: presetFile, field: "sound", message: "the sound '\(ref.name)' is outside the library; name a sound "
                 + "of the library's Sounds/ by name, such as 'rain'", category: .usage)
@@ -50,6 +45,28 @@ public struct PresetConfinement: Sendable {
             throw PresetError(file: presetFile, field: "metadata.cover", message: "the cover '\(URL(fileURLWithPath: cover).lastPathComponent)' "
                 + "is outside the library; put the image in the library's Sounds/ or Presets/ folder and name it from there",
                 category: .usage)
+        }
+    }
+
+    /// Refuses a `command` voice among the script's choices (unless allowed) and a Piper model
+    /// given by a path outside the folders; a Piper voice by name is found in the server's own
+    /// voice folders, and is fine.
+    func checkVoices(_ session: Session, presetFile: String) throws(PresetError) {
+        let location = session.guide?.voiceLocation
+        func refuse(_ message: String) -> PresetError {
+            PresetError(file: location?.file ?? presetFile, field: "guide.voice", line: location?.line, column: location?.column,
+                        message: message, category: .usage)
+        }
+        for voice in session.guide?.choices ?? [] {
+            if !allowsCommandVoices, voice.engine == .command {
+                throw refuse("the 'command' engine runs a program, which this server does not do for a preset it is "
+                    + "given; choose festival, espeak-ng, flite or piper")
+            }
+            if voice.engine == .piper, let name = voice.name, GuideVoice.isModelPath(name),
+               name.hasPrefix("~") || name.split(separator: "/").contains("..") || !contains(path: name) {
+                throw refuse("the Piper model '\(URL(fileURLWithPath: name).lastPathComponent)' is outside the library; put it in the "
+                    + "library's Presets/ or Sounds/ folder and name it from there, or name an installed voice (piper:en_US-joe-medium)")
+            }
         }
     }
 

@@ -17,12 +17,14 @@ extension PresetDecoder {
         return true
     }
 
-    /// `guide: { voice: { engine, name }, lines: [ … ] }`.
+    /// `guide: { voice: { engine, name } | ENGINE[:NAME] | [choices…], lines: [ … ] }`.
     static func decodeGuide(_ node: PresetNode) throws(PresetError) -> GuideScript {
         let fields = try node.mapping(allowed: ["voice", "lines"])
         var script = GuideScript(lines: [])
         if let v = fields["voice"] {
-            script.voice = try decodeGuideVoice(v)
+            let choices = try decodeGuideVoices(v)
+            script.voice = choices.first
+            script.fallbacks = Array(choices.dropFirst())
             script.voiceLocation = ScriptLocation(file: v.file, line: v.line ?? 0, column: v.column ?? 0)
         }
         guard let linesNode = fields["lines"] else {
@@ -34,20 +36,43 @@ extension PresetDecoder {
         return script
     }
 
-    /// `voice: { engine: festival|espeak-ng|flite|command, name: VOICE }`, or `voice: ENGINE[:NAME]`.
+    /// One voice, or a list of choices tried in order (`[piper:en_US-joe-medium, festival]`).
+    static func decodeGuideVoices(_ node: PresetNode) throws(PresetError) -> [GuideVoice] {
+        guard case .sequence = node.node else { return [try decodeGuideVoice(node)] }
+        let items = try node.sequence()
+        guard !items.isEmpty else {
+            throw node.error("is an empty list; give one voice or several to try in order, such as [piper:en_US-joe-medium, festival]")
+        }
+        var voices: [GuideVoice] = []
+        for item in items { voices.append(try decodeGuideVoice(item)) }
+        return voices
+    }
+
+    /// `voice: { engine: festival|espeak-ng|flite|piper|command, name: VOICE }`, or `voice: ENGINE[:NAME]`.
+    /// A Piper model given by path is found beside the preset.
     static func decodeGuideVoice(_ node: PresetNode) throws(PresetError) -> GuideVoice {
         if case .scalar = node.node {
             let text = try node.string()
-            return try guideVoice(text, node: node)
+            return besidePreset(try guideVoice(text, node: node), file: node.file)
         }
         let f = try node.mapping(allowed: ["engine", "name"])
-        guard let e = f["engine"] else { throw node.error("give the voice's 'engine': festival, espeak-ng, flite or command") }
+        guard let e = f["engine"] else { throw node.error("give the voice's 'engine': festival, espeak-ng, flite, piper or command") }
         var voice = GuideVoice(engine: try e.choice(GuideVoice.Engine.self, what: "speech engine"))
         if let n = f["name"] { voice.name = try n.name() }
         if voice.engine == .command, voice.name == nil {
             throw node.error("the 'command' engine needs 'name': the program to run with the text and an output path")
         }
-        return voice
+        return besidePreset(voice, file: node.file)
+    }
+
+    /// The voice with a Piper model's relative path made relative to the preset's folder, as a
+    /// sound's is.
+    static func besidePreset(_ voice: GuideVoice, file: String) -> GuideVoice {
+        guard voice.engine == .piper, let name = voice.name, GuideVoice.isModelPath(name), !name.hasPrefix("/"), !file.isEmpty else {
+            return voice
+        }
+        let dir = URL(fileURLWithPath: file).deletingLastPathComponent().path
+        return GuideVoice(engine: .piper, name: dir + "/" + name)
     }
 
     /// `ENGINE[:NAME]`, as `--voice` and a short `voice:` give it.

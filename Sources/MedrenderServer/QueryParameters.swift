@@ -77,9 +77,15 @@ enum QueryParameters {
         if let voice = values["voice"] {
             // A request names an installed engine; it never names a program for the server to run.
             guard !voice.hasPrefix("command") else {
-                throw ParameterError("voice", value: voice, "names a program: the service speaks with festival, espeak-ng or flite (ENGINE[:NAME]); it runs no program a request names")
+                throw ParameterError("voice", value: voice, "names a program: the service speaks with festival, espeak-ng, flite or piper (ENGINE[:NAME]); it runs no program a request names")
             }
-            p.voice = try GuideVoice(parsing: voice)
+            let parsed = try GuideVoice(parsing: voice)
+            // A Piper voice by name is one of the server's own; a model's path is a file the request names.
+            if parsed.engine == .piper, let name = parsed.name, GuideVoice.isModelPath(name) {
+                throw ParameterError("voice", value: voice, "names a file: the service speaks Piper voices by name "
+                    + "(piper:en_US-joe-medium), found in its own voice folders")
+            }
+            p.voice = parsed
         }
         if let fallback = values["fallback"] {
             guard fallback == "stock" else { throw ParameterError("fallback", value: fallback, "is not one; the one fallback is 'stock'") }

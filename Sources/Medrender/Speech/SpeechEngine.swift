@@ -11,6 +11,8 @@ public protocol SpeechEngine: Sendable {
     func program(voice: String?) -> String
     /// The Debian package that provides the program, when one does.
     var package: String? { get }
+    /// How to install the program (`apt-get install festival`), nil when it is the user's own.
+    var installHint: String? { get }
     /// The voice used when the script names none, for `language`; nil when the engine has none.
     func defaultVoice(for language: Language) -> String?
     /// The arguments that speak the text in `textFile` into the WAV file `output`.
@@ -21,14 +23,16 @@ public protocol SpeechEngine: Sendable {
     /// Whether `voice` is one of `installed` (or another name the engine takes for one of them).
     func accepts(_ voice: String, installed: [String]) -> Bool
     /// What changes when the engine's audio may change: its own `--version` (for `command`, the
-    /// SHA-256 of the program's bytes). Part of every line's cache key and build identity.
-    func version(program: String) -> String
+    /// SHA-256 of the program's bytes; for Piper, of the voice's model). Part of every line's
+    /// cache key and build identity.
+    func version(program: String, voice: String) -> String
     /// Whether `voice` is installed, known without asking the engine (which may take seconds);
     /// false sends the question to `installedVoices`.
     func isPlainlyInstalled(_ voice: String) -> Bool
 }
 
 extension SpeechEngine {
+    var installHint: String? { package.map { "apt-get install \($0)" } }
     func accepts(_ voice: String, installed: [String]) -> Bool { installed.contains(voice) }
     func isPlainlyInstalled(_ voice: String) -> Bool { false }
 }
@@ -40,6 +44,7 @@ extension GuideVoice.Engine {
         case .festival: FestivalEngine()
         case .espeakNG: ESpeakEngine()
         case .flite: FliteEngine()
+        case .piper: PiperEngine()
         case .command: CommandEngine()
         }
     }
@@ -73,7 +78,7 @@ struct FestivalEngine: SpeechEngine {
         guard let open = out.lastIndex(of: "("), let close = out.lastIndex(of: ")"), open < close else { return [] }
         return out[out.index(after: open)..<close].split(whereSeparator: \.isWhitespace).map(String.init).sorted()
     }
-    func version(program: String) -> String {
+    func version(program: String, voice: String) -> String {
         SpeechSynthesizer.output(of: ["festival", "--version"]).split(whereSeparator: \.isNewline).first.map(String.init) ?? "unknown"
     }
 }
@@ -103,7 +108,7 @@ struct ESpeakEngine: SpeechEngine {
             return f.count >= 5 ? (f[1], f[3], f[4]) : nil
         }
     }
-    func version(program: String) -> String {
+    func version(program: String, voice: String) -> String {
         let text = SpeechSynthesizer.output(of: ["espeak-ng", "--version"])
         // Without the data folder's path, which says where, not which version.
         return (text.components(separatedBy: "Data at:").first ?? text).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -128,10 +133,37 @@ struct FliteEngine: SpeechEngine {
     func accepts(_ voice: String, installed: [String]) -> Bool {
         installed.contains(voice) || (voice.hasSuffix(".flitevox") && FileManager.default.isReadableFile(atPath: voice))
     }
-    func version(program: String) -> String {
+    func version(program: String, voice: String) -> String {
         let text = SpeechSynthesizer.output(of: ["flite", "--version"])
         return text.split(whereSeparator: \.isNewline).first { $0.contains("version:") }
             .map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown"
+    }
+}
+
+/// Piper (`pip install piper-tts`), a neural voice run as its own program, never linked (it is
+/// GPL-3): a model by name (`en_US-joe-medium`, found in `PiperVoices.folders()`) or by path.
+/// Its noise scales are 0, so the same text gives the same samples; `SpeechSynthesizer` speaks
+/// every line of a render in one process, so the model loads once.
+struct PiperEngine: SpeechEngine {
+    var engine: GuideVoice.Engine { .piper }
+    func program(voice: String?) -> String { "piper" }
+    var package: String? { nil }
+    var installHint: String? { "pip install piper-tts" }
+    func defaultVoice(for language: Language) -> String? { nil }
+    /// One line into one WAV file.
+    func arguments(voice: String, text: String, textFile: String, output: String) -> [String] {
+        Self.arguments(model: PiperVoices.find(voice)?.model ?? voice) + ["-i", textFile, "-f", output]
+    }
+    /// The arguments every run has: the model, its config and fixed noise (no randomness).
+    static func arguments(model: String) -> [String] {
+        ["-m", model, "-c", model + ".json", "--noise-scale", "0", "--noise-w-scale", "0"]
+    }
+    func installedVoices() -> [String]? { PiperVoices.all().map(\.name) }
+    /// A voice found by name in the voice folders, or a model's path that exists.
+    func accepts(_ voice: String, installed: [String]) -> Bool { PiperVoices.find(voice) != nil }
+    func isPlainlyInstalled(_ voice: String) -> Bool { PiperVoices.find(voice) != nil }
+    func version(program: String, voice: String) -> String {
+        PiperVoices.find(voice).map(PiperVoices.version(of:)) ?? "unreadable"
     }
 }
 
@@ -145,7 +177,7 @@ struct CommandEngine: SpeechEngine {
     func installedVoices() -> [String]? { nil }
     func accepts(_ voice: String, installed: [String]) -> Bool { true }
     /// The SHA-256 of the program's bytes: a new voice program is a new version.
-    func version(program: String) -> String {
+    func version(program: String, voice: String) -> String {
         guard let path = SpeechSynthesizer.locate(program), let data = FileManager.default.contents(atPath: path) else { return "unreadable" }
         return "sha256:" + SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
     }

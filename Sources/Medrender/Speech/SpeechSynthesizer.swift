@@ -90,7 +90,7 @@ public struct SpeechSynthesizer: Sendable {
         let engine = request.engine.description
         let program = engine.program(voice: request.voice)
         guard let executable = Self.locate(program) else {
-            let fix = engine.package.map { "install it: apt-get install \($0)" }
+            let fix = engine.installHint.map { "install it: \($0)" }
                 ?? "give the program's path, executable, as the voice's name"
             throw RenderError("\(place): the speech engine \(request.engine.rawValue) ('\(program)') is not installed; \(fix)",
                               category: .missingInput)
@@ -129,9 +129,9 @@ public struct SpeechSynthesizer: Sendable {
         return final
     }
 
-    /// Runs the engine of `request` to its end, within the time limit; the last line it wrote to
-    /// its standard error. Throws when it could not start, failed, ran too long or was cancelled.
-    func speak(_ request: SpeechRequest, executable: String, arguments: [String], place: String) throws -> String {
+    /// Runs the engine of `request` to its end, within the time limit (for `lines` lines); the
+    /// last line it wrote to its standard error. Throws when it could not start, failed, ran too long or was cancelled.
+    func speak(_ request: SpeechRequest, executable: String, arguments: [String], place: String, lines: Int = 1) throws -> String {
         let group: ProcessGroup
         do throws(IOError) {
             group = try ProcessGroup(executable: executable, arguments: arguments)
@@ -152,7 +152,7 @@ public struct SpeechSynthesizer: Sendable {
             throw RenderError("\(place): \(engine) was ended by signal \(signal)\(said); check the voice '\(request.voice)' and the text",
                               category: .badData)
         case .timedOut:
-            throw RenderError("\(place): \(engine) ran past the time limit of \(String(format: "%g", timeLimitSeconds)) s for one line "
+            throw RenderError("\(place): \(engine) ran past the time limit of \(String(format: "%g", timeLimitSeconds)) s for \(lines == 1 ? "one line" : "\(lines) lines") "
                 + "and was stopped\(said); raise the limit ({speech-timeout}) or check that the program ends", category: .io)
         case .stopped:
             throw CancellationError()
@@ -196,13 +196,13 @@ public struct SpeechSynthesizer: Sendable {
         }
     }
 
-    /// Each engine, whether it is installed, its package and the voices it has.
-    public static func installedEngines() -> [(engine: GuideVoice.Engine, installed: Bool, package: String?, voices: [String])] {
+    /// Each engine, whether it is installed, how to install it and the voices it has.
+    public static func installedEngines() -> [(engine: GuideVoice.Engine, installed: Bool, installHint: String?, voices: [String])] {
         GuideVoice.Engine.allCases.filter { $0 != .command }.map { engine in
             let description = engine.description
             let installed = locate(description.program(voice: nil)) != nil
             let voices = installed ? EngineFacts.shared.voices(of: engine) ?? [] : []
-            return (engine, installed, description.package, voices)
+            return (engine, installed, description.installHint, voices)
         }
     }
 
@@ -267,12 +267,16 @@ final class EngineFacts: Sendable {
         return voices
     }
 
-    /// The engine's version (for `command`, of that program; asked again when the file changed).
-    func version(of engine: GuideVoice.Engine, program: String) -> String {
+    /// The engine's version (for `command`, of that program; for Piper, of the voice's model;
+    /// asked again when the file changed).
+    func version(of engine: GuideVoice.Engine, program: String, voice: String) -> String {
         var key = "\(engine.rawValue) \(program)"
         if engine == .command, let path = SpeechSynthesizer.locate(program) { key += " \(FileIdentity(path: path))" }
+        if engine == .piper, let model = PiperVoices.find(voice)?.model {
+            key += " \(model) \(FileIdentity(path: model)) \(FileIdentity(path: model + ".json"))"
+        }
         if let asked = known.withLock({ $0.versions[key] }) { return asked }
-        let version = engine.description.version(program: program)
+        let version = engine.description.version(program: program, voice: voice)
         known.withLock { $0.versions[key] = version }
         return version
     }

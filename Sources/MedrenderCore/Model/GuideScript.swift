@@ -5,6 +5,9 @@
 public struct GuideScript: Hashable, Sendable {
     /// The voice the `say:` lines are spoken with; nil takes the language's default voice.
     public var voice: GuideVoice?
+    /// The voices tried after `voice`, in order, when its engine or voice is not installed
+    /// (`voice: [piper:en_US-joe-medium, festival]`): the first installed one speaks.
+    public var fallbacks: [GuideVoice] = []
     /// Where the author wrote `voice:`, for messages about it; nil when it came from elsewhere.
     public var voiceLocation: ScriptLocation?
     public var lines: [GuideLine]
@@ -13,6 +16,9 @@ public struct GuideScript: Hashable, Sendable {
         self.voice = voice
         self.lines = lines
     }
+
+    /// Every voice the script may be spoken with, first choice first.
+    public var choices: [GuideVoice] { (voice.map { [$0] } ?? []) + fallbacks }
 }
 
 /// A speech engine and one of its voices.
@@ -21,18 +27,25 @@ public struct GuideVoice: Hashable, Sendable, Codable {
         case festival
         case espeakNG = "espeak-ng"
         case flite
+        /// Piper, a neural voice run as its own program (`piper-tts`), with a voice model by name
+        /// (`en_US-joe-medium`, found in the voice folders) or by path (`voices/teacher.onnx`).
+        case piper
         /// A program the user has: it is run with the text and an output path as its arguments.
         case command
     }
     public var engine: Engine
-    /// The voice's name for the engine (`cmu_us_slt_arctic_hts`, `de`, `slt`), or for `command`
-    /// the program to run; nil takes the engine's default for the language.
+    /// The voice's name for the engine (`cmu_us_slt_arctic_hts`, `de`, `slt`, `en_US-joe-medium`
+    /// or a Piper model's path), or for `command` the program to run; nil takes the engine's default for the language.
     public var name: String?
 
     public init(engine: Engine, name: String? = nil) {
         self.engine = engine
         self.name = name
     }
+
+    /// Whether a Piper voice's name is a model's path (`voices/teacher.onnx`) rather than a name
+    /// looked for in the voice folders (`en_US-joe-medium`).
+    public static func isModelPath(_ name: String) -> Bool { name.contains("/") || name.hasSuffix(".onnx") }
 }
 
 /// The three parts of a session a line can belong to.
@@ -153,10 +166,13 @@ public struct GuidePlan: Hashable, Sendable {
     public var language: Language
     /// What the spoken prompts and lead-in say, by their sound (`VoiceSettings.spokenTexts`).
     public var spoken: [SoundRef: String]
+    /// The voice that spoke, as `ENGINE:VOICE` (`VoiceSettings.speaker`); nil when nothing is spoken.
+    public var speaker: String?
 
-    public init(lines: [PlacedLine] = [], language: Language = .english, spoken: [SoundRef: String] = [:]) {
+    public init(lines: [PlacedLine] = [], language: Language = .english, spoken: [SoundRef: String] = [:], speaker: String? = nil) {
         self.lines = lines
         self.language = language
         self.spoken = spoken
+        self.speaker = speaker
     }
 }

@@ -29,6 +29,9 @@ public struct VoiceSettings: Hashable, Sendable {
     /// What the prompts and the lead-in spoken by the script's voice say, by their sound: the
     /// words the captions, the cue sheet and the preview page show for them.
     public var spokenTexts: [SoundRef: String] = [:]
+    /// The voice that spoke the script, the prompts and the lead-in, as `ENGINE:VOICE`, once they
+    /// are synthesized (the first installed of the script's choices); nil when nothing is spoken.
+    public var speaker: String?
     /// How many cycles get prompts, 0…1000, default 3.
     public var promptCycles: Int = 3
     /// Whether the phases with no prompt clip get one spoken by the script's voice, in the

@@ -211,7 +211,8 @@ public struct RenderPlan: Sendable {
             truePeakDBTP: session.master.truePeakDBTP)
         self.seed = session.seed
         self.soundFrameCounts = sounds?.mapValues(\.frameCount) ?? [:]
-        self.guide = GuidePlan(lines: placer.guideLines, language: session.language, spoken: session.voice.spokenTexts)
+        self.guide = GuidePlan(lines: placer.guideLines, language: session.language, spoken: session.voice.spokenTexts,
+                               speaker: session.voice.speaker)
     }
 
     /// The same plan with only `layers` mixed: what planning with only those layers gives (the

