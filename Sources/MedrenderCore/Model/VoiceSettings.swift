@@ -58,18 +58,19 @@ public struct VoiceSettings: Hashable, Sendable {
     /// came to ESTOI 0.74–0.96 a line (0.87–1.0 at −30) and pocketsphinx heard 29 of 52 of them.
     public static let guidedDuckDecibels = -30.0
     /// How long the dip takes to reach its depth, ending as the voice starts; default 0.3 s
-    /// (1.5 s in a session with a guided script, `guidedDuckAttack`).
+    /// (2 s in a session with a guided script, `guidedDuckAttack`).
     public var duckAttack: SessionTime = .init(milliseconds: 300)
-    /// How long the ambience takes to come back after the voice ends; default 0.8 s (2.5 s in a
+    /// How long the ambience takes to come back after the voice ends; default 0.8 s (3 s in a
     /// session with a guided script, `guidedDuckRelease`).
     public var duckRelease: SessionTime = .init(milliseconds: 800)
     /// Whether the preset gave `duck-attack:` or `duck-release:` itself.
     public var duckAttackGiven = false, duckReleaseGiven = false
     /// A guided script's dip and return: slow enough that the bed changes by no more than 6 dB in
-    /// any 100 ms (on the half-cosine, 30 dB over 1.5 s moves at most 4.9 dB in 100 ms; over the
-    /// 0.3 s of a prompt's dip, 15 dB), so it is not heard switching off and on around each line.
-    public static let guidedDuckAttack = SessionTime(milliseconds: 1500)
-    public static let guidedDuckRelease = SessionTime(milliseconds: 2500)
+    /// any 100 ms (on the half-cosine, 30 dB over 2 s moves at most 3.7 dB in 100 ms, leaving
+    /// room for the bed's own flutter, which took 1.5 s to 6.1 dB; over the 0.3 s of a prompt's
+    /// dip, 15 dB), so it is not heard switching off and on around each line.
+    public static let guidedDuckAttack = SessionTime(milliseconds: 2000)
+    public static let guidedDuckRelease = SessionTime(milliseconds: 3000)
     /// The shape of the dip's attack and release, default half-cosine.
     public var duckCurve: FadeCurve = .halfCosine
     /// How long the ambience stays down between two voice clips before it comes back, 0…30 s,
