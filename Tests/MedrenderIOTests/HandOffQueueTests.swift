@@ -61,8 +61,12 @@ import Testing
         let ended = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             do {
-                // The third put waits for room, which the consumer never makes: it stops instead.
-                for i in 0..<3 { try queue.put(i) }
+                // Puts until one waits for room, which the consumer never makes: it stops instead.
+                var i = 0
+                while true {
+                    try queue.put(i)
+                    i += 1
+                }
             } catch let error as Stop {
                 failure.withLock { $0 = error }
             } catch {}
