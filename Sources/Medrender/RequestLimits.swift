@@ -60,6 +60,9 @@ public enum RequestLimits {
     public static let voiceLevel = RequestLimit("voice-level", -70...(-10), "give -70 to -10 LUFS")
     /// The ambience's dip under the voice, as a preset's `voice.duck` takes it.
     public static let duck = RequestLimit("duck", -40...0, "give -40 to 0 dB (0: no dip)")
+    /// A guided script's pace, as a preset's `guide.pace` takes it.
+    public static let pace = RequestLimit("pace", Double(SessionLimits.pace.lowerBound)...Double(SessionLimits.pace.upperBound),
+                                          "give 50 to 250 words a minute (120 is a meditation teacher's)")
 
     /// Where a part of the session starts and ends, in seconds from its start (the session's
     /// length, checked once it is planned, bounds them too).

@@ -40,6 +40,9 @@ public struct SessionRequest: Sendable, Hashable, Encodable {
     /// The guided script's voice, instead of the preset's.
     public var voice: GuideVoice?
     public var language: Language?
+    /// The guided script's pace, in words a minute, instead of the preset's (lines with a pace of
+    /// their own keep it).
+    public var pace: Int?
     /// Seconds before the first breath, instead of the preset's `settle`.
     public var settle: Double?
     /// The least seconds after the last breath, instead of the preset's `closing`.
@@ -81,6 +84,7 @@ public struct SessionRequest: Sendable, Hashable, Encodable {
         try RequestLimits.ambienceLevel.check(ambienceLevel)
         try RequestLimits.voiceLevel.check(voiceLevel)
         try RequestLimits.duck.check(duck)
+        try RequestLimits.pace.check(pace)
     }
 
     /// Checks how it is encoded and mastered: quality, channels, tags, loudness, ceiling, and
@@ -171,6 +175,7 @@ public struct SessionRequest: Sendable, Hashable, Encodable {
             session.guide!.fallbacks = []
             session.guide!.voiceLocation = nil
         }
+        if let pace, session.guide != nil { session.guide!.pace = pace }
         if length == .fitToGuide { session.fitsGuide = true }
         if session.fitsGuide, session.guide == nil, session.voice.track == nil {
             throw ParameterError("minutes", value: "fit", "sizes a session to its guided script or its voice track, and the preset \(preset) "

@@ -180,6 +180,8 @@ public struct LibraryBuildManifest: Codable, Sendable, Hashable {
         public var language: String
         public var text: String
         public var engineVersion: String
+        /// Words a minute, when the line is spoken at a pace.
+        public var pace: Int?
 
         public init(_ request: SpeechRequest) {
             engine = request.engine.rawValue
@@ -187,6 +189,7 @@ public struct LibraryBuildManifest: Codable, Sendable, Hashable {
             language = request.language.rawValue
             text = request.text
             engineVersion = request.engineVersion
+            pace = request.pace
         }
     }
 
@@ -371,7 +374,10 @@ extension LibraryBuild {
                 presetFailed(error)
                 continue
             }
-            let speechLines = speech.map { "speech \($0.engine)\u{0}\($0.voice)\u{0}\($0.language)\u{0}\($0.engineVersion)\u{0}\($0.text)" }
+            let speechLines = speech.map {
+                "speech \($0.engine)\u{0}\($0.voice)\u{0}\($0.language)\u{0}\($0.engineVersion)\u{0}\($0.text)"
+                    + ($0.pace.map { "\u{0}pace \($0) \(EnginePacing.version)" } ?? "")
+            }
             let lengths = settings.lengths.isEmpty ? [session.defaultLength] : settings.lengths
             for length in lengths {
                 for formatName in settings.formats {

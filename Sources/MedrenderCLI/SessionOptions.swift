@@ -75,6 +75,10 @@ struct SessionOptions: ParsableArguments {
             help: ArgumentHelp("How far the ambience dips under the voice, -40 to 0 dB, instead of the preset's (as voice.duck).", valueName: "db"))
     var duck: Double?
 
+    @Option(name: .long, help: ArgumentHelp("The guided script's pace, 50 to 250 words a minute, instead of the preset's (guide.pace, 120 when it gives none).",
+                                            valueName: "wpm"))
+    var pace: Int?
+
     /// The session's options as the library takes them, read into their types (the encoding and
     /// mix options are added by the commands that have them); their limits are the library's to
     /// check, once, when it loads the session.
@@ -98,6 +102,7 @@ struct SessionOptions: ParsableArguments {
         p.ambienceLevel = ambienceLevel
         p.voiceLevel = voiceLevel
         p.duck = duck
+        p.pace = pace
         return p
     }
 

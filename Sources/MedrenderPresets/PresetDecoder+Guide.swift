@@ -17,10 +17,11 @@ extension PresetDecoder {
         return true
     }
 
-    /// `guide: { voice: { engine, name } | ENGINE[:NAME] | [choices…], lines: [ … ] }`.
+    /// `guide: { voice: { engine, name } | ENGINE[:NAME] | [choices…], pace: WPM, lines: [ … ] }`.
     static func decodeGuide(_ node: PresetNode) throws(PresetError) -> GuideScript {
-        let fields = try node.mapping(allowed: ["voice", "lines"])
+        let fields = try node.mapping(allowed: ["voice", "pace", "lines"])
         var script = GuideScript(lines: [])
+        script.pace = try fields["pace"].map(pace)
         if let v = fields["voice"] {
             let choices = try decodeGuideVoices(v)
             script.voice = choices.first
@@ -97,14 +98,21 @@ extension PresetDecoder {
     }
 
     static func decodeGuideLine(_ item: PresetNode) throws(PresetError) -> GuideLine {
-        let f = try item.mapping(allowed: ["say", "clip", "text", "at", "pause", "rest", "during", "on"])
+        let f = try item.mapping(allowed: ["say", "clip", "text", "at", "pause", "rest", "during", "on", "pace"])
         let location = ScriptLocation(file: item.file, line: item.line ?? 0, column: item.column ?? 0)
         let content: GuideLine.Content
         switch (f["say"], f["clip"]) {
         case (let say?, nil):
             if let text = f["text"] { throw text.error("'text' goes with a 'clip' (what it says); a 'say' line is its own text") }
-            content = .say(try spokenText(say))
+            let text = try spokenText(say)
+            do throws(SpokenPhrases.Problem) {
+                _ = try SpokenPhrases(text)
+            } catch {
+                throw say.error(error.message)
+            }
+            content = .say(text)
         case (nil, let clip?):
+            if let n = f["pace"] { throw n.error("'pace' is how fast a 'say' line is spoken; a clip is played as recorded") }
             content = .clip(try clip.sound(), text: try f["text"].map { n throws(PresetError) in try spokenText(n) })
         case (_?, _?):
             throw f["clip"]!.error("give 'say' (text to speak) or 'clip' (a recording), not both")
@@ -112,6 +120,7 @@ extension PresetDecoder {
             throw item.error("a line needs 'say: \"text to speak\"' or 'clip: NAME|PATH'")
         }
         var line = GuideLine(content: content, location: location)
+        line.pace = try f["pace"].map(pace)
         if let at = f["at"], let on = f["on"] { _ = at; throw on.error("give 'at' or 'on', not both") }
         if let n = f["during"] {
             if let other = f["at"] ?? f["on"] { throw other.error("a line with 'during' flows from its part's start; drop 'at'/'on' or 'during'") }
@@ -137,6 +146,11 @@ extension PresetDecoder {
         }
         if let n = f["rest"] { line.rest = try silence(n) }
         return line
+    }
+
+    /// A script's or a line's `pace:`, in words a minute.
+    static func pace(_ node: PresetNode) throws(PresetError) -> Int {
+        try node.integer(in: SessionLimits.pace, unit: "words a minute")
     }
 
     /// A line's `pause:` (the silence before it) or `rest:` (after it): seconds, or elastic

@@ -10,7 +10,7 @@ enum QueryParameters {
     static let names = ["preset", "minutes", "cycles", "rate", "pattern", "inhale", "hold-in", "exhale", "hold-out", "channels",
                         "bits", "quality", "format", "layers", "loudness", "true-peak", "title", "artist", "album", "fallback",
                         "settle", "closing", "ambience", "no-voice", "bells", "seed", "date", "comment", "voice", "language",
-                        "ambience-level", "voice-level", "duck"]
+                        "ambience-level", "voice-level", "duck", "pace"]
 
     static func parse(_ pairs: [(String, String)]) throws(ParameterError) -> SessionRequest {
         var values: [String: String] = [:]
@@ -71,6 +71,7 @@ enum QueryParameters {
         p.ambienceLevel = try number("ambience-level")
         p.voiceLevel = try number("voice-level")
         p.duck = try number("duck")
+        p.pace = try integer("pace")
         p.date = values["date"]
         p.comment = values["comment"]
         p.language = try values["language"].map { (text) throws(ParameterError) in try Language(parsing: text) }

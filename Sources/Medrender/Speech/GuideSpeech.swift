@@ -125,13 +125,17 @@ public enum GuideSpeech {
     static func items(for session: Session, origin: String) throws -> [(target: Target, place: String, request: SpeechRequest)] {
         guard speaks(session) else { return [] }
         let voice = try checkedVoice(for: session, origin: origin)
-        func request(_ text: String) -> SpeechRequest {
-            SpeechRequest(engine: voice.engine, voice: voice.name, language: session.language, text: text, engineVersion: voice.version)
+        let paced = voice.engine.description.pacing != nil
+        func request(_ text: String, pace: Int? = nil) -> SpeechRequest {
+            SpeechRequest(engine: voice.engine, voice: voice.name, language: session.language, text: text, engineVersion: voice.version,
+                          pace: paced ? pace : nil)
         }
         var items: [(target: Target, place: String, request: SpeechRequest)] = []
+        let pace = session.guide?.pace ?? GuideScript.defaultPace
         for (index, line) in (session.guide?.lines ?? []).enumerated() {
             guard case .say(let text) = line.content else { continue }
-            items.append((.line(index), line.location.map(\.description) ?? "\(origin): guide line \(index + 1)", request(text)))
+            items.append((.line(index), line.location.map(\.description) ?? "\(origin): guide line \(index + 1)",
+                          request(text, pace: line.pace ?? pace)))
         }
         let words = session.language.words
         if session.voice.spokenPrompts {

@@ -15,8 +15,12 @@ public protocol SpeechEngine: Sendable {
     var installHint: String? { get }
     /// The voice used when the script names none, for `language`; nil when the engine has none.
     func defaultVoice(for language: Language) -> String?
-    /// The arguments that speak the text in `textFile` into the WAV file `output`.
-    func arguments(voice: String, text: String, textFile: String, output: String) -> [String]
+    /// The arguments that speak the text in `textFile` into the WAV file `output`, its speech
+    /// stretched by `scale` (1 is the engine's own pace, 2 twice as long) when given.
+    func arguments(voice: String, text: String, textFile: String, output: String, scale: Double?) -> [String]
+    /// How the engine is brought to a pace; nil when it cannot be (`command`, a program of the
+    /// user's, speaks at its own).
+    var pacing: EnginePacing? { get }
     /// The voices installed, as a script names them (asked of the engine itself), or nil when the
     /// engine cannot list them (`command`).
     func installedVoices() -> [String]?
@@ -35,6 +39,7 @@ extension SpeechEngine {
     var installHint: String? { package.map { "apt-get install \($0)" } }
     func accepts(_ voice: String, installed: [String]) -> Bool { installed.contains(voice) }
     func isPlainlyInstalled(_ voice: String) -> Bool { false }
+    var pacing: EnginePacing? { nil }
 }
 
 extension GuideVoice.Engine {
@@ -62,9 +67,17 @@ struct FestivalEngine: SpeechEngine {
     func program(voice: String?) -> String { "text2wave" }
     var package: String? { "festival festvox-us-slt-hts" }
     func defaultVoice(for language: Language) -> String? { language == .english ? "cmu_us_slt_arctic_hts" : nil }
-    func arguments(voice: String, text: String, textFile: String, output: String) -> [String] {
-        ["-eval", "(voice_\(voice))", "-o", output, textFile]
+    /// A stretch is said twice: HTS voices (the default) take their engine's speed (`-r`), the
+    /// others festival's `Duration_Stretch`; each ignores the other's.
+    func arguments(voice: String, text: String, textFile: String, output: String, scale: Double?) -> [String] {
+        var stretch: [String] = []
+        if let scale {
+            stretch = ["-eval", "(Parameter.set 'Duration_Stretch \(EnginePacing.text(scale)))",
+                       "-eval", "(set! hts_engine_params (append hts_engine_params (list (list \"-r\" \(EnginePacing.text(1 / scale))))))"]
+        }
+        return ["-eval", "(voice_\(voice))"] + stretch + ["-o", output, textFile]
     }
+    var pacing: EnginePacing? { EnginePacing(naturalWordsPerMinute: 220, fixed: 0.07) }
     /// A voice folder of that name in festival's voice folders (`/usr/share/festival/voices/*/NAME`):
     /// asking festival itself takes seconds, too long for every render.
     func isPlainlyInstalled(_ voice: String) -> Bool {
@@ -89,9 +102,23 @@ struct ESpeakEngine: SpeechEngine {
     func program(voice: String?) -> String { "espeak-ng" }
     var package: String? { "espeak-ng" }
     func defaultVoice(for language: Language) -> String? { language.rawValue }
-    func arguments(voice: String, text: String, textFile: String, output: String) -> [String] {
-        ["-v", voice, "-w", output, "-f", textFile]
+    /// A stretch is its speed (`-s`, 175 words a minute its own, 80 its least). Past 1.6 times
+    /// its length, a gap between words comes in too (`-g`): its first step lengthens a line by about
+    /// a fifth and each further one by about 5.5 %, so the speed goes up to make up for the first.
+    func arguments(voice: String, text: String, textFile: String, output: String, scale: Double?) -> [String] {
+        var pace: [String] = []
+        if let scale {
+            if scale <= 1.6 {
+                pace = ["-s", "\(Int((175 / scale).rounded()))"]
+            } else {
+                let speed = 175 * 1.2 / scale
+                let gap = speed >= 80 ? 1 : 1 + Int(((80 / speed - 1) / 0.055).rounded())
+                pace = ["-s", "\(Int(max(80, speed).rounded()))", "-g", "\(gap)"]
+            }
+        }
+        return pace + ["-v", voice, "-w", output, "-f", textFile]
     }
+    var pacing: EnginePacing? { EnginePacing(naturalWordsPerMinute: 237, fixed: 0) }
     /// The language codes of `espeak-ng --voices`; a voice may also be named by its name or file
     /// (`German`, `gmw/de`), with a variant after `+` (`de+f3`).
     func installedVoices() -> [String]? { Self.table().map(\.code) }
@@ -121,9 +148,10 @@ struct FliteEngine: SpeechEngine {
     func program(voice: String?) -> String { "flite" }
     var package: String? { "flite" }
     func defaultVoice(for language: Language) -> String? { language == .english ? "slt" : nil }
-    func arguments(voice: String, text: String, textFile: String, output: String) -> [String] {
-        ["-voice", voice, "-f", textFile, "-o", output]
+    func arguments(voice: String, text: String, textFile: String, output: String, scale: Double?) -> [String] {
+        (scale.map { ["--setf", "duration_stretch=\(EnginePacing.text($0))"] } ?? []) + ["-voice", voice, "-f", textFile, "-o", output]
     }
+    var pacing: EnginePacing? { EnginePacing(naturalWordsPerMinute: 222, fixed: 0) }
     /// The built-in voices of `flite -lv`.
     func installedVoices() -> [String]? {
         SpeechSynthesizer.output(of: ["flite", "-lv"]).replacingOccurrences(of: "Voices available:", with: "")
@@ -151,13 +179,16 @@ struct PiperEngine: SpeechEngine {
     var installHint: String? { "pip install piper-tts" }
     func defaultVoice(for language: Language) -> String? { nil }
     /// One line into one WAV file.
-    func arguments(voice: String, text: String, textFile: String, output: String) -> [String] {
-        Self.arguments(model: PiperVoices.find(voice)?.model ?? voice) + ["-i", textFile, "-f", output]
+    func arguments(voice: String, text: String, textFile: String, output: String, scale: Double?) -> [String] {
+        Self.arguments(model: PiperVoices.find(voice)?.model ?? voice, scale: scale) + ["-i", textFile, "-f", output]
     }
-    /// The arguments every run has: the model, its config and fixed noise (no randomness).
-    static func arguments(model: String) -> [String] {
+    /// The arguments every run has: the model, its config and fixed noise (no randomness), and
+    /// the phonemes' length when a pace is asked.
+    static func arguments(model: String, scale: Double?) -> [String] {
         ["-m", model, "-c", model + ".json", "--noise-scale", "0", "--noise-w-scale", "0"]
+            + (scale.map { ["--length-scale", EnginePacing.text($0)] } ?? [])
     }
+    var pacing: EnginePacing? { EnginePacing(naturalWordsPerMinute: 249, fixed: 0.25) }
     func installedVoices() -> [String]? { PiperVoices.all().map(\.name) }
     /// A voice found by name in the voice folders, or a model's path that exists.
     func accepts(_ voice: String, installed: [String]) -> Bool { PiperVoices.find(voice) != nil }
@@ -173,7 +204,7 @@ struct CommandEngine: SpeechEngine {
     func program(voice: String?) -> String { voice ?? "" }
     var package: String? { nil }
     func defaultVoice(for language: Language) -> String? { nil }
-    func arguments(voice: String, text: String, textFile: String, output: String) -> [String] { [text, output] }
+    func arguments(voice: String, text: String, textFile: String, output: String, scale: Double?) -> [String] { [text, output] }
     func installedVoices() -> [String]? { nil }
     func accepts(_ voice: String, installed: [String]) -> Bool { true }
     /// The SHA-256 of the program's bytes: a new voice program is a new version.

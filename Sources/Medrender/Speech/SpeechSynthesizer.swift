@@ -4,7 +4,7 @@ import MedrenderCore
 import MedrenderIO
 import Synchronization
 
-/// One line to speak, resolved: engine, voice, language and text.
+/// One line to speak, resolved: engine, voice, language, text and pace.
 public struct SpeechRequest: Hashable, Sendable {
     public var engine: GuideVoice.Engine
     /// The engine's voice (for `command`, the program).
@@ -13,22 +13,39 @@ public struct SpeechRequest: Hashable, Sendable {
     public var text: String
     /// The engine's own version (`SpeechEngine.version`): a new engine speaks anew.
     public var engineVersion: String
+    /// Words a minute; nil speaks at the engine's own pace (prompts and counts).
+    public var pace: Int?
 
-    public init(engine: GuideVoice.Engine, voice: String, language: Language, text: String, engineVersion: String) {
+    public init(engine: GuideVoice.Engine, voice: String, language: Language, text: String, engineVersion: String, pace: Int? = nil) {
         self.engine = engine
         self.voice = voice
         self.language = language
         self.text = text
         self.engineVersion = engineVersion
+        self.pace = pace
+    }
+
+    /// What is spoken in one go: the request itself, or, for a text with `[pause N]` marks, one
+    /// request a phrase, each with the silence after it.
+    public var phrases: [(request: SpeechRequest, pauseAfter: SessionTime)] {
+        guard text.contains("["), let cut = try? SpokenPhrases(text), cut.phrases.count > 1 else { return [(self, .zero)] }
+        return cut.phrases.map { phrase in
+            var part = self
+            part.text = phrase.text
+            return (part, phrase.pauseAfter)
+        }
     }
 
     /// Changes whenever the way speech is made changes, so old cache entries are not reused.
     public static let version = "2"
 
-    /// The cache key: SHA-256 of engine, voice, language, text, the engine's version and ours.
+    /// The cache key: SHA-256 of engine, voice, language, text, the engine's version and ours,
+    /// and the pace when one is asked.
     public var key: String {
         var hasher = SHA256()
-        for field in ["medrender-speech", Self.version, engine.rawValue, voice, language.rawValue, text, engineVersion] {
+        let fields = ["medrender-speech", Self.version, engine.rawValue, voice, language.rawValue, text, engineVersion]
+            + (pace.map { ["pace", "\($0)", EnginePacing.version] } ?? [])
+        for field in fields {
             hasher.update(data: Array(field.utf8) + [0])
         }
         return hasher.finalize().map { String(format: "%02x", $0) }.joined()
@@ -87,6 +104,8 @@ public struct SpeechSynthesizer: Sendable {
     public func audio(for request: SpeechRequest, place: String) throws -> String {
         let final = cachedPath(request)
         if FileManager.default.fileExists(atPath: final) { return final }
+        let phrases = request.phrases
+        if phrases.count > 1 { return try joined(request, phrases: phrases, place: place) }
         let engine = request.engine.description
         let program = engine.program(voice: request.voice)
         guard let executable = Self.locate(program) else {
@@ -95,12 +114,7 @@ public struct SpeechSynthesizer: Sendable {
             throw RenderError("\(place): the speech engine \(request.engine.rawValue) ('\(program)') is not installed; \(fix)",
                               category: .missingInput)
         }
-        do {
-            try FileManager.default.createDirectory(atPath: cacheDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw RenderError("\(place): cannot create the speech cache \(cacheDirectory) (\(error.localizedDescription)); "
-                + "set XDG_CACHE_HOME to a folder you can write", category: .cannotCreate)
-        }
+        try makeCacheDirectory(place: place)
         let scratch = "\(cacheDirectory)/.\(request.key)-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
         let textFile = scratch + ".txt", raw = scratch + ".wav"
         // An interrupt removes them too.
@@ -116,17 +130,73 @@ public struct SpeechSynthesizer: Sendable {
             throw RenderError("\(place): cannot write in the speech cache \(cacheDirectory); set XDG_CACHE_HOME to a folder you can write",
                               category: .cannotCreate)
         }
-        let lastLine = try speak(request, executable: executable,
-                                 arguments: engine.arguments(voice: request.voice, text: request.text, textFile: textFile, output: raw),
-                                 place: place)
-        // Some engines exit 0 after saying why they spoke nothing (an unknown voice).
-        let size = (try? FileManager.default.attributesOfItem(atPath: raw)[.size] as? NSNumber)?.int64Value ?? 0
-        guard size > 0 else {
-            throw RenderError("\(place): \(request.engine.rawValue) ('\(program)') wrote no audio"
-                + (lastLine.isEmpty ? "" : ": \(lastLine)") + "; check the voice '\(request.voice)'", category: .badData)
+        func spoken(at scale: Double?) throws -> TrimmedSpeech {
+            try? FileManager.default.removeItem(atPath: raw)
+            let lastLine = try speak(request, executable: executable,
+                                     arguments: engine.arguments(voice: request.voice, text: request.text, textFile: textFile,
+                                                                 output: raw, scale: scale),
+                                     place: place)
+            // Some engines exit 0 after saying why they spoke nothing (an unknown voice).
+            let size = (try? FileManager.default.attributesOfItem(atPath: raw)[.size] as? NSNumber)?.int64Value ?? 0
+            guard size > 0 else {
+                throw RenderError("\(place): \(request.engine.rawValue) ('\(program)') wrote no audio"
+                    + (lastLine.isEmpty ? "" : ": \(lastLine)") + "; check the voice '\(request.voice)'", category: .badData)
+            }
+            return try Self.trimmed(raw, place: place, engine: request.engine.rawValue)
         }
-        try Self.trimmed(raw, to: final, place: place, engine: request.engine.rawValue)
+        try paced(request, engine: engine, speak: spoken).write(to: final, place: place)
         return final
+    }
+
+    /// The line spoken by `speak` at its pace: at the engine's scale for the pace, then again at
+    /// the scale the engine's model corrects it to, while it misses by more than the tolerance (at
+    /// most three times more); the nearest take is kept. Without a pace (or a way to set one), one take.
+    func paced(_ request: SpeechRequest, engine: any SpeechEngine, speak: (Double?) throws -> TrimmedSpeech) throws -> TrimmedSpeech {
+        guard let pace = request.pace, let pacing = engine.pacing else { return try speak(nil) }
+        let target = EnginePacing.seconds(of: request.text, at: pace)
+        var scale = pacing.scale(for: pace)
+        var best = try speak(scale)
+        var last = best
+        for _ in 0..<3 where EnginePacing.miss(last.seconds, target: target) > EnginePacing.tolerance {
+            scale = pacing.corrected(scale, measured: last.seconds, target: target)
+            last = try speak(scale)
+            if EnginePacing.miss(last.seconds, target: target) < EnginePacing.miss(best.seconds, target: target) { best = last }
+        }
+        return best
+    }
+
+    /// A line of several phrases: each phrase's audio (from the cache, or spoken now), joined with
+    /// the exact silence each `[pause N]` asks for, put in the cache as the line's.
+    func joined(_ request: SpeechRequest, phrases: [(request: SpeechRequest, pauseAfter: SessionTime)], place: String) throws -> String {
+        var whole: TrimmedSpeech?
+        for (phrase, pause) in phrases {
+            let path = try audio(for: phrase, place: place)
+            var part = try Self.trimmed(path, place: place, engine: request.engine.rawValue)
+            part.samples += [Float](repeating: 0, count: Int(pause.frameCount(atRate: part.rate)) * part.channels)
+            if var sofar = whole {
+                guard sofar.rate == part.rate, sofar.channels == part.channels else {
+                    throw RenderError("\(place): \(request.engine.rawValue) spoke the phrases of one line at different rates; check the engine",
+                                      category: .badData)
+                }
+                sofar.samples += part.samples
+                whole = sofar
+            } else {
+                whole = part
+            }
+        }
+        let final = cachedPath(request)
+        try whole!.write(to: final, place: place)
+        return final
+    }
+
+    /// Makes the cache folder, or says how to give one that can be made.
+    func makeCacheDirectory(place: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: cacheDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw RenderError("\(place): cannot create the speech cache \(cacheDirectory) (\(error.localizedDescription)); "
+                + "set XDG_CACHE_HOME to a folder you can write", category: .cannotCreate)
+        }
     }
 
     /// Runs the engine of `request` to its end, within the time limit (for `lines` lines); the
@@ -162,9 +232,9 @@ public struct SpeechSynthesizer: Sendable {
     /// Below this, a sample at either end of the speech is silence and is cut (−60 dBFS).
     static let silenceThreshold: Float = 0.001
 
-    /// Copies the engine's WAV to `final` (atomically) without its leading and trailing silence,
-    /// so a line's first sound is on its first frame.
-    static func trimmed(_ raw: String, to final: String, place: String, engine: String) throws {
+    /// The engine's WAV without its leading and trailing silence, so a line's first sound is on
+    /// its first frame.
+    static func trimmed(_ raw: String, place: String, engine: String) throws -> TrimmedSpeech {
         let asset: AudioAsset
         let rate: Int
         do {
@@ -181,19 +251,12 @@ public struct SpeechSynthesizer: Sendable {
         guard let first = (0..<frames).first(where: loud), let last = (0..<frames).last(where: loud) else {
             throw RenderError("\(place): \(engine) made only silence; check the voice and the text", category: .badData)
         }
-        var samples = Array(asset.samples[(first * channels)..<((last + 1) * channels)])
-        do {
-            let file = try AtomicOutputFile(path: final)
-            let writer = try SoundFileWriter(file: file, container: .wav, sampleFormat: .float32, channels: channels, rate: rate)
-            try samples.withUnsafeMutableBufferPointer { buffer throws(IOError) in
-                try writer.write(buffer.baseAddress!, frameCount: last - first + 1)
-            }
-            try writer.finish()
-            try file.commit()
-        } catch {
-            throw RenderError("\(place): cannot write the speech cache (\(error)); set XDG_CACHE_HOME to a folder you can write",
-                              category: .cannotCreate)
-        }
+        return TrimmedSpeech(samples: Array(asset.samples[(first * channels)..<((last + 1) * channels)]), channels: channels, rate: rate)
+    }
+
+    /// Copies the engine's WAV to `final` (atomically) without its leading and trailing silence.
+    static func trimmed(_ raw: String, to final: String, place: String, engine: String) throws {
+        try trimmed(raw, place: place, engine: engine).write(to: final, place: place)
     }
 
     /// Each engine, whether it is installed, how to install it and the voices it has.
@@ -279,5 +342,33 @@ final class EngineFacts: Sendable {
         let version = engine.description.version(program: program, voice: voice)
         known.withLock { $0.versions[key] = version }
         return version
+    }
+}
+
+/// A line's audio as the cache keeps it: its samples from its first sound to its last.
+struct TrimmedSpeech {
+    var samples: [Float]
+    var channels: Int
+    var rate: Int
+
+    var frameCount: Int { samples.count / channels }
+    /// Its length, which its pace is measured on.
+    var seconds: Double { Double(frameCount) / Double(rate) }
+
+    /// Writes it to `final` as a WAV, atomically.
+    func write(to final: String, place: String) throws {
+        var samples = samples
+        do {
+            let file = try AtomicOutputFile(path: final)
+            let writer = try SoundFileWriter(file: file, container: .wav, sampleFormat: .float32, channels: channels, rate: rate)
+            try samples.withUnsafeMutableBufferPointer { buffer throws(IOError) in
+                try writer.write(buffer.baseAddress!, frameCount: frameCount)
+            }
+            try writer.finish()
+            try file.commit()
+        } catch {
+            throw RenderError("\(place): cannot write the speech cache (\(error)); set XDG_CACHE_HOME to a folder you can write",
+                              category: .cannotCreate)
+        }
     }
 }

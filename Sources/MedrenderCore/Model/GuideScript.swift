@@ -11,6 +11,13 @@ public struct GuideScript: Hashable, Sendable {
     /// Where the author wrote `voice:`, for messages about it; nil when it came from elsewhere.
     public var voiceLocation: ScriptLocation?
     public var lines: [GuideLine]
+    /// The pace its `say:` lines are spoken at, in words a minute (`guide.pace`); nil is
+    /// `defaultPace`. A line may give its own.
+    public var pace: Int?
+
+    /// A script's pace when it gives none: 120 words a minute, a meditation teacher's (a
+    /// newsreader's is about 180).
+    public static let defaultPace = 120
 
     public init(voice: GuideVoice? = nil, lines: [GuideLine]) {
         self.voice = voice
@@ -110,6 +117,8 @@ public struct GuideLine: Hashable, Sendable {
     public var location: ScriptLocation?
     /// The sound that holds a spoken line's audio, once synthesized (a clip's own sound otherwise).
     public var speech: SoundRef?
+    /// The pace a `say:` line is spoken at, in words a minute, instead of its script's.
+    public var pace: Int?
 
     public init(content: Content, start: Start = .after(GuideLine.defaultPause), during: SessionPart? = nil,
                 location: ScriptLocation? = nil) {
@@ -130,10 +139,11 @@ public struct GuideLine: Hashable, Sendable {
         }
     }
 
-    /// What the line says, for the captions: the spoken text, or a clip's `text:`.
+    /// What the line says, for the captions: the spoken text (without its `[pause N]` marks), or
+    /// a clip's `text:`.
     public var text: String? {
         switch content {
-        case .say(let text): text
+        case .say(let text): SpokenPhrases.caption(of: text)
         case .clip(_, let text): text
         }
     }

@@ -30,4 +30,6 @@ public enum SessionLimits {
     public static let loudness = -70.0...(-5)
     /// The true-peak ceiling, in dBTP.
     public static let truePeak = -20.0...0
+    /// The pace a script is spoken at, in words a minute.
+    public static let pace = 50...250
 }
