@@ -49,6 +49,10 @@ public struct RenderRequest: Sendable {
         // reported at once) without planning: the render plans once, when they are decoded.
         job.sounds = try library.resolveSounds(RenderPlan.soundsNamed(job.fitted), for: session,
                                                presetFile: presetFile, stockFallback: stockFallback)
+        // A teacher's take is found here and cut into its lines' sounds (`GuideTake`); it is never decoded whole for the mix.
+        if let take = session.guide?.recording?.sound {
+            job.sounds.sounds.merge(try library.resolveSounds([take], for: session, presetFile: presetFile).sounds) { $1 }
+        }
         job.speechTimeLimitSeconds = speechTimeLimitSeconds
         try GuideSpeech.prepare(&job)  // guide: the script's speech synthesized before the plan (Speech/GuideSpeech.swift)
         // The fit is kept for the plan; a script's speech or length changed the session, and it is fitted again.

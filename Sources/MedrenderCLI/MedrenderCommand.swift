@@ -19,7 +19,7 @@ public struct MedrenderCommand: ParsableCommand {
         discussion: exitCodesHelp,
         version: LibraryBuild.rendererVersion,
         subcommands: [RenderCommand.self, PresetsCommand.self, ValidateCommand.self, NewCommand.self, CuesCommand.self, PreviewCommand.self, PlotCommand.self,
-                      InspectCommand.self, BuildCommand.self, ServeCommand.self, VoicesCommand.self, StudioCommand.self, VideoCommand.self],
+                      InspectCommand.self, BuildCommand.self, ServeCommand.self, VoicesCommand.self, TakesCommand.self, StudioCommand.self, VideoCommand.self],
         defaultSubcommand: RenderCommand.self)
 
     public init() {}

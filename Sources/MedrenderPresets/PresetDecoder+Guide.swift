@@ -17,11 +17,12 @@ extension PresetDecoder {
         return true
     }
 
-    /// `guide: { voice: { engine, name } | ENGINE[:NAME] | [choices…], pace: WPM, lines: [ … ] }`.
+    /// `guide: { voice: { engine, name } | ENGINE[:NAME] | [choices…], pace: WPM, recording: TAKE, lines: [ … ] }`.
     static func decodeGuide(_ node: PresetNode) throws(PresetError) -> GuideScript {
-        let fields = try node.mapping(allowed: ["voice", "pace", "lines"])
+        let fields = try node.mapping(allowed: ["voice", "pace", "recording", "lines"])
         var script = GuideScript(lines: [])
         script.pace = try fields["pace"].map(pace)
+        script.recording = try fields["recording"].map(decodeRecording)
         if let v = fields["voice"] {
             let choices = try decodeGuideVoices(v)
             script.voice = choices.first
@@ -146,6 +147,30 @@ extension PresetDecoder {
         }
         if let n = f["rest"] { line.rest = try silence(n) }
         return line
+    }
+
+    /// `recording: NAME|PATH`, or `{ sound, silence: DB, gap: S, split: [S, …] }`: a take of the
+    /// whole script, its phrases found under its own level by `silence` (−80…−6 dB, default −30)
+    /// with silences of at least `gap` (0.05–10 s, default 1) between them, or cut at `split`.
+    static func decodeRecording(_ node: PresetNode) throws(PresetError) -> GuideRecording {
+        let location = ScriptLocation(file: node.file, line: node.line ?? 0, column: node.column ?? 0)
+        guard case .mapping = node.node else { return GuideRecording(sound: try node.sound(), location: location) }
+        let f = try node.mapping(allowed: ["sound", "silence", "gap", "split"])
+        guard let sound = f["sound"] else { throw node.error("a recording needs 'sound': the take (a name from Sounds/ or a path)") }
+        var recording = GuideRecording(sound: try sound.sound(), location: location)
+        if let n = f["silence"] { recording.settings.silence = try n.number(in: TakePhrases.silenceRange, unit: "dB") }
+        if let n = f["gap"] { recording.settings.gap = try n.seconds(in: TakePhrases.gapRange) }
+        if let n = f["split"] {
+            var cuts: [SessionTime] = []
+            for item in try n.sequence() {
+                let cut = try item.seconds(in: 0...86400)
+                if let last = cuts.last, cut <= last { throw item.error("cut times go up: \(cut) s comes after \(last) s") }
+                cuts.append(cut)
+            }
+            guard !cuts.isEmpty else { throw n.error("is empty; give the times between the lines, such as [4.5, 12.2]") }
+            recording.split = cuts
+        }
+        return recording
     }
 
     /// A script's or a line's `pace:`, in words a minute.

@@ -315,3 +315,37 @@ public struct TestSupportError: Error, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
 }
+
+/// A teacher's take made for a test: phrases of "syllables" (200-ms tones at −12 dBFS with 10-ms
+/// raised-cosine edges, 150 ms apart) over a hiss at −60 dBFS RMS, each phrase starting at its
+/// time in seconds. Returns the take and each phrase's first and last-plus-one frame of tone.
+public func syntheticTake(rate: Int, seconds: Double, phrases: [(start: Double, syllables: Int)],
+                          seed: UInt64 = 7) -> (asset: AudioAsset, frames: [Range<Int>]) {
+    let count = Int(seconds * Double(rate))
+    var samples = [Float](repeating: 0, count: count)
+    var state = seed
+    let floor = Float(pow(10, -60.0 / 20) * 3.0.squareRoot())  // uniform noise of that RMS
+    for i in 0..<count {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        samples[i] = (Float(state >> 40) / Float(1 << 24) * 2 - 1) * floor
+    }
+    let syllable = rate / 5, space = rate * 3 / 20, edge = rate / 100
+    let amplitude = Float(pow(10, -12.0 / 20))
+    var frames: [Range<Int>] = []
+    for (n, phrase) in phrases.enumerated() {
+        let start = Int(phrase.start * Double(rate))
+        var end = start
+        for s in 0..<phrase.syllables {
+            let first = start + s * (syllable + space)
+            let pitch = 180.0 + 40 * Double((n + s) % 3)
+            for i in 0..<syllable {
+                let ramp = min(1, Double(min(i, syllable - 1 - i)) / Double(edge))
+                let envelope = Float(0.5 - 0.5 * cos(Double.pi * ramp))
+                samples[first + i] += amplitude * envelope * Float(sin(2 * Double.pi * pitch * Double(i) / Double(rate)))
+            }
+            end = first + syllable
+        }
+        frames.append(start..<end)
+    }
+    return (AudioAsset(channels: 1, samples: samples), frames)
+}

@@ -74,11 +74,11 @@ import Testing
                 #expect(cues[Int(start)..<Int(attack)] == undipped[Int(start)..<Int(attack)])
                 // From the line on, down by the whole dip.
                 let fromLine = line.startFrame..<min(line.endFrame, start + event.maximumFrames)
-                #expect(abs(Self.level(undipped, fromLine) - Self.level(cues, fromLine) - 20) < 0.5)
+                #expect(abs(Self.level(undipped, fromLine) - Self.level(cues, fromLine) + VoiceSettings.guidedCueUnderPromptDecibels) < 0.5)
             } else {
                 // Under the line from its onset: down by the whole dip, as before.
                 under += 1
-                #expect(abs(drop - 20) < 0.5, "the cue at \(start) under a line drops \(drop) dB")
+                #expect(abs(drop + VoiceSettings.guidedCueUnderPromptDecibels) < 0.5, "the cue at \(start) under a line drops \(drop) dB")
             }
         }
         #expect(before == 1 && under == 1)

@@ -20,10 +20,11 @@ public enum GuideSpeech {
         return choices.isEmpty ? [voice(of: session)] : choices
     }
 
-    /// Whether the session speaks anything: a `say:` line, spoken prompts or a spoken lead-in.
+    /// Whether the session speaks anything: a `say:` line (unless a take of the script plays
+    /// them), spoken prompts or a spoken lead-in.
     public static func speaks(_ session: Session) -> Bool {
         session.voice.spokenPrompts || session.voice.spokenLeadIn > 0
-            || (session.guide?.lines.contains { if case .say = $0.content { true } else { false } } ?? false)
+            || (session.guide?.recording == nil && session.guide?.lines.contains { if case .say = $0.content { true } else { false } } ?? false)
     }
 
     /// The voice as checked before any synthesis: the engine installed (else how to install it is
@@ -132,7 +133,7 @@ public enum GuideSpeech {
         }
         var items: [(target: Target, place: String, request: SpeechRequest)] = []
         let pace = session.guide?.pace ?? GuideScript.defaultPace
-        for (index, line) in (session.guide?.lines ?? []).enumerated() {
+        for (index, line) in (session.guide?.lines ?? []).enumerated() where session.guide?.recording == nil {
             guard case .say(let text) = line.content else { continue }
             items.append((.line(index), line.location.map(\.description) ?? "\(origin): guide line \(index + 1)",
                           request(text, pace: line.pace ?? pace)))
@@ -216,6 +217,7 @@ public enum GuideSpeech {
                     + "give a WAV, FLAC, OGG or MP3 file", category: error.category)
             }
         }
+        try GuideTake.cut(&job)
         let (session, speech) = try synthesize(job.session, origin: job.origin,
                                                synthesizer: SpeechSynthesizer(timeLimitSeconds: job.speechTimeLimitSeconds))
         job.session = session

@@ -11,6 +11,10 @@ public struct GuideScript: Hashable, Sendable {
     /// Where the author wrote `voice:`, for messages about it; nil when it came from elsewhere.
     public var voiceLocation: ScriptLocation?
     public var lines: [GuideLine]
+    /// A teacher's recording of the whole script in one take (`guide.recording`): its phrases,
+    /// one a `say:` line in order, are played instead of a synthesized voice, and the lines' text
+    /// is their captions. Nil: the lines are spoken by `voice`.
+    public var recording: GuideRecording?
     /// The pace its `say:` lines are spoken at, in words a minute (`guide.pace`); nil is
     /// `defaultPace`. A line may give its own.
     public var pace: Int?
@@ -26,6 +30,21 @@ public struct GuideScript: Hashable, Sendable {
 
     /// Every voice the script may be spoken with, first choice first.
     public var choices: [GuideVoice] { (voice.map { [$0] } ?? []) + fallbacks }
+}
+
+/// A teacher's take: the recording, how its phrases are found, and where the author wrote it.
+public struct GuideRecording: Hashable, Sendable {
+    public var sound: SoundRef
+    public var settings = TakePhrases.Settings()
+    /// Cut times (from the take's start) between its lines, instead of the phrases found: one
+    /// fewer than the `say:` lines.
+    public var split: [SessionTime]?
+    public var location: ScriptLocation?
+
+    public init(sound: SoundRef, location: ScriptLocation? = nil) {
+        self.sound = sound
+        self.location = location
+    }
 }
 
 /// A speech engine and one of its voices.

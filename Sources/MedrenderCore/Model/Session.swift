@@ -81,6 +81,7 @@ public struct Session: Hashable, Sendable {
         for kind in PhaseKind.allCases { add(voice.prompts[kind]) }
         for clip in voice.clips { add(clip.sound) }
         for line in guide?.lines ?? [] { if case .clip(let ref, _) = line.content { add(ref) } }
+        add(guide?.recording?.sound)
         add(bells.interval)
         for bed in ambience where bed.generator == nil { add(bed.sound) }
         for kind in PhaseKind.allCases {

@@ -78,7 +78,7 @@ public struct VoiceSettings: Hashable, Sendable {
     /// seconds apart do not pump the bed.
     public var duckHold: SessionTime = .seconds(2)
     /// How far a phase's cue drops while that phase's prompt speaks, in dB, −40…0, default −10
-    /// (−20 in a session with a guided script, see `guidedCueUnderPromptDecibels`): the prompt is
+    /// (−22 in a session with a guided script, see `guidedCueUnderPromptDecibels`): the prompt is
     /// heard over the cue, and the cue still marks the phase. A cue that starts under a line of a
     /// guided script drops as far; one that starts before a line and rings into it dips only from
     /// the line's first frame (`CueDip`). Bells dip as far under any voice. 0 dB: nothing dips.
@@ -86,9 +86,10 @@ public struct VoiceSettings: Hashable, Sendable {
     /// Whether the preset gave `cue-under-prompt:` itself (else a guided script's default applies).
     public var cueUnderPromptGiven = false
     /// How far cues and bells dip under the voice of a session with a guided script when the
-    /// preset does not say: −20 dB, so whatever sounds under a sentence stays at least 15 dB below
-    /// its words (at −10 dB a bowl cue under a line came within 8 dB of them).
-    public static let guidedCueUnderPromptDecibels = -20.0
+    /// preset does not say: −22 dB, so whatever sounds under a sentence stays at least 18 dB below
+    /// its words (at −10 dB a bowl cue under a line came within 8 dB of them; at −20, once lines
+    /// were spoken at a teacher's pace, with room between their phrases, within 17.5 dB).
+    public static let guidedCueUnderPromptDecibels = -22.0
 
     public init(
         intro: SoundRef? = nil, introAt: SessionTime = .seconds(2), outro: SoundRef? = nil,
