@@ -52,7 +52,7 @@ extension GuideVoice.Engine {
     /// The engine a language is spoken with when the script names none: festival for English,
     /// espeak-ng for the others.
     public static func defaultEngine(for language: Language) -> GuideVoice.Engine {
-        language == .english ? .festival : .espeakNG
+        language.isEnglish ? .festival : .espeakNG
     }
 }
 
@@ -61,7 +61,7 @@ struct FestivalEngine: SpeechEngine {
     var engine: GuideVoice.Engine { .festival }
     func program(voice: String?) -> String { "text2wave" }
     var package: String? { "festival festvox-us-slt-hts" }
-    func defaultVoice(for language: Language) -> String? { language == .english ? "cmu_us_slt_arctic_hts" : nil }
+    func defaultVoice(for language: Language) -> String? { language.isEnglish ? "cmu_us_slt_arctic_hts" : nil }
     func arguments(voice: String, text: String, textFile: String, output: String) -> [String] {
         ["-eval", "(voice_\(voice))", "-o", output, textFile]
     }
@@ -88,7 +88,16 @@ struct ESpeakEngine: SpeechEngine {
     var engine: GuideVoice.Engine { .espeakNG }
     func program(voice: String?) -> String { "espeak-ng" }
     var package: String? { "espeak-ng" }
-    func defaultVoice(for language: Language) -> String? { language.rawValue }
+    /// espeak-ng's voice for the tag: `pt` is Portugal's Portuguese there and `pt-br` Brazil's;
+    /// any other tag lowercased (`de`, `en-gb`), which espeak-ng names its voices by.
+    func defaultVoice(for language: Language) -> String? { Self.voice(for: language) }
+    static func voice(for language: Language) -> String {
+        switch (language.primarySubtag, language.regionSubtag) {
+        case ("pt", "PT"): "pt"
+        case ("pt", nil): "pt-br"
+        default: language.tag.lowercased()
+        }
+    }
     func arguments(voice: String, text: String, textFile: String, output: String) -> [String] {
         ["-v", voice, "-w", output, "-f", textFile]
     }
@@ -120,7 +129,7 @@ struct FliteEngine: SpeechEngine {
     var engine: GuideVoice.Engine { .flite }
     func program(voice: String?) -> String { "flite" }
     var package: String? { "flite" }
-    func defaultVoice(for language: Language) -> String? { language == .english ? "slt" : nil }
+    func defaultVoice(for language: Language) -> String? { language.isEnglish ? "slt" : nil }
     func arguments(voice: String, text: String, textFile: String, output: String) -> [String] {
         ["-voice", voice, "-f", textFile, "-o", output]
     }

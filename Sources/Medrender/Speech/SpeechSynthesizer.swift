@@ -28,7 +28,7 @@ public struct SpeechRequest: Hashable, Sendable {
     /// The cache key: SHA-256 of engine, voice, language, text, the engine's version and ours.
     public var key: String {
         var hasher = SHA256()
-        for field in ["medrender-speech", Self.version, engine.rawValue, voice, language.rawValue, text, engineVersion] {
+        for field in ["medrender-speech", Self.version, engine.rawValue, voice, language.tag, text, engineVersion] {
             hasher.update(data: Array(field.utf8) + [0])
         }
         return hasher.finalize().map { String(format: "%02x", $0) }.joined()
