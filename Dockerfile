@@ -30,12 +30,13 @@ RUN set -eu; \
         install -m 755 .build/release/medrender /tmp/medrender; \
     fi; \
     share=/staging/usr/local/share; \
-    install -d /staging/usr/local/bin "$share/medrender/Presets" "$share/medrender/Sounds/LICENSES" "$share/man/man1"; \
+    install -d /staging/usr/local/bin "$share/medrender/Presets" "$share/medrender/Sounds/LICENSES" "$share/medrender/Languages" "$share/man/man1"; \
     install -m 755 /tmp/medrender /staging/usr/local/bin/medrender; \
     install -m 644 LICENSE NOTICE "$share/medrender/"; \
     install -m 644 Presets/*.yaml "$share/medrender/Presets/"; \
     install -m 644 Sounds/*.ogg Sounds/CREDITS.yaml Sounds/README.md "$share/medrender/Sounds/"; \
     install -m 644 Sounds/LICENSES/* "$share/medrender/Sounds/LICENSES/"; \
+    install -m 644 Languages/*.yml "$share/medrender/Languages/"; \
     install -m 644 man/medrender.1 "$share/man/man1/"
 
 FROM ${RUN_IMAGE} AS runtime

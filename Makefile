@@ -90,20 +90,21 @@ BIN     ?= .build/release/medrender
 SHARE   := $(DESTDIR)$(PREFIX)/share
 
 ## Install the release build under PREFIX (default /usr/local; DESTDIR honoured): the program in
-## bin/, Presets/ and Sounds/ in share/medrender (where the program looks) with LICENSE, NOTICE and
+## bin/, Presets/, Sounds/ and Languages/ in share/medrender (where the program looks) with LICENSE, NOTICE and
 ## the sounds' licenses (Sounds/LICENSES/), the man page and the bash, zsh and fish completions.
 install: release
 	$(MAKE) install-files
 
 ## What install copies, from BIN (default the release build), without building.
 install-files:
-	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/medrender/Presets $(SHARE)/medrender/Sounds/LICENSES $(SHARE)/man/man1 \
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/medrender/Presets $(SHARE)/medrender/Sounds/LICENSES $(SHARE)/medrender/Languages $(SHARE)/man/man1 \
 		$(SHARE)/bash-completion/completions $(SHARE)/zsh/site-functions $(SHARE)/fish/vendor_completions.d
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/medrender
 	install -m 644 LICENSE NOTICE $(SHARE)/medrender
 	install -m 644 Presets/*.yaml $(SHARE)/medrender/Presets
 	install -m 644 Sounds/*.ogg Sounds/CREDITS.yaml Sounds/README.md $(SHARE)/medrender/Sounds
 	install -m 644 Sounds/LICENSES/* $(SHARE)/medrender/Sounds/LICENSES
+	install -m 644 Languages/*.yml $(SHARE)/medrender/Languages
 	install -m 644 man/medrender.1 $(SHARE)/man/man1/medrender.1
 	$(BIN) --generate-completion-script bash > $(SHARE)/bash-completion/completions/medrender
 	$(BIN) --generate-completion-script zsh > $(SHARE)/zsh/site-functions/_medrender

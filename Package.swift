@@ -57,10 +57,12 @@ let package = Package(
         // and log10 are still the C math library's, through Foundation.
         .target(name: "MedrenderCore"),
         // Presets (YAML) decoded and validated into a Session; the library that finds presets and
-        // their sounds.
+        // their sounds; the languages' catalogs. The stock catalogs (the repository's Languages/,
+        // linked into the target as Sources/MedrenderPresets/Languages) are compiled in as bytes.
         .target(
             name: "MedrenderPresets",
-            dependencies: ["MedrenderCore", .product(name: "Yams", package: "Yams")]),
+            dependencies: ["MedrenderCore", .product(name: "Yams", package: "Yams")],
+            resources: ["en", "de", "fr", "es", "it", "pt-BR", "pt-PT"].map { Resource.embedInCode("Languages/\($0).yml") }),
         // Files, processes and the audio's C handles: libsndfile, libsamplerate, libvorbis,
         // libebur128, FFmpeg's decoders (M4A/AAC input). The video's (Cairo, FFmpeg's encoders)
         // are MedrenderVideo's.
@@ -155,13 +157,13 @@ let package = Package(
             ]),
         .testTarget(
             name: "MedrenderPreviewTests",
-            dependencies: ["MedrenderPreview", "MedrenderCore"]),
+            dependencies: ["MedrenderPreview", "MedrenderCore", "MedrenderPresets"]),
         .testTarget(
             name: "MedrenderBuildTests",
             dependencies: ["MedrenderBuild", "Medrender", "MedrenderTestSupport", "MedrenderCore", "MedrenderPresets"]),
         .testTarget(
             name: "MedrenderVideoTests",
-            dependencies: ["MedrenderVideo", "Medrender", "MedrenderCore", "MedrenderPreview"]),
+            dependencies: ["MedrenderVideo", "Medrender", "MedrenderCore", "MedrenderPreview", "MedrenderPresets"]),
     ],
     swiftLanguageModes: [.v6]
 )

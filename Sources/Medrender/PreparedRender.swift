@@ -27,9 +27,10 @@ public struct PreparedRender: Sendable {
     /// The tags of the output: the session's metadata (or its name), the sounds' credits, the sections.
     public let tags: OutputTags
 
-    /// What the render has to say before mixing: replaced sounds, and how the session was fitted.
+    /// What the render has to say before mixing: replaced sounds, how the session was fitted,
+    /// what the language's tag was read as (`pt` as pt-BR).
     public var warnings: [String] {
-        var list = job.sounds.warnings + plan.notes
+        var list = job.sounds.warnings + plan.notes + (job.session.language.note.map { [$0] } ?? [])
         if tags.cover != nil, case .wav = job.format {
             list.append("WAV holds no cover art; the cover is left out (MP3, FLAC, OGG and Opus hold one)")
         }
@@ -138,7 +139,7 @@ extension RenderJob {
         var comment = m.comment ?? session.description
         // Binaural beats are heard only on headphones: the file says so where a player shows it.
         if plan.beats?.kind == .binaural {
-            comment = comment.isEmpty ? session.language.headphonesNote : comment + " " + session.language.headphonesNote
+            comment = comment.isEmpty ? session.language.words.headphonesNote : comment + " " + session.language.words.headphonesNote
         }
         return OutputTags(title: m.title ?? session.name, artist: m.artist, album: m.album, date: m.date,
                           comment: comment, credits: sounds.credits(for: plan.soundsUsed),

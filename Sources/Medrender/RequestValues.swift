@@ -198,14 +198,15 @@ public enum BellChoice: Sendable, Hashable, Encodable {
     }
 }
 
-extension Language {
-    /// The language `code` names (`en`, `de`…), or the error that lists them.
-    public init(parsing code: String, parameter: String = "language") throws(ParameterError) {
-        guard let value = Language(rawValue: code) else {
+extension LanguageCatalog {
+    /// The language the BCP 47 tag `code` names (`en`, `pt-BR`, `pt-br`; `pt` picks `pt-BR`), or
+    /// the error that lists the languages there are.
+    public func language(parsing code: String, parameter: String = "language") throws(ParameterError) -> Language {
+        guard let value = language(code) else {
             throw ParameterError(parameter, value: code, "is not one medrender has words for; choose one of: "
-                + Language.allCases.map(\.rawValue).joined(separator: ", "))
+                + tags.joined(separator: ", ") + " (or add Languages/\(code).yml to your library)")
         }
-        self = value
+        return value
     }
 }
 

@@ -39,7 +39,9 @@ public struct SessionRequest: Sendable, Hashable, Encodable {
     public var stockFallback = false
     /// The guided script's voice, instead of the preset's.
     public var voice: GuideVoice?
-    public var language: Language?
+    /// The words' language, a BCP 47 tag (`de`, `pt-BR`), instead of the preset's; the library's
+    /// catalogs say which there are.
+    public var language: String?
     /// The guided script's pace, in words a minute, instead of the preset's (lines with a pace of
     /// their own keep it).
     public var pace: Int?
@@ -154,8 +156,9 @@ public struct SessionRequest: Sendable, Hashable, Encodable {
     /// the length; the values are already checked.
     private func loaded(library: PresetLibrary) throws -> (session: Session, file: String, length: SessionLength) {
         let file = try library.presetPath(preset)
-        var session = try PresetDecoder.load(path: file)
-        try applyGuide(to: &session)
+        let languages = try library.languages()
+        var session = try PresetDecoder.load(path: file, languages: languages)
+        try applyGuide(to: &session, languages: languages)
         try applyPattern(to: &session, file: file)
         applyOverrides(to: &session)
         let sessionLength: SessionLength
@@ -167,9 +170,9 @@ public struct SessionRequest: Sendable, Hashable, Encodable {
         return (session, file, sessionLength)
     }
 
-    /// Applies the voice, the language and `fit` to a loaded session.
-    public func applyGuide(to session: inout Session) throws(ParameterError) {
-        if let language { session.language = language }
+    /// Applies the voice, the language (one of `languages`) and `fit` to a loaded session.
+    public func applyGuide(to session: inout Session, languages: LanguageCatalog = .stock) throws(ParameterError) {
+        if let language { session.language = try languages.language(parsing: language) }
         if let voice, session.guide != nil {
             session.guide!.voice = voice
             session.guide!.fallbacks = []

@@ -186,7 +186,7 @@ public struct LibraryBuildManifest: Codable, Sendable, Hashable {
         public init(_ request: SpeechRequest) {
             engine = request.engine.rawValue
             voice = request.voice
-            language = request.language.rawValue
+            language = request.language.tag
             text = request.text
             engineVersion = request.engineVersion
             pace = request.pace
@@ -314,6 +314,8 @@ extension LibraryBuild {
         // A teacher's libraries in front of the stock one credit their own sounds.
         let frontCredits = settings.library.front.map { "credits-front \((try? hashFile($0 + "/Sounds/CREDITS.yaml")) ?? "none")\n" }.joined()
 
+        // The library's languages, read once; a catalog that does not read fails every preset.
+        let languages = Result { () throws(PresetError) in try settings.library.languages() }
         for file in settings.presetFiles {
             let preset = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
             // A preset that fails as a whole is reported by one shard only: the one its name falls in.
@@ -324,7 +326,7 @@ extension LibraryBuild {
             }
             let session: Session
             do {
-                session = try PresetDecoder.load(path: file)
+                session = try PresetDecoder.load(path: file, languages: languages.get())
             } catch {
                 presetFailed(error)
                 continue
@@ -378,6 +380,8 @@ extension LibraryBuild {
                 "speech \($0.engine)\u{0}\($0.voice)\u{0}\($0.language)\u{0}\($0.engineVersion)\u{0}\($0.text)"
                     + ($0.pace.map { "\u{0}pace \($0) \(EnginePacing.version)" } ?? "")
             }
+            // The words of its chapters and captions: a corrected catalog renders it again.
+                + LanguageCatalog.lines(of: session.language).map { "words \(session.language.tag) \($0)" }
             let lengths = settings.lengths.isEmpty ? [session.defaultLength] : settings.lengths
             for length in lengths {
                 for formatName in settings.formats {

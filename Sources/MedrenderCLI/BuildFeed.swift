@@ -41,9 +41,10 @@ struct BuildFeed {
     /// names to their files (a preset not in it is looked up in the library by name).
     func write(folder: String, manifestPath: String, presetFiles: [String: String], library: PresetLibrary) throws -> LibraryFeedSummary {
         let manifest = try LibraryBuildManifest.read(manifestPath)
+        let languages = try library.languages()
         return try LibraryFeed.write(folder: folder, manifest: manifest, settings: settings, baseURL: baseURL) { name in
             guard let file = presetFiles[name] ?? (try? library.presetPath(name)),
-                  let session = try? PresetDecoder.load(path: file) else { return nil }
+                  let session = try? PresetDecoder.load(path: file, languages: languages) else { return nil }
             return LibraryFeedPreset(title: Self.title(session.name), description: session.description)
         }
     }

@@ -2,11 +2,11 @@ import ArgumentParser
 import Foundation
 import MedrenderPresets
 
-/// `--library DIR` (repeatable): a teacher's library, its `Presets/` and `Sounds/` searched before
+/// `--library DIR` (repeatable): a teacher's library, its `Presets/`, `Sounds/` and `Languages/` searched before
 /// the stock ones (and before `$MEDRENDER_HOME`'s).
 struct LibraryOptions: ParsableArguments {
     @Option(name: .customLong("library"), help: ArgumentHelp(
-        "A library of your own (a folder with Presets/ and/or Sounds/), searched before the stock one; repeatable, the first first.",
+        "A library of your own (a folder with Presets/, Sounds/ and/or Languages/), searched before the stock one; repeatable, the first first.",
         valueName: "dir"), completion: .directory)
     var folders: [String] = []
 
@@ -14,10 +14,10 @@ struct LibraryOptions: ParsableArguments {
         for folder in folders {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw ValidationError("--library \(folder): no such folder; give a folder holding Presets/ and/or Sounds/")
+                throw ValidationError("--library \(folder): no such folder; give a folder holding Presets/, Sounds/ and/or Languages/")
             }
-            guard FileManager.default.fileExists(atPath: folder + "/Presets") || FileManager.default.fileExists(atPath: folder + "/Sounds") else {
-                throw ValidationError("--library \(folder): holds neither Presets/ nor Sounds/; give the folder that holds them")
+            guard ["Presets", "Sounds", "Languages"].contains(where: { FileManager.default.fileExists(atPath: folder + "/" + $0) }) else {
+                throw ValidationError("--library \(folder): holds none of Presets/, Sounds/, Languages/; give the folder that holds them")
             }
         }
     }

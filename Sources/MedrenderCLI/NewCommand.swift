@@ -39,10 +39,11 @@ struct NewCommand: ParsableCommand {
                 throw RenderError("\(path): already exists; choose another name or -o, or remove it first", category: .cannotCreate)
             }
             let text: String
+            let library = libraries.library()
+            let languages = try library.languages()
             if let from {
-                let library = libraries.library()
                 let file = try library.presetPath(from)
-                _ = try PresetDecoder.load(path: file)
+                _ = try PresetDecoder.load(path: file, languages: languages)
                 guard let data = FileManager.default.contents(atPath: file), let source = String(data: data, encoding: .utf8) else {
                     throw RenderError("\(file): cannot be read; check its permissions", category: .missingInput)
                 }
@@ -51,7 +52,7 @@ struct NewCommand: ParsableCommand {
                 text = Self.template(name: name)
             }
             // What it writes is a preset that decodes: checked before it is put in place.
-            _ = try PresetDecoder.decode(text, file: path, defaultName: name)
+            _ = try PresetDecoder.decode(text, file: path, defaultName: name, languages: languages)
             let file = try AtomicOutputFile(path: path)
             try file.write(Array(text.utf8))
             try file.commit()

@@ -22,7 +22,7 @@ struct PresetsCommand: ParsableCommand {
             library = try PresetLibrary.required().adding(front: libraries.folders)
             if let name {
                 let file = try library.presetPath(name)
-                let summary = PresetSummary(session: try PresetDecoder.load(path: file), file: file)
+                let summary = PresetSummary(session: try PresetDecoder.load(path: file, languages: library.languages()), file: file)
                 try Console.output(json ? Self.prettyJSON(summary) : summary.text)
                 return
             }
@@ -34,7 +34,7 @@ struct PresetsCommand: ParsableCommand {
         var failure: ExitCode?
         for file in library.presetFiles() {
             do {
-                entries.append(PresetListing(session: try PresetDecoder.load(path: file), file: file, origin: library.origin(ofPreset: file)))
+                entries.append(PresetListing(session: try PresetDecoder.load(path: file, languages: library.languages()), file: file, origin: library.origin(ofPreset: file)))
             } catch {
                 failure = failure ?? fail(error)
             }

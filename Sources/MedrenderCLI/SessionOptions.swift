@@ -17,7 +17,7 @@ struct SessionOptions: ParsableArguments {
     @Option(name: .long, help: "The guided script's voice, ENGINE[:NAME]: festival, espeak-ng, flite, piper (piper:en_US-joe-medium or piper:MODEL.onnx) or command:PROGRAM.")
     var voice: String?
 
-    @Option(name: .long, help: "The language of the words and the voice: en, de, fr, es, it or pt.")
+    @Option(name: .long, help: "The language of the words and the voice, a BCP 47 tag: en, de, fr, es, it, pt-BR or pt-PT (pt is pt-BR), or one a library's Languages/ adds.")
     var language: String?
 
     @OptionGroup var speech: SpeechOptions
@@ -86,7 +86,7 @@ struct SessionOptions: ParsableArguments {
         var p = SessionRequest(preset: preset)
         p.length = try LengthChoice(minutes: minutes?.minutes, fit: minutes?.fit ?? false, cycles: cycles)
         p.voice = try voice.map { (text) throws(ParameterError) in try GuideVoice(parsing: text) }
-        p.language = try language.map { (text) throws(ParameterError) in try Language(parsing: text) }
+        p.language = language
         p.rate = rate.hertz
         p.pattern = try pattern.map { (text) throws(ParameterError) in try PatternChoice(parsing: text) }
         p.inhale = inhale

@@ -34,7 +34,7 @@ struct ValidateCommand: ParsableCommand {
         for name in files {
             do {
                 let file = try library.presetPath(name)
-                let session = try PresetDecoder.load(path: file)
+                let session = try PresetDecoder.load(path: file, languages: library.languages())
                 var request = RenderRequest(session: session, presetFile: file,
                                             options: RenderOptions(length: minutes.map { .duration(SessionTime(minutes: $0)!) } ?? session.defaultLength),
                                             format: .ogg(quality: 4),

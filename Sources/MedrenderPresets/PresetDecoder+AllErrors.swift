@@ -7,7 +7,8 @@ extension PresetDecoder {
     /// pattern put there), the next, and so on. The lines keep their numbers. It stops at an error
     /// with no line, at a repeat, at `limit` errors, or when leaving a line out breaks the YAML
     /// itself (that error would be of its own making).
-    public static func allErrors(_ text: String, file: String, defaultName: String, limit: Int = 20) -> [PresetError] {
+    public static func allErrors(_ text: String, file: String, defaultName: String, limit: Int = 20,
+                                 languages: LanguageCatalog = .stock) -> [PresetError] {
         var lines = text.components(separatedBy: "\n")
         var found: [PresetError] = []
         var seen = Set<String>()
@@ -17,7 +18,7 @@ extension PresetDecoder {
             rounds += 1
             let error: PresetError
             do {
-                _ = try decode(current, file: file, defaultName: defaultName)
+                _ = try decode(current, file: file, defaultName: defaultName, languages: languages)
                 break
             } catch let caught {
                 error = caught

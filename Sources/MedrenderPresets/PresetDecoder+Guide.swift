@@ -5,9 +5,12 @@ extension PresetDecoder {
     /// The most characters a spoken line may have.
     public static let maximumSpokenCharacters = 2000
 
-    /// `language: en|de|fr|es|it|pt`.
-    static func decodeLanguage(_ node: PresetNode) throws(PresetError) -> Language {
-        try node.choice(Language.self, what: "language")
+    /// `language: TAG`, a BCP 47 tag one of `languages` has words for (`de`, `pt-BR`; `pt` picks
+    /// `pt-BR` and says so in the language's note).
+    static func decodeLanguage(_ node: PresetNode, languages: LanguageCatalog) throws(PresetError) -> Language {
+        let text = try node.string()
+        if let language = languages.language(text) { return language }
+        throw node.error("unknown language '\(text)'; " + languages.available(adding: text))
     }
 
     /// `minutes: fit`: the session is as long as its guided script needs. Returns whether it was.

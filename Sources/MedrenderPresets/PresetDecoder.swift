@@ -18,8 +18,8 @@ public enum PresetDecoder {
     /// The largest preset file read, in bytes (the library's presets are a few KiB).
     public static let maximumPresetBytes: Int64 = 1 << 20
 
-    /// Reads and decodes the preset at `path`.
-    public static func load(path: String) throws(PresetError) -> Session {
+    /// Reads and decodes the preset at `path`; its `language:` is one of `languages`.
+    public static func load(path: String, languages: LanguageCatalog = .stock) throws(PresetError) -> Session {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw PresetError(file: path, message: "no such preset file", category: .missingInput)
@@ -43,11 +43,13 @@ public enum PresetDecoder {
             throw PresetError(file: path, message: "is not UTF-8 text; a preset is a YAML file")
         }
         let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-        return try decode(text, file: path, defaultName: name)
+        return try decode(text, file: path, defaultName: name, languages: languages)
     }
 
-    /// Decodes preset YAML `text`; `file` names it in errors.
-    public static func decode(_ text: String, file: String, defaultName: String) throws(PresetError) -> Session {
+    /// Decodes preset YAML `text`; `file` names it in errors. Its `language:` is one of
+    /// `languages`, and without one the session speaks their English.
+    public static func decode(_ text: String, file: String, defaultName: String,
+                              languages: LanguageCatalog = .stock) throws(PresetError) -> Session {
         let root = try composeRoot(text, file: file)
         let top = PresetNode(node: root, file: file, path: "")
         guard case .mapping = root else {
@@ -76,7 +78,8 @@ public enum PresetDecoder {
             session.guide = try decodeGuide(node)
             session.voice.useGuidedDefaults()
         }
-        if let node = fields["language"] { session.language = try decodeLanguage(node) }
+        session.language = try fields["language"].map { (node) throws(PresetError) in try decodeLanguage(node, languages: languages) }
+            ?? languages.language("en") ?? .english
         if let node = fields["beats"] { session.beats = try decodeBeats(node) }
         if let node = fields["credits"] { try decodeCredits(node, into: &session) }
         return session

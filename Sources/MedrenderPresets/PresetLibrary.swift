@@ -80,7 +80,9 @@ public struct PresetLibrary: Sendable {
         }
         // $MEDRENDER_HOME is a teacher's library, in front of the stock one when there is one.
         if let home = ProcessInfo.processInfo.environment["MEDRENDER_HOME"], !home.isEmpty {
-            guard isLibrary(home) || fm.fileExists(atPath: home + "/Sounds") else { return PresetLibrary(root: home) }
+            guard isLibrary(home) || fm.fileExists(atPath: home + "/Sounds") || fm.fileExists(atPath: home + "/Languages") else {
+                return PresetLibrary(root: home)
+            }
             guard let stock = stock(), Self.same(stock, home) == false else { return PresetLibrary(root: home) }
             return PresetLibrary(root: stock, front: [home])
         }

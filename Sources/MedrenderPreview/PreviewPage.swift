@@ -86,7 +86,7 @@ public struct PreviewPage: Sendable {
             kindColours += ".circle[data-kind=\"\(kind.rawValue)\"]{background:radial-gradient(circle at 50% 40%,#ffffff 0,\(colour) 70%)}\n"
         }
         return """
-            \(Markup.documentHead(language: t.language.rawValue, title: Markup.escape(t.title) + " · " + Markup.escape(t.words.preview)))
+            \(Markup.documentHead(language: t.language.tag, title: Markup.escape(t.title) + " · " + Markup.escape(t.words.preview)))
             <script>window.addEventListener('error',function(e){var d=document.documentElement;d.setAttribute('data-errors',(d.getAttribute('data-errors')||'')+(e.message||'error')+'; ');});</script>
             <style>
             \(Self.style)\(kindColours)</style>

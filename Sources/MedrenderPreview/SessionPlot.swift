@@ -290,9 +290,9 @@ public struct SessionPlot: Sendable {
                 case .holdOut: words.holdOut
                 default: words.instruction(kind)
                 }
-                return (timeline.language == .english ? name.lowercased() : name, colour)
+                return (timeline.language.isEnglish ? name.lowercased() : name, colour)
             }
-        let words = timeline.words, lower = timeline.language == .english
+        let words = timeline.words, lower = timeline.language.isEnglish
         items += [(lower ? words.voice.lowercased() : words.voice, "#c98bb0"), (words.ambience, "#9cc7a4"),
                   (lower ? words.bell.lowercased() : words.bell, "#d4a13a")]
         for (name, colour) in items {

@@ -205,9 +205,4 @@ public struct SessionTimeline: Hashable, Sendable {
         let level = phase.fromLevel + (phase.toLevel - phase.fromLevel) * Self.ease(progress)
         return Moment(label: words.instruction(phase.kind), level: level, progress: progress, cycle: phase.cycle, section: section)
     }
-
-    /// The label before the first breath and after the last, in English (the session's own
-    /// language's are `words.settleIn` and `words.rest`).
-    public static let settleLabel = Words.english.settleIn
-    public static let closingLabel = Words.english.rest
 }

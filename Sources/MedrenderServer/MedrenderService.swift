@@ -207,9 +207,10 @@ public struct MedrenderService: Sendable {
 
     func presets() throws -> Response {
         var entries: [PresetListing] = []
+        let languages = try settings.library.languages()
         for file in settings.library.presetFiles() {
             // A preset that does not decode is left out here; GET /presets/NAME says what is wrong with it.
-            guard let session = try? PresetDecoder.load(path: file) else { continue }
+            guard let session = try? PresetDecoder.load(path: file, languages: languages) else { continue }
             entries.append(PresetListing(session: session, file: file))
         }
         return try Self.json(entries)
@@ -223,7 +224,7 @@ public struct MedrenderService: Sendable {
 
     func preset(named name: String) throws -> Response {
         let file = try ServedLibrary(settings.library).presetFile(name)
-        let session = try PresetDecoder.load(path: file)
+        let session = try PresetDecoder.load(path: file, languages: settings.library.languages())
         let yaml = try String(contentsOfFile: file, encoding: .utf8)
         return try Self.json(PresetDetail(preset: PresetListing(session: session, file: file), yaml: yaml))
     }

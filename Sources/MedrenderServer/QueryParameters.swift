@@ -74,7 +74,7 @@ enum QueryParameters {
         p.pace = try integer("pace")
         p.date = values["date"]
         p.comment = values["comment"]
-        p.language = try values["language"].map { (text) throws(ParameterError) in try Language(parsing: text) }
+        p.language = values["language"]
         if let voice = values["voice"] {
             // A request names an installed engine; it never names a program for the server to run.
             guard !voice.hasPrefix("command") else {

@@ -3,13 +3,15 @@ import Medrender
 import MedrenderBuild
 import MedrenderCore
 import MedrenderIO
+import MedrenderPresets
 
 /// What a render is, as the cache and the ETag know it: the request's typed fields once parsed and
 /// resolved (every default filled in, numbers as numbers, so the query's spelling and order do
 /// not matter), the format, rate and channels, the preset file's bytes, each sound's file (its
 /// name in the library and `FileIdentity`), the cover's bytes, the renderer's version and what the
 /// session speaks (engine, voice, language, text and the engine's version, so a new engine renders
-/// anew). Two requests with the same identity get the same bytes.
+/// anew) and the words of its language (so does a corrected catalog). Two requests with the same
+/// identity get the same bytes.
 enum RenderIdentity {
     static func key(parameters: SessionRequest, presetFile: String, job: RenderJob, speech: [SpeechRequest]) -> String {
         var h = SHA256Hasher()
@@ -26,8 +28,9 @@ enum RenderIdentity {
             h.update("sound \(sound.ref.name) \(URL(fileURLWithPath: sound.path).lastPathComponent) \(FileIdentity(path: sound.path))\n")
         }
         if let cover = job.session.metadata.cover { h.update("cover \(SHA256Hasher.hashFile(at: cover) ?? "unreadable")\n") }
+        for line in LanguageCatalog.lines(of: job.session.language) { h.update("words \(job.session.language.tag) \(line)\n") }
         for request in speech {
-            h.update("speech \(request.key) \(request.engine.rawValue) \(request.voice) \(request.language.rawValue) \(request.engineVersion)\n")
+            h.update("speech \(request.key) \(request.engine.rawValue) \(request.voice) \(request.language.tag) \(request.engineVersion)\n")
         }
         return String(h.finalizeHex().prefix(40))
     }

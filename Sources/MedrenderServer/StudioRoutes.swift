@@ -134,11 +134,13 @@ extension MedrenderService {
     /// names a program or a file outside the library is refused.
     static func confinedSession(_ yaml: String, library: PresetLibrary, presetFile: String) throws -> Session {
         let session: Session
+        // The library's languages; a catalog of its that does not read is the error to show.
+        let languages = try library.languages()
         do {
-            session = try PresetDecoder.decode(yaml, file: "preset", defaultName: "studio")
+            session = try PresetDecoder.decode(yaml, file: "preset", defaultName: "studio", languages: languages)
         } catch {
             // Every error, not only the first: the page shows each at its line and beside its field.
-            let all = PresetDecoder.allErrors(yaml, file: "preset", defaultName: "studio")
+            let all = PresetDecoder.allErrors(yaml, file: "preset", defaultName: "studio", languages: languages)
             // In the order of the text, as the page lists them.
             let issues = (all.isEmpty ? [error] : all).enumerated().sorted {
                 ($0.element.line ?? .max, $0.element.column ?? 0, $0.offset) < ($1.element.line ?? .max, $1.element.column ?? 0, $1.offset)

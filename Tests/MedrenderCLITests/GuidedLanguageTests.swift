@@ -35,14 +35,14 @@ import Testing
         let probe = try runProcess(try #require(which("ffprobe")), ["-v", "error", "-show_chapters", "-of", "json", dir.file("de.ogg")])
         let chapters = try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as! [String: Any]
         let titles = (chapters["chapters"] as! [[String: Any]]).map { ($0["tags"] as? [String: Any])?["title"] as? String }
-        #expect(titles == ["Ankommen", "Atmen", "Ausklang"], "\(probe.stdout)")
+        #expect(titles == ["Ankommen", "Atmung", "Ausklang"], "\(probe.stdout)")
         // The cue sheet's labels and captions.
         for ext in ["txt", "vtt"] {
             let cues = try Self.run(["cues", "--preset", preset, "-o", dir.file("de.\(ext)")], dir)
             #expect(cues.status == 0, "\(cues.stderr)")
         }
         let labels = try String(contentsOfFile: dir.file("de.txt"), encoding: .utf8)
-        for word in ["\tAnkommen\n", "\tAtmen\n", "\tAusklang\n", "\tEinatmen (1)\n", "\tHalten (1)\n", "\tAusatmen (1)\n"] {
+        for word in ["\tAnkommen\n", "\tAtmung\n", "\tAusklang\n", "\tEinatmen (1)\n", "\tHalten (1)\n", "\tAusatmen (1)\n"] {
             #expect(labels.contains(word), "labels lack \(word.debugDescription)")
         }
         #expect(!labels.contains("Breathe"), "English in the labels")

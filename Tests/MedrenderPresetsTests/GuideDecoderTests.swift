@@ -25,7 +25,7 @@ import Testing
                 - say: "Zeit."
                   at: 90
             """, extra: "language: de\nminutes: fit\n")
-        #expect(session.language == .german)
+        #expect(session.language.tag == "de")
         #expect(session.fitsGuide)
         let script = try #require(session.guide)
         #expect(script.voice == GuideVoice(engine: .espeakNG, name: "de"))
@@ -105,7 +105,7 @@ import Testing
             Issue.record("decoded")
         } catch {
             #expect(error.description.hasPrefix("g.yaml:2:11: language: unknown language 'nl'"), "\(error.description)")
-            #expect(error.description.hasSuffix("choose one of: en, de, fr, es, it, pt"), "\(error.description)")
+            #expect(error.description.hasSuffix("medrender has words for de, en, es, fr, it, pt-BR, pt-PT; add a language as Languages/nl.yml in your library"), "\(error.description)")
         }
     }
 }

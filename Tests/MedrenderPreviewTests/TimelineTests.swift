@@ -1,5 +1,6 @@
 import Foundation
 import MedrenderCore
+import MedrenderPresets
 import MedrenderPreview
 import Testing
 
@@ -52,9 +53,9 @@ func previewPlan(_ session: Session, cycles: Int = 3, rate: Int = 48000) throws 
 
     @Test func outsideTheBreathingTheCircleRests() throws {
         let timeline = SessionTimeline(plan: try previewPlan(previewSession(BreathPattern(milliseconds: 4000, 4000, 4000, 4000))), title: "t")
-        #expect(timeline.moment(at: 1).label == SessionTimeline.settleLabel)
+        #expect(timeline.moment(at: 1).label == timeline.words.settleIn)
         #expect(timeline.moment(at: 1).section == "Settle")
-        #expect(timeline.moment(at: timeline.durationSeconds - 0.5).label == SessionTimeline.closingLabel)
+        #expect(timeline.moment(at: timeline.durationSeconds - 0.5).label == timeline.words.rest)
         #expect(timeline.moment(at: timeline.durationSeconds - 0.5).level == 0)
         // Mid-hold after the inhale: full; mid-exhale: half.
         #expect(timeline.moment(at: 2 + 6).level == 1)
@@ -133,10 +134,11 @@ func previewPlan(_ session: Session, cycles: Int = 3, rate: Int = 48000) throws 
             PatternSegment(pattern: pattern, span: .cycles(2), name: "Settle"),
             PatternSegment(pattern: pattern, span: .cycles(2), name: "Closing"),
         ], settle: .seconds(2), closing: .seconds(3), master: MasterSettings(fadeIn: .zero, fadeOut: .seconds(1)))
-        session.language = .german
+        let german = try #require(LanguageCatalog.stock.language("de"))
+        session.language = german
         let plan = try previewPlan(session, cycles: 6, rate: 8000)
         #expect(plan.sections.map(\.kind) == [.settle, .segment, .segment, .segment, .closing])
-        #expect(plan.sections.map { Language.german.words.section($0) } == ["Ankommen", "Breathing", "Settle", "Closing", "Ausklang"])
+        #expect(plan.sections.map { german.words.section($0) } == ["Ankommen", "Breathing", "Settle", "Closing", "Ausklang"])
         // The preview keeps the segments (the first one stands for the breathing) under their own names.
         let timeline = SessionTimeline(plan: plan, title: "t")
         #expect(timeline.sections.map(\.name) == ["Ankommen", "Breathing", "Settle", "Closing", "Ausklang"])

@@ -49,4 +49,21 @@ import Testing
         let noVoice = try server.get("/cues?preset=box-breath&minutes=3&rate=8000&no-voice=maybe")
         #expect(noVoice.status == 400)
     }
+
+    /// A tag in any case (`pt-br`), and a library's catalog that does not read: a 4xx answer in
+    /// the words of the command line's error, at the file's line and column.
+    @Test func languagesComeFromTheLibrarysCatalogs() throws {
+        let dir = TemporaryDirectory("serve-catalog")
+        try FileManager.default.createDirectory(atPath: dir.file("lib/Languages"), withIntermediateDirectories: true)
+        let server = try ServerProcess(["--library", dir.file("lib")])
+        defer { server.stop() }
+        let brazil = try server.get("/cues?preset=box-breath&minutes=3&rate=8000&sheet=vtt&language=pt-br")
+        #expect(brazil.status == 200 && String(decoding: brazil.body, as: UTF8.self).contains("Segure"))
+        _ = dir.write("lib/Languages/de.yml", "de:\n  settle: [Einstimmen, Los]\n")
+        let bad = try server.get("/cues?preset=box-breath&minutes=3&rate=8000&language=de")
+        let body = String(decoding: bad.body, as: UTF8.self)
+        #expect((400..<500).contains(bad.status), "\(bad.status) \(body)")
+        // The library's folder is not told to a client: the path from it, as for a preset.
+        #expect(body == "Languages/de.yml:2:11: de.settle: expected text, found a list\n", "\(body)")
+    }
 }

@@ -154,7 +154,26 @@ import Testing
         let requests = try SpeechSynthesizer.$cacheDirectoryOverride.withValue(dir.file("cache")) {
             try GuideSpeech.requests(for: request.session, origin: file)
         }
-        #expect(requests.allSatisfy { $0.language == .german })
+        #expect(requests.allSatisfy { $0.language.tag == "de" })
+    }
+
+    /// Every stock language has an espeak-ng voice: Brazil's Portuguese is its `pt-br`, Portugal's
+    /// its `pt`, and a bare `pt` is Brazil's.
+    @Test(arguments: [("pt", "pt-br", "Segure"), ("pt-BR", "pt-br", "Segure"), ("pt-pt", "pt", "Sustenha"),
+                      ("fr", "fr", "Retenez"), ("es", "es", "Mantén"), ("it", "it", "Trattieni")])
+    func everyLanguageHasAnEspeakVoice(tag: String, voice: String, hold: String) throws {
+        let dir = TemporaryDirectory("speech-espeak-tag")
+        let file = dir.write("p.yaml", """
+            name: p
+            minutes: 1
+            language: \(tag)
+            pattern: 4-4-4-4
+            voice: { prompts: spoken, prompt-cycles: 1 }
+            """)
+        let request = try Self.request(file, dir: dir)
+        let requests = try GuideSpeech.requests(for: request.session, origin: file)
+        #expect(requests.allSatisfy { $0.engine == .espeakNG && $0.voice == voice }, "\(requests.map(\.voice))")
+        #expect(requests.map(\.text).contains(hold))
     }
 
     @Test func germanPromptsAreSpokenByEspeakInGerman() throws {
@@ -171,7 +190,7 @@ import Testing
         let request = try Self.request(file, dir: dir)
         let requests = try GuideSpeech.requests(for: request.session, origin: file)
         #expect(requests.map(\.text) == ["Einatmen", "Halten", "Ausatmen", "Halten"])
-        #expect(requests.allSatisfy { $0.engine == .espeakNG && $0.voice == "de" && $0.language == .german })
+        #expect(requests.allSatisfy { $0.engine == .espeakNG && $0.voice == "de" && $0.language.tag == "de" })
         #expect(requests.allSatisfy { $0.engineVersion.contains("eSpeak NG") }, "\(requests.map(\.engineVersion))")
         // The render speaks them: each prompt's audio in the cache is espeak-ng's German.
         _ = try SpeechSynthesizer.$cacheDirectoryOverride.withValue(dir.file("cache")) { try Renderer.render(request) }

@@ -86,7 +86,7 @@ import Testing
         cases.append(({ _ = try BedChoice(parsing: "rain,,ocean") }, "--ambience rain,,ocean has an empty name"))
         cases.append(({ _ = try BellChoice(parsing: " ") }, "--bells needs a sound's name"))
         cases.append(({ _ = try PatternChoice(parsing: "4-x") }, "--pattern 4-x:"))
-        cases.append(({ _ = try Language(parsing: "xx") }, "--language xx is not one medrender has words for"))
+        cases.append(({ _ = try LanguageCatalog.stock.language(parsing: "xx") }, "--language xx is not one medrender has words for"))
         for (body, message) in cases {
             #expect {
                 try body()

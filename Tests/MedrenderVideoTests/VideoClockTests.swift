@@ -1,5 +1,6 @@
 import Medrender
 import MedrenderCore
+import MedrenderPresets
 import MedrenderPreview
 @testable import MedrenderVideo
 import Testing
@@ -56,15 +57,16 @@ import Testing
     @Test func thePictureSpeaksTheSessionsLanguage() throws {
         let pattern = BreathPattern(milliseconds: 4000, 2000, 4000, 0)
         var session = Session(name: "t", segments: [PatternSegment(pattern: pattern)], settle: .seconds(2), closing: .seconds(2))
-        session.language = .german
+        let german = try #require(LanguageCatalog.stock.language("de"))
+        session.language = german
         let plan = try RenderPlan(session: session, options: RenderOptions(rate: 8000, length: .cycles(2)))
         let timeline = SessionTimeline(plan: plan, title: "t")
-        let picture = BreathingPicture(timeline: timeline, fps: 10, words: Language.german.words)
+        let picture = BreathingPicture(timeline: timeline, fps: 10, words: german.words)
         let inhale = try #require(timeline.phases.first { $0.kind == .inhale })
         let middle = picture.clock.videoFrame(ofAudioFrame: Int64((inhale.startSeconds + 2) * 8000))
         let state = picture.state(ofFrame: middle)
         #expect(state.label == "Einatmen")
-        #expect(state.section == "Atmen")
+        #expect(state.section == "Atmung")
         let seconds = Double(picture.clock.audioFrame(ofVideoFrame: middle)) / 8000
         #expect(state.level == timeline.moment(at: seconds).level)
         #expect(picture.state(ofFrame: 0).label.isEmpty && picture.state(ofFrame: 0).section == "Ankommen")

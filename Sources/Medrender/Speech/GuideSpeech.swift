@@ -77,7 +77,7 @@ public enum GuideSpeech {
         }
         guard let name = voice.name ?? engine.defaultVoice(for: language) else {
             let fix = voice.engine == .piper ? "name a Piper voice (piper:en_US-joe-medium) or a model's path" : "use espeak-ng (voice: espeak-ng) or name a voice"
-            throw RenderError("\(place): \(voice.engine.rawValue) has no voice for the language '\(language.rawValue)'; \(fix)", category: .badData)
+            throw RenderError("\(place): \(voice.engine.rawValue) has no voice for the language '\(language.tag)'; \(fix)", category: .badData)
         }
         if voice.engine == .piper {
             if let why = try checkPiper(name, language: language, place: place) { return .absent(why, .missingInput) }
@@ -109,7 +109,7 @@ public enum GuideSpeech {
         }
         guard facts.speaks(language) else {
             throw RenderError("\(place): the Piper voice '\(found.name)' speaks \(facts.language), not the session's language "
-                + "'\(language.rawValue)'; choose a voice of that language or set the preset's language", category: .badData)
+                + "'\(language.tag)'; choose a voice of that language or set the preset's language", category: .badData)
         }
         return nil
     }

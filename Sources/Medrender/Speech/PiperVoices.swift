@@ -25,9 +25,13 @@ public struct PiperVoiceFacts: Hashable, Sendable {
     /// The model card's `License:` line, when there is a card.
     public var license: String?
 
-    /// Whether the voice speaks `language` (`en_US` speaks `en`).
+    /// Whether the voice speaks `language`: the same language subtag (`en_US` speaks `en`), and
+    /// the same region when the tag names one (`pt_BR` speaks `pt-BR`, not `pt-PT`).
     public func speaks(_ language: Language) -> Bool {
-        self.language.lowercased().split(whereSeparator: { $0 == "_" || $0 == "-" }).first.map(String.init) == language.rawValue
+        let parts = self.language.lowercased().split(whereSeparator: { $0 == "_" || $0 == "-" }).map(String.init)
+        guard parts.first == language.primarySubtag else { return false }
+        guard let region = language.regionSubtag, parts.count > 1 else { return true }
+        return parts[1].uppercased() == region
     }
 }
 

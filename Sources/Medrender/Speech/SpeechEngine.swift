@@ -57,7 +57,7 @@ extension GuideVoice.Engine {
     /// The engine a language is spoken with when the script names none: festival for English,
     /// espeak-ng for the others.
     public static func defaultEngine(for language: Language) -> GuideVoice.Engine {
-        language == .english ? .festival : .espeakNG
+        language.isEnglish ? .festival : .espeakNG
     }
 }
 
@@ -66,7 +66,7 @@ struct FestivalEngine: SpeechEngine {
     var engine: GuideVoice.Engine { .festival }
     func program(voice: String?) -> String { "text2wave" }
     var package: String? { "festival festvox-us-slt-hts" }
-    func defaultVoice(for language: Language) -> String? { language == .english ? "cmu_us_slt_arctic_hts" : nil }
+    func defaultVoice(for language: Language) -> String? { language.isEnglish ? "cmu_us_slt_arctic_hts" : nil }
     /// A stretch is said twice: HTS voices (the default) take their engine's speed (`-r`), the
     /// others festival's `Duration_Stretch`; each ignores the other's.
     func arguments(voice: String, text: String, textFile: String, output: String, scale: Double?) -> [String] {
@@ -101,7 +101,16 @@ struct ESpeakEngine: SpeechEngine {
     var engine: GuideVoice.Engine { .espeakNG }
     func program(voice: String?) -> String { "espeak-ng" }
     var package: String? { "espeak-ng" }
-    func defaultVoice(for language: Language) -> String? { language.rawValue }
+    /// espeak-ng's voice for the tag: `pt` is Portugal's Portuguese there and `pt-br` Brazil's;
+    /// any other tag lowercased (`de`, `en-gb`), which espeak-ng names its voices by.
+    func defaultVoice(for language: Language) -> String? { Self.voice(for: language) }
+    static func voice(for language: Language) -> String {
+        switch (language.primarySubtag, language.regionSubtag) {
+        case ("pt", "PT"): "pt"
+        case ("pt", nil): "pt-br"
+        default: language.tag.lowercased()
+        }
+    }
     /// A stretch is its speed (`-s`, 175 words a minute its own, 80 its least). Past 1.6 times
     /// its length, a gap between words comes in too (`-g`): its first step lengthens a line by about
     /// a fifth and each further one by about 5.5 %, so the speed goes up to make up for the first.
@@ -147,7 +156,7 @@ struct FliteEngine: SpeechEngine {
     var engine: GuideVoice.Engine { .flite }
     func program(voice: String?) -> String { "flite" }
     var package: String? { "flite" }
-    func defaultVoice(for language: Language) -> String? { language == .english ? "slt" : nil }
+    func defaultVoice(for language: Language) -> String? { language.isEnglish ? "slt" : nil }
     func arguments(voice: String, text: String, textFile: String, output: String, scale: Double?) -> [String] {
         (scale.map { ["--setf", "duration_stretch=\(EnginePacing.text($0))"] } ?? []) + ["-voice", voice, "-f", textFile, "-o", output]
     }

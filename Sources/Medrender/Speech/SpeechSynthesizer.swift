@@ -43,7 +43,7 @@ public struct SpeechRequest: Hashable, Sendable {
     /// and the pace when one is asked.
     public var key: String {
         var hasher = SHA256()
-        let fields = ["medrender-speech", Self.version, engine.rawValue, voice, language.rawValue, text, engineVersion]
+        let fields = ["medrender-speech", Self.version, engine.rawValue, voice, language.tag, text, engineVersion]
             + (pace.map { ["pace", "\($0)", EnginePacing.version] } ?? [])
         for field in fields {
             hasher.update(data: Array(field.utf8) + [0])

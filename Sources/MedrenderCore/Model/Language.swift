@@ -1,23 +1,39 @@
-/// A language of the words a listener meets: prompts, captions, labels, chapter names.
-public enum Language: String, Hashable, Sendable, CaseIterable, Codable {
-    case english = "en"
-    case german = "de"
-    case french = "fr"
-    case spanish = "es"
-    case italian = "it"
-    case portuguese = "pt"
+/// A language of the words a listener meets (prompts, captions, labels, chapter names), known by
+/// its BCP 47 tag (`en`, `de`, `pt-BR`), with its table of words.
+///
+/// The tables are catalog files (`Languages/TAG.yml`), read by MedrenderPresets' `LanguageCatalog`;
+/// Core only carries the words it is given (and English, built in, as the default).
+public struct Language: Hashable, Sendable {
+    /// The BCP 47 tag as the catalog spells it: `en`, `de`, `pt-BR`, `pt-PT`.
+    public var tag: String
+    /// The language's name in itself: "Deutsch", "Português (Brasil)".
+    public var name: String
+    /// Its table of words.
+    public var words: Words
+    /// What the tag asked for was read as, when it was not this language's own tag: "'pt' is read
+    /// as pt-BR …"; nil otherwise. A render's report shows it.
+    public var note: String?
 
-    /// Its table of words (one file per language in `Words/`).
-    public var words: Words {
-        switch self {
-        case .english: .english
-        case .german: .german
-        case .french: .french
-        case .spanish: .spanish
-        case .italian: .italian
-        case .portuguese: .portuguese
-        }
+    public init(tag: String, name: String, words: Words, note: String? = nil) {
+        self.tag = tag
+        self.name = name
+        self.words = words
+        self.note = note
     }
+
+    /// The tag's first subtag, lowercased: `pt` for `pt-BR`, `en` for `en`.
+    public var primarySubtag: String {
+        String(tag.split(separator: "-", maxSplits: 1).first ?? Substring(tag)).lowercased()
+    }
+
+    /// The tag's region subtag, uppercased, when it has one: `BR` for `pt-BR`, nil for `de`.
+    public var regionSubtag: String? {
+        tag.split(separator: "-").dropFirst().first { $0.count == 2 || ($0.count == 3 && $0.allSatisfy(\.isNumber)) }
+            .map { $0.uppercased() }
+    }
+
+    /// Whether this is English (any region): section names are lowercased in the plot's legend.
+    public var isEnglish: Bool { primarySubtag == "en" }
 }
 
 /// The words of one language, looked up by key, never written inline.
@@ -51,6 +67,39 @@ public struct Words: Hashable, Sendable {
     public var holdOut: String
     public var ambience: String
     public var circleSize: String
+    /// The note a file with binaural beats carries in its comment tag: they are heard only when
+    /// each ear gets its own channel.
+    public var headphonesNote: String
+
+    public init(breatheIn: String, breatheInMore: String, hold: String, breatheOut: String, settle: String, breathing: String,
+                closing: String, bell: String, tick: String, voice: String, numbers: [String], settleIn: String, rest: String,
+                section: String, cycle: String, elapsed: String, remaining: String, seekHint: String, preview: String,
+                holdIn: String, holdOut: String, ambience: String, circleSize: String, headphonesNote: String) {
+        self.breatheIn = breatheIn
+        self.breatheInMore = breatheInMore
+        self.hold = hold
+        self.breatheOut = breatheOut
+        self.settle = settle
+        self.breathing = breathing
+        self.closing = closing
+        self.bell = bell
+        self.tick = tick
+        self.voice = voice
+        self.numbers = numbers
+        self.settleIn = settleIn
+        self.rest = rest
+        self.section = section
+        self.cycle = cycle
+        self.elapsed = elapsed
+        self.remaining = remaining
+        self.seekHint = seekHint
+        self.preview = preview
+        self.holdIn = holdIn
+        self.holdOut = holdOut
+        self.ambience = ambience
+        self.circleSize = circleSize
+        self.headphonesNote = headphonesNote
+    }
 
     /// The instruction for a phase, as prompts and captions say it.
     public func instruction(_ kind: PhaseKind) -> String {
