@@ -86,6 +86,7 @@ struct SessionOptions: ParsableArguments {
         var p = SessionRequest(preset: preset)
         p.length = try LengthChoice(minutes: minutes?.minutes, fit: minutes?.fit ?? false, cycles: cycles)
         p.voice = try voice.map { (text) throws(ParameterError) in try GuideVoice(parsing: text) }
+        p.pace = pace
         p.language = language
         p.rate = rate.hertz
         p.pattern = try pattern.map { (text) throws(ParameterError) in try PatternChoice(parsing: text) }
@@ -102,7 +103,6 @@ struct SessionOptions: ParsableArguments {
         p.ambienceLevel = ambienceLevel
         p.voiceLevel = voiceLevel
         p.duck = duck
-        p.pace = pace
         return p
     }
 

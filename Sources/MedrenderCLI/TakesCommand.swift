@@ -7,12 +7,10 @@ import MedrenderCore
 /// script's `recording:` cuts it into lines.
 struct TakesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "takes",
-        abstract: "List the spoken phrases found in a one-take recording of a script, one per line it will give.",
+        commandName: "takes", abstract: "List the spoken phrases found in a one-take recording of a script, one per line it will give.",
         discussion: exitCodesHelp)
 
-    @Argument(help: "The recording (any sound medrender reads).", completion: .file())
-    var file: String
+    @Argument(help: "The recording (any sound medrender reads).", completion: .file()) var file: String
 
     @Option(name: .long, parsing: .unconditional,
             help: ArgumentHelp("How far under the take's level silence starts, -80 to -6 dB (as recording.silence).", valueName: "db"))

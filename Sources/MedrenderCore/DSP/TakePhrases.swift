@@ -24,7 +24,7 @@ public struct TakePhrases: Sendable {
         public var silence: Double = -30
         /// The shortest silence between two phrases (0.05…10 s): longer than a pause between two
         /// sentences of one line (up to about 0.7 s at a teacher's pace), shorter than one between lines.
-        public var gap = SessionTime(seconds: 1)
+        public var gap = SessionTime.seconds(1)
         /// The shortest sound that is a phrase.
         public var shortest = SessionTime(milliseconds: 100)
         public init() {}
