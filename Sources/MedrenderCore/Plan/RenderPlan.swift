@@ -87,7 +87,9 @@ public struct RenderPlan: Sendable {
             let voice = session.voice
             kept.formUnion([voice.intro, voice.track, voice.outro].compactMap { $0 } + Array(voice.prompts.values)
                 + voice.clips.map(\.sound) + voice.leadIn + session.segments.compactMap(\.voice))
-            for line in session.guide?.lines ?? [] { if case .clip(let ref, _) = line.content { kept.insert(ref) } }
+            // A clip's sound, or a spoken line's once synthesized (or cut from a take): known before
+            // planning, so that the lines are placed with their lengths from the first plan.
+            for line in session.guide?.lines ?? [] { if let ref = line.sound { kept.insert(ref) } }
         }
         if layers.contains(.ambience) {
             kept.formUnion(session.ambience.filter { $0.generator == nil }.map(\.sound) + session.segments.compactMap { $0.ambience?.generator == nil ? $0.ambience?.sound : nil })
@@ -98,7 +100,12 @@ public struct RenderPlan: Sendable {
                 for segment in session.segments { if case .sound(let ref)? = segment.cues[kind]??.source { kept.insert(ref) } }
             }
         }
-        return session.soundsUsed.filter(kept.contains)
+        let named = session.soundsUsed.filter(kept.contains)
+        let spoken = (session.guide?.lines ?? []).compactMap { line -> SoundRef? in
+            guard case .say = line.content, let ref = line.speech, kept.contains(ref) else { return nil }
+            return ref
+        }
+        return named + spoken.filter { !named.contains($0) }
     }
 
     /// The cue sheet: every cue's kind, frame, time and cycle, in order.
