@@ -60,7 +60,7 @@ func waveBytes(rate: UInt32, channels: UInt16, frames: Int, value: Int16 = 1000)
         let (result, dir) = try render(bed: nil, name: "forest")
         #expect(result.status == 66)
         #expect(result.stderr.contains("the sound 'forest' was not found"))
-        #expect(result.stderr.contains("Sounds/ offers: bell, chime, gong, ocean, rain, voice-breathe-in"))
+        #expect(result.stderr.contains("Sounds/ offers: bell, chime, gong, ocean, rain, teacher-take, voice-breathe-in"))
         let fallback = try runMedrender(["--preset", dir.file("p.yaml"), "--cycles", "2", "--rate", "8000",
                                          "-o", dir.file("out.wav"), "--fallback", "stock"])
         #expect(fallback.status == 0, "\(fallback.stderr)")
