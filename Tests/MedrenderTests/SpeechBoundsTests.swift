@@ -53,10 +53,13 @@ import Testing
         let dir = TemporaryDirectory("speech-bounds-cancel")
         let program = writeHangingProgram("hang.sh", in: dir, pidsFile: dir.file("pids"))
         let synthesizer = SpeechSynthesizer(cacheDirectory: dir.file("cache"), timeLimitSeconds: 600)
-        let task = Task { try synthesizer.audio(for: Self.request(program), place: "g.yaml:8:7") }
-        // Cancelled once the program runs (a minute at most, for a test that would otherwise hang).
-        let deadline = Date().addingTimeInterval(60)
-        while readProcessIDs(dir.file("pids")).count < 2, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        // The task runs on a thread of its own: the shared pool's threads may all be held by other
+        // tests' renders for minutes on a busy machine, and the engine must start regardless.
+        let task = Task(executorPreference: OwnThreadExecutor()) { try synthesizer.audio(for: Self.request(program), place: "g.yaml:8:7") }
+        // Cancelled once the program runs: waited for here without giving up this thread (the
+        // bound only keeps a broken build from hanging the suite).
+        let bound = Date().addingTimeInterval(600)
+        while readProcessIDs(dir.file("pids")).count < 2, Date() < bound { usleep(10_000) }
         let pids = readProcessIDs(dir.file("pids"))
         try #require(pids.count == 2, "the program wrote its id and its child's")
         task.cancel()
@@ -129,5 +132,15 @@ import Testing
         var tail = OutputTail(capacity: 1000)
         Array(written.utf8).withUnsafeBytes { tail.append($0) }
         #expect(tail.lastLine == line)
+    }
+}
+
+/// Runs the jobs of the tasks that prefer it on one serial queue of its own, outside the shared pool.
+final class OwnThreadExecutor: TaskExecutor {
+    private let queue = DispatchQueue(label: "medrender.test.own-thread")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }

@@ -80,9 +80,10 @@ public enum GuideTake {
                     : "lower the gap (gap:) or the silence (silence:) if two lines run together, or ")
                 + "give the cut times between the lines (split:)", category: .badData)
         }
-        let key = try cacheKey(take.path, recording: recording)
-        let cache = SpeechSynthesizer().cacheDirectory
-        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        let key = cacheKey(take.path, recording: recording)
+        let synthesizer = SpeechSynthesizer()
+        try synthesizer.makeCacheDirectory(place: place)
+        let cache = synthesizer.cacheDirectory
         for (n, (index, phrase)) in zip(lines, found.phrases).enumerated() {
             let next = n + 1 < found.phrases.count ? found.phrases[n + 1].startFrame : found.asset.frameCount
             let before = n > 0 ? found.phrases[n - 1].endFrame : 0
@@ -119,7 +120,7 @@ public enum GuideTake {
     }
 
     /// The cut lines' cache key: the take's path and identity, how it is split, and this code's version.
-    static func cacheKey(_ path: String, recording: GuideRecording) throws -> String {
+    static func cacheKey(_ path: String, recording: GuideRecording) -> String {
         var hasher = SHA256()
         let fields = ["medrender-take", "1", path, FileIdentity(path: path).description, "\(recording.settings.silence)",
                       recording.settings.gap.description, recording.settings.shortest.description,
