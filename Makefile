@@ -157,6 +157,7 @@ bench: test-deps release
 	python3 scripts/bench-guided.py
 	@.venv/bin/python -c "import speechmos, librosa" 2>/dev/null || .venv/bin/python -m pip install --quiet --disable-pip-version-check speechmos librosa requests  # DNSMOS (PyPI, MIT; models included)
 	PATH="$(CURDIR)/.venv/bin:$$PATH" .venv/bin/python scripts/bench-voice.py
+	PATH="$(CURDIR)/.venv/bin:$$PATH" .venv/bin/python scripts/bench-mix.py --write
 	./scripts/bench-build
 	python3 scripts/bench-player.py
 	./scripts/fault-loop $(FAULT_RUNS)

@@ -96,12 +96,18 @@ extension RenderJob {
             // second copy.
             let bedSounds = Set(session.ambience.map(\.sound) + session.segments.compactMap { $0.ambience?.sound })
             let channels = options.channels
+            let voice = session.voiceSounds
+            let crest = VoicePeaks.crest(targetLUFS: session.master.loudnessLUFS, ceilingDBTP: session.master.truePeakDBTP)
             let loaded = try SoundLoader.load(wanted, rate: options.rate, cache: soundCache ?? SoundCache(maximumBytes: 0),
                                               parallel: threads > 1, held: { bedSounds.contains($0.ref) }) { sound, decoded, loudness in
                 let facts = SoundFacts(frameCount: Int64(decoded.frameCount), loudnessLUFS: loudness.forOutput(channels: channels),
-                                       loopsNaturally: sound.loopsNaturally)
+                                       loopsNaturally: sound.loopsNaturally, loudestLUFS: loudness.loudestForOutput(channels: channels))
                 switch decoded {
                 case .held(let asset): return LoadedSound.bed(asset, facts)
+                case .floats(let asset) where voice.contains(sound.ref):
+                    guard let level = loudness.stereo else { fallthrough }
+                    let held = VoicePeaks.held(asset.samples, channels: asset.channels, rate: options.rate, loudnessLUFS: level, crest: crest)
+                    return .played(QuantizedAsset(quantizing: AudioAsset(channels: asset.channels, samples: held)), facts)
                 case .floats(let asset): return .played(QuantizedAsset(quantizing: asset), facts)
                 }
             }

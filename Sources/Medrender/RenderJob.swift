@@ -196,7 +196,7 @@ public struct RenderJob: Sendable {
             defer { live?.stop() }
             figures = try WritePass.run(prepared, into: writer, gain: Float(decibelsToGain(gainDecibels + policy.correctionDecibels)),
                                         ceilingDecibels: policy.limiterCeilingDecibels, frames: written, measuresOutput: !checked && live == nil,
-                                        parallel: parallel, progress: weighted, stopped: stopped)
+                                        measuresSpeech: mix.levelsSpeech, parallel: parallel, progress: weighted, stopped: stopped)
             spliceObserver?(writer.vorbisSplices)
             guard checked, let file = writer.temporaryPath else {
                 if let live { decoded = try live.finish() }
@@ -209,7 +209,11 @@ public struct RenderJob: Sendable {
                 decoded = try DecodedCheck.measure(fileAt: file, playbackRate: DecodedCheck.playbackRate(format), stopped: stopped)
                 weighted?(RenderProgress(pass: 3, framesDone: plan.totalFrames, totalFrames: plan.totalFrames))
             }
-            guard rewritable, policy.retry(after: decoded!) else { break }
+            // A session levelled on its voice is held to the target by the voice's loudness as
+            // written (the codec moves it by hundredths of a LU), the ceiling by the file's peaks.
+            var judged = decoded!
+            if mix.levelsSpeech, let speech = figures.speechLoudness, speech.isFinite { judged.loudness = speech }
+            guard rewritable, policy.retry(after: judged) else { break }
             try outputs.reopenAudio()
         }
         let finalGain = Float(decibelsToGain(gainDecibels + policy.correctionDecibels))
@@ -224,11 +228,12 @@ public struct RenderJob: Sendable {
             output: destination.name, rate: plan.rate, channels: plan.channels, frames: Int64(written.count),
             durationSeconds: Double(written.count) / Double(plan.rate), cycles: plan.schedule.cycleCount,
             measuredLoudnessLUFS: measured.isFinite ? measured : nil, gainDecibels: gainDecibels + policy.correctionDecibels,
-            loudnessLUFS: loudness.isFinite ? loudness : nil,
+            loudnessLUFS: loudness.isFinite ? loudness : nil, speechLoudnessLUFS: figures.speechLoudness.flatMap { $0.isFinite ? $0 : nil },
             loudnessRangeLU: range.isFinite ? range : nil,
             truePeakDBTP: truePeak.isFinite ? truePeak : nil, stems: outputs.stems.map(\.writer.path),
             // A part's loudness is its own, not the target (the whole's is).
-            warnings: prepared.warnings + (frames == nil ? Self.loudnessNotes(loudness: loudness, plan: plan, gainDecibels: gainDecibels) : [])
+            warnings: prepared.warnings
+                + (frames == nil ? Self.loudnessNotes(loudness: figures.speechLoudness ?? loudness, plan: plan, gainDecibels: gainDecibels) : [])
                 + Self.streamNotes(truePeak: rewritable || !lossy ? nil : decoded?.truePeak, plan: plan)
                 + Self.overNotes(truePeak: rewritable ? decoded?.truePeak : nil, plan: plan, retries: policy.retries),
             samplePeakDBFS: peak > 0 ? gainToDecibels(Double(peak)) : nil,

@@ -15,6 +15,10 @@ public struct RenderReport: Sendable, Codable, Hashable {
     /// decodes (Opus at 48 kHz); a WAV or FLAC one as its samples go to the encoder, before
     /// they are quantized (and dithered, at 16 bits). The same holds for the three figures below.
     public var loudnessLUFS: Double?
+    /// The voice's own integrated loudness in the output, in LUFS (the voice layer through the
+    /// same chain and the same limiter gains as the mix, before encoding): what the target sets
+    /// in a session with a voice. Nil for a session without one.
+    public var speechLoudnessLUFS: Double? = nil
     /// Loudness range of the output, in LU.
     public var loudnessRangeLU: Double?
     /// True peak of the output, in dBTP: looked for between samples at a spacing of at most

@@ -8,8 +8,13 @@ import MedrenderPresets
 struct SoundLoudness: Sendable {
     var stereo: Double?
     var mono: Double?
+    /// The loudest 400 ms (momentary loudness), LUFS, the same two ways.
+    var loudestStereo: Double?
+    var loudestMono: Double?
 
     func forOutput(channels: Int) -> Double? { channels == 1 ? mono : stereo }
+
+    func loudestForOutput(channels: Int) -> Double? { channels == 1 ? loudestMono : loudestStereo }
 }
 
 /// Decodes a resolved sound and resamples it once to the output rate, through a cache shared by
@@ -116,6 +121,8 @@ enum SoundLoader {
             }
         }
         let stereo = meter.integratedLoudness, mono = foldedMeter?.integratedLoudness ?? stereo
-        return SoundLoudness(stereo: stereo.isFinite ? stereo : nil, mono: mono.isFinite ? mono : nil)
+        let loudest = meter.momentaryMaximum, loudestMono = foldedMeter?.momentaryMaximum ?? loudest
+        let finite = { (x: Double) in x.isFinite ? x : nil }
+        return SoundLoudness(stereo: finite(stereo), mono: finite(mono), loudestStereo: finite(loudest), loudestMono: finite(loudestMono))
     }
 }

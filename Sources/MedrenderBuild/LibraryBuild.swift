@@ -9,7 +9,7 @@ import MedrenderPresets
 /// changed), in parallel, resumably, and optionally as one shard of N.
 public enum LibraryBuild {
     /// The renderer's version: part of every output's inputs hash, so a new renderer renders again.
-    public static let rendererVersion = "0.2.3"
+    public static let rendererVersion = "0.2.4"
 
     /// The manifest's file name: `manifest.json`, or `manifest-K-of-N.json` for a shard.
     public static func manifestName(shard: LibraryBuildShard?) -> String {
@@ -162,6 +162,8 @@ public struct LibraryBuildManifest: Codable, Sendable, Hashable {
         public var bytes: Int64
         public var sha256: String
         public var loudnessLUFS: Double?
+        /// The voice's own loudness, for an output levelled on its voice (the render report's).
+        public var speechLoudnessLUFS: Double? = nil
         public var truePeakDBTP: Double?
         public var inputsHash: String
         public var cueSheets: [String]

@@ -286,7 +286,7 @@ extension LibraryBuild {
         let entry = LibraryBuildManifest.Entry(
             file: job.outputName, preset: job.preset, minutes: minutes, cycles: cycles, format: job.formatName, rate: report.rate,
             channels: report.channels, frames: report.frames, bytes: bytes, sha256: sha, loudnessLUFS: report.loudnessLUFS,
-            truePeakDBTP: report.truePeakDBTP, inputsHash: job.inputsHash, cueSheets: job.cueSheetNames,
+            speechLoudnessLUFS: report.speechLoudnessLUFS, truePeakDBTP: report.truePeakDBTP, inputsHash: job.inputsHash, cueSheets: job.cueSheetNames,
             cueSheetSHA256: job.cueSheetNames.map { SHA256Hasher.hashFile(at: folder + "/" + $0) ?? "" },
             speech: job.speech.isEmpty ? nil : job.speech)
         return (entry, report.warnings)

@@ -238,6 +238,7 @@ enum ReportText {
         let duration = SessionTime(milliseconds: report.frames * 1000 / Int64(report.rate)).clockString
         var text = "wrote \(report.output): \(duration), \(report.frames) frames at \(report.rate) Hz, \(report.cycles) cycles"
         if let loudness = report.loudnessLUFS { text += String(format: ", %.1f LUFS", loudness) }
+        if let speech = report.speechLoudnessLUFS { text += String(format: " (the voice %.1f LUFS)", speech) }
         if let range = report.loudnessRangeLU { text += String(format: ", LRA %.1f LU", range) }
         if let peak = report.truePeakDBTP { text += String(format: ", true peak %.1f dBTP", peak) }
         text += String(format: ", gain %+.1f dB", report.gainDecibels)

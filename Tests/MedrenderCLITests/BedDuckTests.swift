@@ -9,11 +9,11 @@ import Testing
 /// first and last 200 ms of a voice event (nor in its fades): it is not heard switching off and on.
 @Suite struct BedDuckTests {
     /// The stock presets with a voice (a script, or recorded clips), and the depth their bed dips
-    /// by under it (a guided script's −30 dB, else the preset's `voice.duck`, −8 by default).
+    /// by under it (a guided script's −15 dB, else the preset's `voice.duck`, −8 by default).
     static let presets: [(name: String, duck: Double)] = StockAudioTests.presets.compactMap { name in
         guard let text = try? String(contentsOfFile: "\(PackagePaths.root)/Presets/\(name).yaml", encoding: .utf8),
               text.contains("\nvoice:") || text.contains("\nguide:"), text.contains("\nambience:") else { return nil }
-        return (name, text.contains("\nguide:") ? 30 : 8)
+        return (name, text.contains("\nguide:") ? 15 : 8)
     }
 
     struct Voice: Decodable {

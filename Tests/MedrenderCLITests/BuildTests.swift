@@ -98,7 +98,9 @@ import Testing
             #expect((entry["minutes"] as? NSNumber)?.doubleValue == 1.2)
             #expect(["ogg", "wav"].contains(entry["format"] as? String))
             #expect(Self.presets.contains(entry["preset"] as? String ?? ""))
-            #expect(abs(((entry["loudnessLUFS"] as? NSNumber)?.doubleValue ?? 0) + 18) < 0.5)
+            // On target: the voice in a session levelled on it, else the whole file.
+            let levelled = (entry["speechLoudnessLUFS"] ?? entry["loudnessLUFS"]) as? NSNumber
+            #expect(abs((levelled?.doubleValue ?? 0) + 18) < 0.5, "\(entry)")
             #expect(((entry["truePeakDBTP"] as? NSNumber)?.doubleValue ?? 0) <= -0.9)
             #expect((entry["inputsHash"] as? String)?.count == 64)
         }

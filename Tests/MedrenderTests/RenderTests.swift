@@ -93,9 +93,10 @@ let fractional = """
         let (rate, channels, samples) = try readSound(out)
         let meter = try LoudnessMeter(channels: channels, rate: rate, withTruePeak: true)
         try samples.withUnsafeBufferPointer { try meter.add($0.baseAddress!, frameCount: samples.count / channels) }
-        #expect(abs(try meter.integratedLoudness() - (-18)) < 0.5)
+        // Levelled on its recorded prompts: the voice on target, the file as the report says.
+        #expect(abs(try meter.integratedLoudness() - (report.loudnessLUFS ?? 0)) < 0.2)
         #expect(20 * log10(try meter.truePeak()) <= -1 + 0.1)
-        #expect(abs((report.loudnessLUFS ?? 0) - (-18)) < 0.5)
+        #expect(abs((report.speechLoudnessLUFS ?? 0) - (-18)) < 0.5)
     }
 
     @Test func missingSoundNamesPresetSoundAndWhatSoundsOffers() throws {

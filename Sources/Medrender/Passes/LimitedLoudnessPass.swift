@@ -44,8 +44,8 @@ enum LimitedLoudnessPass {
         guard limited, isNeeded(peakDecibels: mix.peakDecibels, gainDecibels: passOne, ceilingDecibels: ceilingDecibels) else {
             return passOne
         }
-        guard let raise = correction(prepared, gainDecibels: passOne, ceilingDecibels: ceilingDecibels, parallel: parallel,
-                                     stopped: stopped) else { throw RenderCancelled() }
+        guard let raise = correction(prepared, gainDecibels: passOne, speech: mix.levelsSpeech, ceilingDecibels: ceilingDecibels,
+                                     parallel: parallel, stopped: stopped) else { throw RenderCancelled() }
         return passOne + raise
     }
 
@@ -54,7 +54,8 @@ enum LimitedLoudnessPass {
         let passOne = mix.gainDecibels(for: prepared.plan)
         guard isNeeded(peakDecibels: mix.peakDecibels, gainDecibels: passOne, ceilingDecibels: ceilingDecibels) else { return passOne }
         // Never nil: only `stopped` ends it early.
-        return passOne + (correction(prepared, gainDecibels: passOne, ceilingDecibels: ceilingDecibels, parallel: parallel, stopped: nil) ?? 0)
+        return passOne + (correction(prepared, gainDecibels: passOne, speech: mix.levelsSpeech, ceilingDecibels: ceilingDecibels,
+                                     parallel: parallel, stopped: nil) ?? 0)
     }
 
     /// Whether the limiter will work enough at this gain to be measured first.
@@ -63,9 +64,10 @@ enum LimitedLoudnessPass {
     }
 
     /// The correction, in dB, to add to `gainDecibels` so that the limited chain reaches the
-    /// plan's target (0 when it does already; at most `maximumCorrectionDecibels`, and the gain at
-    /// most `RenderJob.maximumGainDecibels`); nil once `stopped` says so.
-    static func correction(_ prepared: PreparedRender, gainDecibels: Double, ceilingDecibels: Double, parallel: Bool,
+    /// plan's target, the mix's or, for a session levelled on its voice (`speech`), the voice's
+    /// (0 when it does already; at most `maximumCorrectionDecibels`, and the gain at most
+    /// `RenderJob.maximumGainDecibels`); nil once `stopped` says so.
+    static func correction(_ prepared: PreparedRender, gainDecibels: Double, speech: Bool, ceilingDecibels: Double, parallel: Bool,
                            stopped: (@Sendable () -> Bool)?) -> Double? {
         let targetLUFS = prepared.plan.master.loudnessLUFS, maximumGainDecibels = RenderJob.maximumGainDecibels
         var correction = 0.0
@@ -74,7 +76,7 @@ enum LimitedLoudnessPass {
         var last: (correction: Double, loudness: Double)?
         for _ in 0..<maximumSteps {
             let gain = Float(decibelsToGain(gainDecibels + correction))
-            let loudness = measure(prepared, gain: gain, ceilingDecibels: ceilingDecibels, parallel: parallel, stopped: stopped)
+            let loudness = measure(prepared, gain: gain, ceilingDecibels: ceilingDecibels, speech: speech, parallel: parallel, stopped: stopped)
             if let stopped, stopped() { return nil }
             let short = targetLUFS - loudness
             guard loudness.isFinite, short > (last == nil ? startToleranceLU : toleranceLU) else { break }
@@ -90,37 +92,17 @@ enum LimitedLoudnessPass {
         return correction
     }
 
-    /// The integrated loudness of the chain with `gain` and a limiter at `ceilingDecibels`, in LUFS.
-    static func measure(_ prepared: PreparedRender, gain: Float, ceilingDecibels: Double, parallel: Bool,
+    /// The integrated loudness of the chain with `gain` and a limiter at `ceilingDecibels`, in LUFS:
+    /// of the whole mix, or, with `speech`, of the voice following that limiter.
+    static func measure(_ prepared: PreparedRender, gain: Float, ceilingDecibels: Double, speech: Bool = false, parallel: Bool,
                         stopped: (@Sendable () -> Bool)?) -> Double {
-        let plan = prepared.plan, assets = prepared.assets
+        let plan = prepared.plan
         let cuts = LoudnessPass.cuts(totalFrames: plan.totalFrames, rate: plan.rate)
         let parts = cuts.count - 1
-        let channels = plan.channels
-        let gates = Handoff((0..<parts).map { _ in LoudnessGate(channels: channels, rate: plan.rate) })
+        let gates = Handoff((0..<parts).map { _ in LoudnessGate(channels: plan.channels, rate: plan.rate) })
         let measurePart: @Sendable (Int) -> Void = { part in
-            let start = max(0, cuts[part] - preroll.frame(atRate: plan.rate))
-            let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: ceilingDecibels)
-            let chain = MasterChain(plan: plan, assets: assets, startFrame: start, gain: gain, limiting: .limiter(limiter),
-                                    blockFrames: Renderer.blockFrames)
-            var buffer = [Float](repeating: 0, count: Renderer.blockFrames * channels)
-            let gate = gates.value[part]
-            var at = start
-            let first = cuts[part], end = cuts[part + 1]
-            while at < end {
-                if let stopped, stopped() { return }
-                let got = buffer.withUnsafeMutableBufferPointer { samples -> (offset: Int, frames: Int)? in
-                    guard let (offset, frames) = chain.next(into: samples.baseAddress!) else { return nil }
-                    // The frames [at, at + frames) of the session; only those of this part count.
-                    let from = max(at, first), to = min(at + Int64(frames), end)
-                    if to > from {
-                        gate.add(samples.baseAddress! + (offset + Int(from - at)) * channels, frameCount: Int(to - from))
-                    }
-                    return (offset, frames)
-                }
-                guard let got else { break }
-                at += Int64(got.frames)
-            }
+            measure(prepared, part: cuts[part]..<cuts[part + 1], gain: gain, ceilingDecibels: ceilingDecibels, speech: speech,
+                    into: gates.value[part], stopped: stopped)
         }
         if parallel {
             DispatchQueue.concurrentPerform(iterations: parts, execute: measurePart)
@@ -128,5 +110,35 @@ enum LimitedLoudnessPass {
             for part in 0..<parts { measurePart(part) }
         }
         return LoudnessGate.integratedLoudness(of: gates.value)
+    }
+
+    /// Runs the limited chain over `part` (from `preroll` before it) into `gate`.
+    private static func measure(_ prepared: PreparedRender, part: Range<Int64>, gain: Float, ceilingDecibels: Double, speech: Bool,
+                                into gate: LoudnessGate, stopped: (@Sendable () -> Bool)?) {
+        let plan = prepared.plan, channels = plan.channels
+        let start = max(0, part.lowerBound - preroll.frame(atRate: plan.rate))
+        let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: ceilingDecibels)
+        let chain = MasterChain(plan: plan, assets: prepared.assets, startFrame: start, gain: gain, limiting: .limiter(limiter),
+                                blockFrames: Renderer.blockFrames)
+        let voice = speech ? SpeechFollower(prepared, gain: gain, latency: limiter.latency, startFrame: start) : nil
+        var buffer = [Float](repeating: 0, count: Renderer.blockFrames * channels)
+        var at = start
+        while at < part.upperBound {
+            if let stopped, stopped() { return }
+            let got = buffer.withUnsafeMutableBufferPointer { samples -> Int? in
+                guard let (offset, frames) = chain.next(into: samples.baseAddress!, gains: voice?.gains) else { return nil }
+                // The frames [at, at + frames) of the session; only those of this part count.
+                let from = max(at, part.lowerBound), to = max(from, min(at + Int64(frames), part.upperBound))
+                let first = offset + Int(from - at), count = Int(to - from)
+                if let voice {
+                    voice.follow(offset: first, frames: count, into: gate)
+                } else if count > 0 {
+                    gate.add(samples.baseAddress! + first * channels, frameCount: count)
+                }
+                return frames
+            }
+            guard let got else { break }
+            at += Int64(got)
+        }
     }
 }

@@ -4,7 +4,10 @@ import MedrenderCore
 
 /// Pass 1: the integrated loudness of the mix as it will be, before the gain: the master chain up
 /// to the gain (`MasterChain` with no gain and no limiter), measured in parts that are combined by
-/// their gating blocks.
+/// their gating blocks. A session with a voice is levelled on the voice: beside the mix, the same
+/// chain over the voice layer alone is measured (`Measure.speech`), as dialogue is measured for
+/// broadcast and streaming (ATSC A/85's anchor, the voice stem's own loudness over its spoken parts:
+/// BS.1770's gates leave out the silence between lines).
 ///
 /// The parts go two by two, each pair on one thread with its two streams' loudness filters side by
 /// side (`LoudnessGate.add(_:_:_:_:)`, twice the work per cycle), the pairs side by side when
@@ -16,15 +19,23 @@ enum LoudnessPass {
         var loudness: Double
         /// The largest sample, as a gain (1 is full scale).
         var peak: Float
+        /// The voice layer's own integrated loudness, LUFS; −∞ for a session with no voice.
+        var speech: Double = -.infinity
+
+        /// Whether the session is levelled on its voice.
+        var levelsSpeech: Bool { speech.isFinite }
 
         /// The peak, in dBFS.
         var peakDecibels: Double { peak > 0 ? gainToDecibels(Double(peak)) : -.infinity }
 
-        /// The gain that brings the mix to `plan`'s target, in dB: at most
-        /// `RenderJob.maximumGainDecibels`, and none for a mix too quiet to measure.
+        /// The gain that brings the mix to `plan`'s target, in dB: the voice's loudness to it in
+        /// a session with a voice, else the mix's; at most `RenderJob.maximumGainDecibels`, and
+        /// none for a mix too quiet to measure.
         func gainDecibels(for plan: RenderPlan) -> Double {
-            loudness.isFinite ? min(RenderJob.maximumGainDecibels, plan.master.loudnessLUFS - loudness) : 0
+            let anchor = levelsSpeech ? speech : loudness
+            return anchor.isFinite ? min(RenderJob.maximumGainDecibels, plan.master.loudnessLUFS - anchor) : 0
         }
+
     }
 
     /// Pass 1 is split into this many parts, always: the split, and so the measured loudness and
@@ -68,6 +79,7 @@ enum LoudnessPass {
         // LoudnessGate measures as libebur128 does (BS.1770), several times faster; each part's
         // gate is made before the threads start and is used by one thread only.
         let gates = Handoff((0..<parts).map { _ in LoudnessGate(channels: plan.channels, rate: plan.rate) })
+        let voice = SpeechMeter(plan: plan, assets: assets, cuts: cuts)
         let counter = ProgressCounter(parts: parts)
         let peaks = PartPeaks(parts: parts)
         let report = Handoff(progress)
@@ -89,6 +101,7 @@ enum LoudnessPass {
                         return SamplePeak.largestMagnitude(samples.baseAddress!, count: counts[k] * plan.channels)
                     }
                     if peak > 0 { peaks.record(part: members[k], peak: peak) }
+                    voice?.measure(part: members[k], frameCount: counts[k])
                 }
                 if members.count == 2, plan.channels == 2, counts[0] == counts[1] {
                     buffers[0].withUnsafeBufferPointer { a in
@@ -114,8 +127,47 @@ enum LoudnessPass {
         } else {
             for pair in 0..<pairs { measurePair(pair) }
         }
-        return Measure(loudness: LoudnessGate.integratedLoudness(of: gates.value), peak: peaks.largest)
+        return Measure(loudness: LoudnessGate.integratedLoudness(of: gates.value), peak: peaks.largest,
+                       speech: voice?.loudness ?? -.infinity)
     }
+}
+
+/// Pass 1's measure of the voice alone: the master chain over the voice layer, part by part, each
+/// part's chain, buffer and gate used by one thread only.
+final class SpeechMeter: Sendable {
+    private final class Part: @unchecked Sendable {
+        let chain: MasterChain
+        let gate: LoudnessGate
+        var buffer: [Float]
+
+        init(plan: RenderPlan, assets: MixAssets, startFrame: Int64) {
+            chain = MasterChain(plan: plan, assets: assets, startFrame: startFrame, blockFrames: Renderer.blockFrames)
+            gate = LoudnessGate(channels: plan.channels, rate: plan.rate)
+            buffer = [Float](repeating: 0, count: Renderer.blockFrames * plan.channels)
+        }
+    }
+
+    private let parts: [Part]
+
+    /// Nil for a session with no voice clip in its mix. `cuts` are pass 1's.
+    init?(plan: RenderPlan, assets: MixAssets, cuts: [Int64]) {
+        guard plan.layers.contains(.voice), plan.clips.contains(where: { $0.layer == .voice }) else { return nil }
+        let voice = plan.restricted(to: [.voice])
+        parts = cuts.dropLast().map { Part(plan: voice, assets: assets, startFrame: $0) }
+    }
+
+    /// Mixes and measures `part`'s next `frameCount` frames of the voice.
+    func measure(part: Int, frameCount: Int) {
+        let part = parts[part]
+        guard frameCount > 0 else { return }
+        part.buffer.withUnsafeMutableBufferPointer { samples in
+            part.chain.render(into: samples.baseAddress!, frameCount: frameCount)
+            part.gate.add(samples.baseAddress!, frameCount: frameCount)
+        }
+    }
+
+    /// The voice's integrated loudness over every part, LUFS.
+    var loudness: Double { LoudnessGate.integratedLoudness(of: parts.map(\.gate)) }
 }
 
 /// The largest sample of each part of pass 1; parts record from their own threads.

@@ -15,16 +15,20 @@ enum WritePass {
         var samplePeak: Float
         /// The limiter's deepest gain (1 when it never acted).
         var deepestGain: Float
+        /// The voice's own loudness as written, LUFS, when it was measured (a session levelled
+        /// on its voice): the voice layer through the same chain, following the mix's limiter.
+        var speechLoudness: Double?
     }
 
     /// Writes the session's `frames` (a part of it, or all) into `writer`.
     static func run(_ prepared: PreparedRender, into writer: OutputWriter, gain: Float, ceilingDecibels: Double, frames: Range<Int64>,
-                    measuresOutput: Bool, parallel: Bool, progress: ((RenderProgress) -> Void)?,
+                    measuresOutput: Bool, measuresSpeech: Bool = false, parallel: Bool, progress: ((RenderProgress) -> Void)?,
                     stopped: (@Sendable () -> Bool)? = nil) throws -> Figures {
         let plan = prepared.plan
         let channels = plan.channels
         let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: ceilingDecibels)
-        let producer = Handoff(try Producer(prepared, gain: gain, limiter: limiter, frames: frames, measuresOutput: measuresOutput))
+        let producer = Handoff(try Producer(prepared, gain: gain, limiter: limiter, frames: frames, measuresOutput: measuresOutput,
+                                            measuresSpeech: measuresSpeech))
         let pipeline = BlockPipeline(depth: parallel ? 8 : 1, samplesPerBlock: Renderer.blockFrames * channels)
         var written: Int64 = 0
         let total = Int64(frames.count)
@@ -36,7 +40,8 @@ enum WritePass {
         }
         try writer.finish()
         let p = producer.value
-        return Figures(meter: p.meter, truePeak: p.truePeak, samplePeak: p.samplePeak, deepestGain: limiter.deepestGain)
+        return Figures(meter: p.meter, truePeak: p.truePeak, samplePeak: p.samplePeak, deepestGain: limiter.deepestGain,
+                       speechLoudness: p.speech?.loudness)
     }
 
     /// The producing half: the chain's next block into the ring, measured when asked.
@@ -46,6 +51,8 @@ enum WritePass {
         let truePeak: TruePeakMeter
         private(set) var samplePeak: Float = 0
         let chain: MasterChain
+        /// The voice following the mix's limiter, when measured.
+        let speech: SpeechFollower?
         let measuresOutput: Bool
         /// The frames written; the chain's frame at the start of its next block.
         let frames: Range<Int64>
@@ -54,13 +61,14 @@ enum WritePass {
         /// A producer of `frames`: a part's chain starts `PointRender.warmUp` before it, so the
         /// limiter has settled by the part's first frame, and the frames before it are dropped.
         init(_ prepared: PreparedRender, gain: Float, limiter: TruePeakLimiter, frames: Range<Int64>,
-             measuresOutput: Bool) throws(IOError) {
+             measuresOutput: Bool, measuresSpeech: Bool) throws(IOError) {
             let plan = prepared.plan
             meter = measuresOutput ? LoudnessGate(channels: plan.channels, rate: plan.rate, withRange: true, binned: true) : nil
             truePeak = TruePeakMeter(channels: plan.channels, rate: plan.rate)
             position = frames.lowerBound == 0 ? 0 : max(0, frames.lowerBound - PointRender.warmUp.frame(atRate: plan.rate))
             chain = MasterChain(plan: plan, assets: prepared.assets, startFrame: position, gain: gain, limiting: .limiter(limiter),
                                 blockFrames: Renderer.blockFrames)
+            speech = measuresSpeech ? SpeechFollower(prepared, gain: gain, latency: limiter.latency, startFrame: position) : nil
             self.measuresOutput = measuresOutput
             self.frames = frames
         }
@@ -69,13 +77,16 @@ enum WritePass {
         func next(into block: inout BlockPipeline.Block) -> Bool {
             var offset = 0, count = 0
             while count == 0 {
-                guard position < frames.upperBound, let (first, made) = chain.next(into: block.samples) else { return false }
+                guard position < frames.upperBound, let (first, made) = chain.next(into: block.samples, gains: speech?.gains) else {
+                    return false
+                }
                 let blockStart = position
                 position += Int64(made)
                 // Only what lies inside the part.
                 let skip = Int(max(0, frames.lowerBound - blockStart))
                 offset = first + skip
                 count = max(0, Int(min(position, frames.upperBound) - blockStart) - skip)
+                speech?.follow(offset: offset, frames: count)
             }
             block.offset = offset
             block.frames = count
@@ -88,6 +99,42 @@ enum WritePass {
             return true
         }
     }
+}
+
+/// The voice layer through the master chain, following the gains the mix's limiter applied: what
+/// the voice's own loudness is in the output (its stem's, as `StemPass` writes it).
+final class SpeechFollower {
+    let chain: MasterChain
+    let gate: LoudnessGate
+    /// The mix's limiter writes its gains here, block by block.
+    let gains: UnsafeMutablePointer<Float>
+    private let output: UnsafeMutablePointer<Float>
+
+    init(_ prepared: PreparedRender, gain: Float, latency: Int, startFrame: Int64) {
+        let plan = prepared.plan.restricted(to: [.voice]), n = Renderer.blockFrames
+        chain = MasterChain(plan: plan, assets: prepared.assets, startFrame: startFrame, gain: gain, limiting: .follow(latency: latency),
+                            blockFrames: n)
+        gate = LoudnessGate(channels: plan.channels, rate: plan.rate)
+        gains = .allocate(capacity: n)
+        gains.initialize(repeating: 1, count: n)
+        output = .allocate(capacity: n * plan.channels)
+        output.initialize(repeating: 0, count: n * plan.channels)
+    }
+
+    deinit {
+        gains.deallocate()
+        output.deallocate()
+    }
+
+    /// Takes the voice's next block, after the mix's, and measures its `frames` from `offset`
+    /// (the frames of it that are written) into `gate`, its own unless given.
+    func follow(offset: Int, frames: Int, into gate: LoudnessGate? = nil) {
+        guard chain.next(into: output, following: gains) != nil, frames > 0 else { return }
+        (gate ?? self.gate).add(output + offset * chain.channels, frameCount: frames)
+    }
+
+    /// The voice's integrated loudness as written, LUFS.
+    var loudness: Double { gate.integratedLoudness }
 }
 
 /// When a lossy file is written again: a codec adds its own peaks and shifts the loudness a

@@ -298,6 +298,13 @@ public final class LoudnessGate {
         return percentile(0.95) - percentile(0.1)
     }
 
+    /// The loudest 400-ms block (momentary loudness) of this stream, in LUFS (−∞ for none).
+    public var momentaryMaximum: Double {
+        precondition(!binned, "a binned gate keeps no blocks")
+        guard let loudest = blocks.max(), loudest > 0 else { return -.infinity }
+        return -0.691 + 10 * log10(loudest)
+    }
+
     /// The integrated loudness of this stream, in LUFS (−∞ when every block is gated out).
     public var integratedLoudness: Double {
         guard binned else { return Self.integratedLoudness(of: [self]) }

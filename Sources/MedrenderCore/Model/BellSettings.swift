@@ -8,8 +8,14 @@ public struct BellSettings: Hashable, Sendable {
     /// How the start and the end bell are struck: once, or several times a gap apart.
     public var startStrikes = BellStrikes()
     public var endStrikes = BellStrikes()
-    /// Gain in decibels, −60…12, default −6.
+    /// Gain in decibels, −60…12, default −6; in a session with a voice, at most what brings the
+    /// bell's loudest 400 ms `strikeUnderVoiceLU` under the voice's level.
     public var gainDecibels: Double
+    /// How far under the voice's level (`voice.level`) a bell's loudest 400 ms stays in a session
+    /// with a voice: 3 LU, so that a strike is never louder than the words (whose own loudest
+    /// 400 ms come 4–5 LU over their level) nor more than 6 LU over the whole file, whose voice
+    /// speaks only part of the time (the stock presets' files sit 2–5 LU under their voice).
+    public static let strikeUnderVoiceLU = 3.0
     /// The sound of interval bells and bells at listed times (default: the start bell).
     public var interval: SoundRef?
     /// A bell every this long during the breathing section, counted from the first breath (the

@@ -101,6 +101,17 @@ public struct Session: Hashable, Sendable {
     }
 }
 
+extension Session {
+    /// The sounds the voice speaks: intro, track, prompts, clips, lead-in, outro, the segments'
+    /// voices and the guided script's lines (recorded, synthesized or cut from a take).
+    public var voiceSounds: Set<SoundRef> {
+        var refs = Set([voice.intro, voice.track, voice.outro].compactMap { $0 } + voice.prompts.values + voice.clips.map(\.sound)
+            + voice.leadIn + segments.compactMap(\.voice))
+        for line in guide?.lines ?? [] { if let ref = line.sound { refs.insert(ref) } }
+        return refs
+    }
+}
+
 /// How long a session is: a total duration, or a number of whole breath cycles.
 public enum SessionLength: Hashable, Sendable {
     /// The whole file's length; the breathing takes the whole cycles that fit.

@@ -46,17 +46,16 @@ public struct VoiceSettings: Hashable, Sendable {
     public var track: SoundRef?
     /// When the track starts, default 0.
     public var trackAt: SessionTime = .zero
-    /// How far the ambience dips under any voice, in dB, −40…0, default −8 (−30 in a session
+    /// How far the ambience dips under any voice, in dB, −40…0, default −8 (−15 in a session
     /// with a guided script, see `guidedDuckDecibels`).
     public var duckDecibels: Double = -8
     /// Whether the preset gave `duck:` itself (else a guided script's default applies).
     public var duckGiven = false
     /// How far the ambience dips under the voice of a session with a guided script when the
-    /// preset does not say: −30 dB. A shallower dip (10–15 dB, as broadcast voice-over ducks)
-    /// waits for the voice to set the session's loudness: with the file levelled on the bed, the
-    /// stock beds sit only 8–10 LU under the words, and at −12 dB the words of guided-sleep-478
-    /// came to ESTOI 0.74–0.96 a line (0.87–1.0 at −30) and pocketsphinx heard 29 of 52 of them.
-    public static let guidedDuckDecibels = -30.0
+    /// preset does not say: −15 dB, the deep end of what broadcast voice-over ducks (6–12 dB), as
+    /// the stock beds sit only 8–10 LU under the words before the dip: the words stay 23–25 dB
+    /// over the bed while the sea or the rain stays heard between them.
+    public static let guidedDuckDecibels = -15.0
     /// How long the dip takes to reach its depth, ending as the voice starts; default 0.3 s
     /// (2 s in a session with a guided script, `guidedDuckAttack`).
     public var duckAttack: SessionTime = .init(milliseconds: 300)
@@ -66,9 +65,9 @@ public struct VoiceSettings: Hashable, Sendable {
     /// Whether the preset gave `duck-attack:` or `duck-release:` itself.
     public var duckAttackGiven = false, duckReleaseGiven = false
     /// A guided script's dip and return: slow enough that the bed changes by no more than 6 dB in
-    /// any 100 ms (on the half-cosine, 30 dB over 2 s moves at most 3.7 dB in 100 ms, leaving
-    /// room for the bed's own flutter, which took 1.5 s to 6.1 dB; over the 0.3 s of a prompt's
-    /// dip, 15 dB), so it is not heard switching off and on around each line.
+    /// any 100 ms (on the half-cosine, 15 dB over 2 s moves at most 1.9 dB in 100 ms, leaving
+    /// room for the bed's own flutter; over the 0.3 s of a prompt's dip, 7.9 dB), so it is not
+    /// heard switching off and on around each line.
     public static let guidedDuckAttack = SessionTime(milliseconds: 2000)
     public static let guidedDuckRelease = SessionTime(milliseconds: 3000)
     /// The shape of the dip's attack and release, default half-cosine.

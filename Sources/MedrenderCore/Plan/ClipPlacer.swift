@@ -95,8 +95,19 @@ struct ClipPlacer {
             placeTimedBells()
             placeTicks()
         }
-
+        if !voiceClips.isEmpty { levelBellsUnderVoice() }
         clips.sort { $0.startFrame < $1.startFrame }
+    }
+
+    /// In a session with a voice, which sets its loudness, a bell strikes at most
+    /// `BellSettings.strikeUnderVoiceLU` under the voice's level (its loudest 400 ms against the
+    /// level every voice clip plays at), whatever its gain: a bell over the words startles.
+    private mutating func levelBellsUnderVoice() {
+        let most = session.voice.levelLUFS - BellSettings.strikeUnderVoiceLU
+        for k in clips.indices where clips[k].layer == .bells {
+            guard case .file(let ref) = clips[k].sound, let loudest = sounds?[ref]?.loudestLUFS else { continue }
+            clips[k].gain = min(clips[k].gain, Float(decibelsToGain(most - loudest)))
+        }
     }
 
     /// The start bell's strikes, from the start of the file.

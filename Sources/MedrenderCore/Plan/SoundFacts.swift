@@ -6,11 +6,14 @@ public struct SoundFacts: Hashable, Sendable {
     public var loudnessLUFS: Double?
     /// Whether the recording already loops at its own length (its end runs on into its start).
     public var loopsNaturally: Bool
+    /// Its loudest 400 ms (momentary loudness) in LUFS; nil when not measured.
+    public var loudestLUFS: Double?
 
-    public init(frameCount: Int64, loudnessLUFS: Double? = nil, loopsNaturally: Bool = false) {
+    public init(frameCount: Int64, loudnessLUFS: Double? = nil, loopsNaturally: Bool = false, loudestLUFS: Double? = nil) {
         self.frameCount = frameCount
         self.loudnessLUFS = loudnessLUFS
         self.loopsNaturally = loopsNaturally
+        self.loudestLUFS = loudestLUFS
     }
 
     /// The gain in decibels that makes this sound play at `level` LUFS (0 when unmeasured).
