@@ -84,6 +84,8 @@ import Testing
         let dir = TemporaryDirectory("prepared-bed")
         var request = try Self.boxBreath(output: dir.file("a.wav"))
         request.options.rate = rate
+        // The stock presets' beds are generated: this one plays the rain loop.
+        request.session.ambience = [AmbienceBed(sound: SoundRef("rain"), levelLUFS: -26)]
         let prepared = try Renderer.prepare(request)
         let bed = try #require(prepared.plan.beds.first { $0.generator == nil })
         let loop = try #require(prepared.assets.loops.first { $0.key.sound == bed.sound && $0.key.seamFrames == bed.seamFrames }?.value)
