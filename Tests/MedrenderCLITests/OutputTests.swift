@@ -156,7 +156,7 @@ func ffprobe(_ path: String, _ entries: String) throws -> String {
         let report = try JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as! [String: Any]
         #expect((report["chapters"] as! [[String: Any]]).count == 5)
         #expect((report["frames"] as! NSNumber).intValue == 15 * 60 * 22050)
-        #expect((report["tags"] as! [String: String])["copyright"]?.contains("rain.ogg: medrender authors, CC0-1.0") == true)
+        #expect((report["tags"] as! [String: String])["copyright"]?.contains("bell.ogg: medrender authors, CC0-1.0") == true)
     }
 
     /// Two renders into the same audio, cue sheet and stems at once: whichever lands last, the
@@ -243,7 +243,7 @@ func ffprobe(_ path: String, _ entries: String) throws -> String {
         let tags = try ffprobe(out, "format_tags=album,comment")
         #expect(tags.contains("TAG:album=é☔ Café — calm"), "\(tags)")
         #expect(tags.contains("Box breathing, 4-4-4-4 — in, hold, out, hold"), "\(tags)")
-        #expect(tags.contains("Credits: ") && tags.contains("rain.ogg: medrender authors, CC0-1.0"), "\(tags)")
+        #expect(tags.contains("Credits: ") && tags.contains("bell.ogg: medrender authors, CC0-1.0"), "\(tags)")
     }
 
     /// A library whose CREDITS.yaml is broken, or does not list a sound, still renders; the file
