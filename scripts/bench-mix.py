@@ -76,7 +76,7 @@ def audit(preset, folder, env):
     spoken = np.zeros_like(live)
     for start, end in lines:
         spoken[start // hop: end // hop + 1] = True
-    on_lines = float(reduction[spoken & live].max()) if (spoken & live).any() else 0.0
+    on_lines = max(0.0, float(reduction[spoken & live].max())) if (spoken & live).any() else 0.0
     # Momentary loudness (ffmpeg's, every 100 ms, over the 400 ms before) while each bell strikes.
     def largest_momentary(spans, momentary):
         values = [momentary[int(s / RATE * 10) + k] for s, e in spans for k in range(int((e - s) / RATE * 10) + 4)
@@ -86,7 +86,7 @@ def audit(preset, folder, env):
     bell = largest_momentary([(f, f + 3 * RATE) for f in bells], meter(bell_stem)[2]) if bells else None
     voice_max = largest_momentary(lines, meter(voice_stem)[2]) if speech is not None else None
     return dict(preset=preset, integrated=integrated, speech=speech, lra=lra, gain=report["gainDecibels"],
-                line_reduction=on_lines, reduction=float(reduction[live].max()), bell=bell, voice_max=voice_max)
+                line_reduction=on_lines, reduction=max(0.0, float(reduction[live].max())), bell=bell, voice_max=voice_max)
 
 
 def main():
