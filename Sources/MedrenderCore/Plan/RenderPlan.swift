@@ -84,12 +84,9 @@ public struct RenderPlan: Sendable {
         var kept = Set<SoundRef>()
         if layers.contains(.bells) { kept.formUnion([session.bells.start, session.bells.end, session.bells.interval].compactMap { $0 }) }
         if layers.contains(.voice) || layers.contains(.ambience) || layers.contains(.bells) {
-            let voice = session.voice
-            kept.formUnion([voice.intro, voice.track, voice.outro].compactMap { $0 } + Array(voice.prompts.values)
-                + voice.clips.map(\.sound) + voice.leadIn + session.segments.compactMap(\.voice))
-            // A clip's sound, or a spoken line's once synthesized (or cut from a take): known before
+            // With a line's clip, or its speech once synthesized (or cut from a take): known before
             // planning, so that the lines are placed with their lengths from the first plan.
-            for line in session.guide?.lines ?? [] { if let ref = line.sound { kept.insert(ref) } }
+            kept.formUnion(session.voiceSounds)
         }
         if layers.contains(.ambience) {
             kept.formUnion(session.ambience.filter { $0.generator == nil }.map(\.sound) + session.segments.compactMap { $0.ambience?.generator == nil ? $0.ambience?.sound : nil })
