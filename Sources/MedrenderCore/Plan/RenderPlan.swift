@@ -171,6 +171,7 @@ public struct RenderPlan: Sendable {
                 }
             }
         }
+        if !voiceClips.isEmpty { cues = cues.map { $0.levelled(under: voice.levelLUFS, rate: rate, sounds: sounds) } }
         self.ownCueSegments = ownCueSegments
 
         self.rate = rate

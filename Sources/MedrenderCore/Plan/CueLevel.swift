@@ -1,0 +1,36 @@
+/// In a session with a voice, which sets its loudness, a cue sounds at most at the voice's level
+/// (its loudest 400 ms against the level every voice clip plays at), whatever its gain: a cue is
+/// the breath's signpost, heard under the words and never over them. The voice's own loudest
+/// 400 ms come 4–5 LU over its level, and a file sits 2–5 LU under its voice, so a cue so capped
+/// stays under the voice's loudest and within 6 LU of the whole file.
+extension CuePlan {
+    /// How far under the voice's level (`voice.level`) a cue's loudest 400 ms stays.
+    public static let loudestUnderVoiceLU = 0.0
+
+    /// This cue with its gain capped under `voiceLevel` (LUFS); `sounds` gives a recorded cue's
+    /// loudness, at `rate`.
+    func levelled(under voiceLevel: Double, rate: Int, sounds: [SoundRef: SoundFacts]?) -> CuePlan {
+        guard let loudest = loudestLUFS(rate: rate, sounds: sounds) else { return self }
+        var capped = self
+        capped.sound.gainDecibels = min(sound.gainDecibels, voiceLevel - Self.loudestUnderVoiceLU - loudest)
+        return capped
+    }
+
+    /// The loudest 400 ms of the cue at unit gain, as it plays (a mono tone weighed as dual mono,
+    /// as it sounds on both speakers at any pan); nil for a recorded cue of unknown loudness.
+    func loudestLUFS(rate: Int, sounds: [SoundRef: SoundFacts]?) -> Double? {
+        switch sound.source {
+        case .sound(let ref):
+            return sounds?[ref]?.loudestLUFS
+        case .synth(let timbre):
+            let tone = ToneSynth.tone(timbre: timbre, pitchHertz: sound.pitchHertz, frameCount: Int(lengthFrames), rate: rate)
+            // At least one whole 400-ms block, silence after a shorter cue, as a meter hears it.
+            var samples = tone.samples
+            samples += [Float](repeating: 0, count: max(0, rate * 2 / 5 - samples.count))
+            let gate = LoudnessGate(channels: 1, rate: rate)
+            samples.withUnsafeBufferPointer { gate.add($0.baseAddress!, frameCount: $0.count) }
+            let loudest = gate.momentaryMaximum
+            return loudest.isFinite ? loudest : nil
+        }
+    }
+}
