@@ -9,7 +9,8 @@ float WAV, with stems:
     does nothing), both brought to one gain by their reports, over 50-ms windows: the largest over
     the spoken lines of the cue sheet, and the largest anywhere;
   - the bells: the largest momentary loudness (400 ms) of the bells' stem while a bell strikes (its
-    first 3 s), against the programme's integrated loudness and the voice stem's largest momentary.
+    first 3 s), against the programme's integrated loudness and the voice stem's largest momentary;
+  - the cues: their stem's largest momentary loudness, against the same.
 Prints one row a preset; with --write, writes the table into BENCHMARKS.md under its heading.
 """
 import json, os, re, subprocess, sys, tempfile
@@ -85,8 +86,11 @@ def audit(preset, folder, env):
     bell_stem = os.path.join(stems, f"{preset}-bells.wav")
     bell = largest_momentary([(f, f + 3 * RATE) for f in bells], meter(bell_stem)[2]) if bells else None
     voice_max = largest_momentary(lines, meter(voice_stem)[2]) if speech is not None else None
+    cue_stem = os.path.join(stems, f"{preset}-cues.wav")
+    cue = float(meter(cue_stem)[2].max()) if os.path.exists(cue_stem) else None
     return dict(preset=preset, integrated=integrated, speech=speech, lra=lra, gain=report["gainDecibels"],
-                line_reduction=on_lines, reduction=max(0.0, float(reduction[live].max())), bell=bell, voice_max=voice_max)
+                line_reduction=on_lines, reduction=max(0.0, float(reduction[live].max())), bell=bell, voice_max=voice_max,
+                cue=cue)
 
 
 def main():
@@ -101,23 +105,26 @@ def main():
             rows.append(r)
             fmt = lambda v: "–" if v is None else f"{v:.1f}"
             bell_over = None if r["bell"] is None else r["bell"] - r["integrated"]
+            cue_over = None if r["cue"] is None else r["cue"] - r["integrated"]
             print(f"{preset:20s} I {r['integrated']:6.1f} voice {fmt(r['speech']):>6} LRA {r['lra']:4.1f} gain {r['gain']:+5.1f} "
                   f"GR lines {r['line_reduction']:4.2f} all {r['reduction']:4.2f} bell M {fmt(r['bell'])} (I{fmt(bell_over) if bell_over is None else f'{bell_over:+.1f}'}) "
-                  f"voice M {fmt(r['voice_max'])}", flush=True)
+                  f"voice M {fmt(r['voice_max'])} cue M {fmt(r['cue'])} (I{fmt(cue_over) if cue_over is None else f'{cue_over:+.1f}'})", flush=True)
     if "--write" in sys.argv:
         from benchmarks import write_section
-        table = ["| preset | integrated | voice | LRA | gain | limiter on lines | limiter anywhere | bell M − I | voice M max |",
-                 "|---|---|---|---|---|---|---|---|---|"]
+        table = ["| preset | integrated | voice | LRA | gain | limiter on lines | limiter anywhere | bell M − I | cue M − I | voice M max |",
+                 "|---|---|---|---|---|---|---|---|---|---|"]
         for r in rows:
             f = lambda v, u="": "–" if v is None else f"{v:.1f}{u}"
             table.append(f"| {r['preset']} | {f(r['integrated'])} | {f(r['speech'])} | {r['lra']:.1f} | {r['gain']:+.1f} | "
                          f"{r['line_reduction']:.2f} | {r['reduction']:.2f} | {f(None if r['bell'] is None else r['bell'] - r['integrated'])} | "
+                         f"{f(None if r['cue'] is None else r['cue'] - r['integrated'])} | "
                          f"{f(r['voice_max'])} |")
         write_section(HEADING, [HEADING, "", f"Every stock preset at default settings, {MINUTES} minutes at {RATE} Hz, 32-bit float WAV "
                       "(`scripts/bench-mix.py`, Piper speaking the guided presets): the file's integrated loudness and range "
                       "(ffmpeg `ebur128`), the voice stem's, the gain, the limiter's largest gain reduction (dB, against the "
                       "session at −40 LUFS, 50-ms windows) on the spoken lines and anywhere, the bells' stem's largest "
-                      "momentary loudness against the file's integrated, and the voice stem's largest momentary.", ""] + table)
+                      "momentary loudness against the file's integrated, the cues' stem's likewise, and the voice stem's largest "
+                      "momentary.", ""] + table)
 
 
 if __name__ == "__main__":
