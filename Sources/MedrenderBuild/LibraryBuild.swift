@@ -9,7 +9,7 @@ import MedrenderPresets
 /// changed), in parallel, resumably, and optionally as one shard of N.
 public enum LibraryBuild {
     /// The renderer's version: part of every output's inputs hash, so a new renderer renders again.
-    public static let rendererVersion = "0.2.4"
+    public static let rendererVersion = "0.2.5"
 
     /// The manifest's file name: `manifest.json`, or `manifest-K-of-N.json` for a shard.
     public static func manifestName(shard: LibraryBuildShard?) -> String {
