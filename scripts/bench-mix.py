@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The mix's balance on every stock preset at default settings, as `make bench` runs it.
 
-For each preset, BENCH_MIX_MINUTES minutes (default 3) at BENCH_MIX_RATE Hz (default 48000), 32-bit
+For each preset, BENCH_MIX_MINUTES minutes (default 3; `preset`: the preset's own length) at BENCH_MIX_RATE Hz (default 48000), 32-bit
 float WAV, with stems:
   - the programme's integrated loudness and loudness range, by ffmpeg's `ebur128`;
   - the voice's own loudness: its stem's, by the same meter (the target in a session with a voice);
@@ -20,6 +20,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MEDRENDER = os.environ.get("MEDRENDER", os.path.join(ROOT, ".build", "release", "medrender"))
 MINUTES = os.environ.get("BENCH_MIX_MINUTES", "3")
+LENGTH = [] if MINUTES == "preset" else ["--minutes", MINUTES]
 RATE = int(os.environ.get("BENCH_MIX_RATE", "48000"))
 HEADING = "## The mix's balance"
 
@@ -55,12 +56,12 @@ def window_power(x, hop):
 
 
 def audit(preset, folder, env):
-    options = ["--preset", preset, "--minutes", MINUTES, "--rate", str(RATE), "--bits", "32f", "--json"]
+    options = ["--preset", preset] + LENGTH + ["--rate", str(RATE), "--bits", "32f", "--json"]
     out = os.path.join(folder, f"{preset}.wav")
     stems = os.path.join(folder, f"{preset}-stems")
     report = json.loads(run([MEDRENDER] + options + ["--stems", stems, "-o", out], env).stdout)
     reference = json.loads(run([MEDRENDER] + options + ["--loudness", "-40", "-o", os.path.join(folder, "ref.wav")], env).stdout)
-    run([MEDRENDER, "cues", "--preset", preset, "--minutes", MINUTES, "--rate", str(RATE), "-o", os.path.join(folder, "cues.json")], env)
+    run([MEDRENDER, "cues", "--preset", preset] + LENGTH + ["--rate", str(RATE), "-o", os.path.join(folder, "cues.json")], env)
     events = json.load(open(os.path.join(folder, "cues.json")))["events"]
     lines = [(e["frame"], e["endFrame"]) for e in events if e["type"] == "voice" and e.get("endFrame")]
     bells = [e["frame"] for e in events if e["type"] == "bell"]
@@ -119,7 +120,7 @@ def main():
                          f"{r['line_reduction']:.2f} | {r['reduction']:.2f} | {f(None if r['bell'] is None else r['bell'] - r['integrated'])} | "
                          f"{f(None if r['cue'] is None else r['cue'] - r['integrated'])} | "
                          f"{f(r['voice_max'])} |")
-        write_section(HEADING, [HEADING, "", f"Every stock preset at default settings, {MINUTES} minutes at {RATE} Hz, 32-bit float WAV "
+        write_section(HEADING, [HEADING, "", f"Every stock preset at default settings, {'its own length' if MINUTES == 'preset' else f'{MINUTES} minutes'} at {RATE} Hz, 32-bit float WAV "
                       "(`scripts/bench-mix.py`, Piper speaking the guided presets): the file's integrated loudness and range "
                       "(ffmpeg `ebur128`), the voice stem's, the gain, the limiter's largest gain reduction (dB, against the "
                       "session at −40 LUFS, 50-ms windows) on the spoken lines and anywhere, the bells' stem's largest "
