@@ -8,7 +8,7 @@ import Testing
 
 /// The stems go through the mix's own master chain: the mix's gain, and the gain its limiter
 /// applied at each frame. So they add up to the mix, and none clips where the mix does not.
-@Suite struct StemPassTests {
+@Suite struct StemTests {
     /// A voice clip made to need the limiter: syllables of a full-scale tone, 60 ms every 400 ms
     /// (a crest factor above speech's), so that at a loud target its peaks go over the ceiling.
     static func writeLoudVoice(_ path: String, rate: Int) throws {
@@ -48,7 +48,7 @@ import Testing
           start: bell
         """
 
-    @Test(arguments: [-14.0, -18.0])
+    @Test(arguments: [-14.0, -16.0])
     func stemsSumToTheMixAndNoneClips(loudness: Double) throws {
         let dir = TemporaryDirectory("stems\(Int(-loudness))")
         let rate = 22050
@@ -59,7 +59,7 @@ import Testing
         req.stemsDirectory = dir.file("stems")
         try FileManager.default.createDirectory(atPath: dir.file("stems"), withIntermediateDirectories: true)
         let report = try Renderer.render(req)
-        #expect(report.limiterReductionDecibels > (loudness > -16 ? 1 : 0), "the voice should make the limiter work (\(report.limiterReductionDecibels) dB)")
+        #expect(report.limiterReductionDecibels > (loudness > -15 ? 1 : 0), "the voice should make the limiter work (\(report.limiterReductionDecibels) dB)")
         #expect(report.stems.count == 4)
 
         let mix = try readSound(out).samples
