@@ -17,10 +17,11 @@ final class OutputSet {
     let destination: RenderDestination
     /// The part of the session written (`RenderJob.part`); nil for the whole.
     let frames: Range<Int64>?
-    /// The audio being written; `reopenAudio()` starts it again (a lossy file written again).
+    /// The audio being written; `reopenAudio()` starts it again (a lossy file written again), with
+    /// the stems, which are written beside it.
     private(set) var audio: OutputWriter
     private let cueSheets: [AtomicOutputFile]
-    let stems: [StemPass.Stem]
+    private(set) var stems: [WritePass.Stem]
 
     /// Opens every output first, so a folder that cannot take one fails before any mixing.
     init(job: RenderJob, prepared: PreparedRender, destination: RenderDestination, frames: Range<Int64>? = nil) throws {
@@ -36,19 +37,22 @@ final class OutputSet {
         try job.checkOutputs(job.outputPaths(to: destination, layers: plan.stemLayers))
         audio = try Self.openAudio(job: job, prepared: prepared, destination: destination, frames: frames)
         cueSheets = try job.cueSheetPaths.map { path throws(IOError) in try CueSheetWriter.prepare(plan, to: path) }
-        var stems: [StemPass.Stem] = []
-        if job.stemsDirectory != nil {
-            for layer in Layer.allCases where plan.stemLayers.contains(layer) {
-                let layerPlan = plan.restricted(to: [layer])
-                var tags = prepared.tags
-                tags.title += " (\(layer.rawValue))"
-                let writer = try OutputWriter(format: job.format, path: job.stemPath(to: destination, layer: layer), plan: layerPlan,
-                                              tags: tags, seed: job.session.seed, blockFrames: Renderer.blockFrames,
-                                              vorbisThreads: job.vorbisThreads)
-                stems.append(StemPass.Stem(layer: layer, plan: layerPlan, writer: writer))
-            }
+        stems = try Self.openStems(job: job, prepared: prepared, destination: destination)
+    }
+
+    /// A writer for each layer's stem, when the job asks for stems.
+    private static func openStems(job: RenderJob, prepared: PreparedRender, destination: RenderDestination) throws -> [WritePass.Stem] {
+        guard job.stemsDirectory != nil else { return [] }
+        let plan = prepared.plan
+        return try Layer.allCases.filter(plan.stemLayers.contains).map { layer in
+            let layerPlan = plan.restricted(to: [layer])
+            var tags = prepared.tags
+            tags.title += " (\(layer.rawValue))"
+            let writer = try OutputWriter(format: job.format, path: job.stemPath(to: destination, layer: layer), plan: layerPlan,
+                                          tags: tags, seed: job.session.seed, blockFrames: Renderer.blockFrames,
+                                          vorbisThreads: job.vorbisThreads)
+            return WritePass.Stem(layer: layer, plan: layerPlan, writer: writer)
         }
-        self.stems = stems
     }
 
     private static func openAudio(job: RenderJob, prepared: PreparedRender, destination: RenderDestination,
@@ -70,9 +74,10 @@ final class OutputSet {
         }
     }
 
-    /// Starts the audio again, from an empty file.
+    /// Starts the audio and the stems again, from empty files.
     func reopenAudio() throws {
         audio = try Self.openAudio(job: job, prepared: prepared, destination: destination, frames: frames)
+        if !stems.isEmpty { stems = try Self.openStems(job: job, prepared: prepared, destination: destination) }
     }
 
     /// Puts every output in place, the audio first.

@@ -133,8 +133,9 @@ public struct RenderJob: Sendable {
     ///   it decodes; again, at most 3 times, while it decodes over the ceiling or more than
     ///   0.45 LU off the target; and once more, as the write that held the ceiling closest to the
     ///   target, when it is still over then (`LossyRetryPolicy`). 2 to 6 times with pass 1;
-    /// - with stems, once more: the mix's chain again, for its limiter's gains, beside each
-    ///   layer's own (`StemPass`).
+    ///
+    /// The stems are written beside the mix in each write, following its limiter's gains
+    /// (`WritePass`): they add no mix.
     ///
     /// Then every file is put in place together (`OutputSet`): a render that fails before then
     /// changes none of them (a stream has been sent as it went).
@@ -194,7 +195,7 @@ public struct RenderJob: Sendable {
             let checked = lossy && writer.temporaryPath != nil
             let live = lossy ? try writer.vorbisEncoder.map { try LiveVorbisCheck(encoder: $0, totalFrames: Int64(written.count)) } : nil
             defer { live?.stop() }
-            figures = try WritePass.run(prepared, into: writer, gain: Float(decibelsToGain(gainDecibels + policy.correctionDecibels)),
+            figures = try WritePass.run(prepared, into: writer, stems: outputs.stems, gain: Float(decibelsToGain(gainDecibels + policy.correctionDecibels)),
                                         ceilingDecibels: policy.limiterCeilingDecibels, frames: written, measuresOutput: !checked && live == nil,
                                         measuresSpeech: mix.levelsSpeech, parallel: parallel, progress: weighted, stopped: stopped)
             spliceObserver?(writer.vorbisSplices)
@@ -216,8 +217,6 @@ public struct RenderJob: Sendable {
             guard rewritable, policy.retry(after: judged) else { break }
             try outputs.reopenAudio()
         }
-        let finalGain = Float(decibelsToGain(gainDecibels + policy.correctionDecibels))
-        try StemPass.write(outputs.stems, prepared: prepared, gain: finalGain, ceilingDecibels: policy.limiterCeilingDecibels)
         try outputs.commit()
 
         let loudness = decoded?.loudness ?? figures.meter?.integratedLoudness ?? -.infinity

@@ -97,6 +97,7 @@ enum LimitedLoudnessPass {
     static func measure(_ prepared: PreparedRender, gain: Float, ceilingDecibels: Double, speech: Bool = false, parallel: Bool,
                         stopped: (@Sendable () -> Bool)?) -> Double {
         let plan = prepared.plan
+        prepared.assets.tally.record(pass: "limited")
         let cuts = LoudnessPass.cuts(totalFrames: plan.totalFrames, rate: plan.rate)
         let parts = cuts.count - 1
         let gates = Handoff((0..<parts).map { _ in LoudnessGate(channels: plan.channels, rate: plan.rate) })

@@ -72,6 +72,7 @@ enum LoudnessPass {
     static func measure(_ prepared: PreparedRender, parallel: Bool, progress: ((RenderProgress) -> Void)?,
                         stopped: (@Sendable () -> Bool)? = nil) -> Measure {
         let plan = prepared.plan, assets = prepared.assets
+        assets.tally.record(pass: "measure")
         let total = plan.totalFrames
         let blockFrames = Renderer.blockFrames
         let cuts = Self.cuts(totalFrames: total, rate: plan.rate)

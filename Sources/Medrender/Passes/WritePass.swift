@@ -6,7 +6,20 @@ import MedrenderIO
 /// it goes (unless the file is measured as it decodes) and handed to the writer. Mixing and
 /// limiting ride on one thread while the encoder runs on this one (`BlockPipeline`), or all of it
 /// runs here in turn; the bytes are the same.
+///
+/// The stems are written beside the mix, on the mixing thread: each layer through the same chain,
+/// with the mix's gain, multiplied by the gain the mix's limiter applied at each frame (the
+/// limiter listens to the whole mix, so the stems follow it instead of limiting themselves). The
+/// stems then add up to the mix as written, within rounding (and dither, at 16 bits), none goes
+/// over what the mix does, and the mix is not run again for them.
 enum WritePass {
+    /// One layer's stem: its plan and its writer (`OutputSet` opens them).
+    struct Stem {
+        var layer: Layer
+        var plan: RenderPlan
+        var writer: OutputWriter
+    }
+
     /// What one write pass measured of its output, before encoding or dither.
     struct Figures {
         /// Nil when the output is not measured here (a lossy file measured as it decodes).
@@ -20,15 +33,18 @@ enum WritePass {
         var speechLoudness: Double?
     }
 
-    /// Writes the session's `frames` (a part of it, or all) into `writer`.
-    static func run(_ prepared: PreparedRender, into writer: OutputWriter, gain: Float, ceilingDecibels: Double, frames: Range<Int64>,
-                    measuresOutput: Bool, measuresSpeech: Bool = false, parallel: Bool, progress: ((RenderProgress) -> Void)?,
-                    stopped: (@Sendable () -> Bool)? = nil) throws -> Figures {
+    /// Writes the session's `frames` (a part of it, or all) into `writer`, and `stems` (only of
+    /// the whole session) into theirs, each finished.
+    static func run(_ prepared: PreparedRender, into writer: OutputWriter, stems: [Stem] = [], gain: Float, ceilingDecibels: Double,
+                    frames: Range<Int64>, measuresOutput: Bool, measuresSpeech: Bool = false, parallel: Bool,
+                    progress: ((RenderProgress) -> Void)?, stopped: (@Sendable () -> Bool)? = nil) throws -> Figures {
         let plan = prepared.plan
         let channels = plan.channels
+        precondition(stems.isEmpty || frames == 0..<plan.totalFrames, "stems are of the whole session")
+        prepared.assets.tally.record(pass: "write")
         let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: ceilingDecibels)
         let producer = Handoff(try Producer(prepared, gain: gain, limiter: limiter, frames: frames, measuresOutput: measuresOutput,
-                                            measuresSpeech: measuresSpeech))
+                                            measuresSpeech: measuresSpeech, stems: stems))
         let pipeline = BlockPipeline(depth: parallel ? 8 : 1, samplesPerBlock: Renderer.blockFrames * channels)
         var written: Int64 = 0
         let total = Int64(frames.count)
@@ -38,8 +54,10 @@ enum WritePass {
             written += Int64(block.frames)
             progress?(RenderProgress(pass: 2, framesDone: written, totalFrames: total))
         }
-        try writer.finish()
         let p = producer.value
+        if let failure = p.failure { throw failure }
+        try writer.finish()
+        for stem in stems { try stem.writer.finish() }
         return Figures(meter: p.meter, truePeak: p.truePeak, samplePeak: p.samplePeak, deepestGain: limiter.deepestGain,
                        speechLoudness: p.speech?.loudness)
     }
@@ -53,6 +71,14 @@ enum WritePass {
         let chain: MasterChain
         /// The voice following the mix's limiter, when measured.
         let speech: SpeechFollower?
+        /// Each stem's layer following the mix's limiter, and its writer.
+        private let stems: [(follower: LayerFollower, writer: OutputWriter)]
+        /// Where the mix's limiter writes its gains for the layers that follow it (the voice
+        /// measured, the stems); nil when none does.
+        private let gains: UnsafeMutablePointer<Float>?
+        private let ownsGains: Bool
+        /// What stopped the stems being written, thrown once the pipeline is done.
+        private(set) var failure: Error?
         let measuresOutput: Bool
         /// The frames written; the chain's frame at the start of its next block.
         let frames: Range<Int64>
@@ -61,23 +87,54 @@ enum WritePass {
         /// A producer of `frames`: a part's chain starts `PointRender.warmUp` before it, so the
         /// limiter has settled by the part's first frame, and the frames before it are dropped.
         init(_ prepared: PreparedRender, gain: Float, limiter: TruePeakLimiter, frames: Range<Int64>,
-             measuresOutput: Bool, measuresSpeech: Bool) throws(IOError) {
+             measuresOutput: Bool, measuresSpeech: Bool, stems: [Stem] = []) throws(IOError) {
             let plan = prepared.plan
             meter = measuresOutput ? LoudnessGate(channels: plan.channels, rate: plan.rate, withRange: true, binned: true) : nil
             truePeak = TruePeakMeter(channels: plan.channels, rate: plan.rate)
-            position = frames.lowerBound == 0 ? 0 : max(0, frames.lowerBound - PointRender.warmUp.frame(atRate: plan.rate))
-            chain = MasterChain(plan: plan, assets: prepared.assets, startFrame: position, gain: gain, limiting: .limiter(limiter),
+            let start = frames.lowerBound == 0 ? 0 : max(0, frames.lowerBound - PointRender.warmUp.frame(atRate: plan.rate))
+            position = start
+            chain = MasterChain(plan: plan, assets: prepared.assets, startFrame: start, gain: gain, limiting: .limiter(limiter),
                                 blockFrames: Renderer.blockFrames)
-            speech = measuresSpeech ? SpeechFollower(prepared, gain: gain, latency: limiter.latency, startFrame: position) : nil
+            speech = measuresSpeech ? SpeechFollower(prepared, gain: gain, latency: limiter.latency, startFrame: start) : nil
+            self.stems = stems.map { stem in
+                (LayerFollower(prepared, plan: stem.plan, gain: gain, latency: limiter.latency, startFrame: start), stem.writer)
+            }
+            ownsGains = speech == nil && !stems.isEmpty
+            if ownsGains {
+                let own = UnsafeMutablePointer<Float>.allocate(capacity: Renderer.blockFrames)
+                own.initialize(repeating: 1, count: Renderer.blockFrames)
+                gains = own
+            } else {
+                gains = speech?.gains
+            }
             self.measuresOutput = measuresOutput
             self.frames = frames
+        }
+
+        deinit { if ownsGains { gains?.deallocate() } }
+
+        /// Takes each stem's next block, after the mix's, and writes its `frames` from `offset`;
+        /// false, with `failure` set, when a stem's writer fails.
+        private func writeStems(offset: Int, frames: Int) -> Bool {
+            guard let gains else { return true }
+            for (follower, writer) in stems where follower.next(following: gains) && frames > 0 {
+                let start = follower.output + offset * follower.chain.channels
+                for i in 0..<(frames * follower.chain.channels) where !start[i].isFinite { start[i] = 0 }
+                do {
+                    try writer.write(start, frameCount: frames)
+                } catch {
+                    failure = error
+                    return false
+                }
+            }
+            return true
         }
 
         /// Fills `block` with the next frames to write; false when the part (or the session) is done.
         func next(into block: inout BlockPipeline.Block) -> Bool {
             var offset = 0, count = 0
             while count == 0 {
-                guard position < frames.upperBound, let (first, made) = chain.next(into: block.samples, gains: speech?.gains) else {
+                guard position < frames.upperBound, let (first, made) = chain.next(into: block.samples, gains: gains) else {
                     return false
                 }
                 let blockStart = position
@@ -87,6 +144,7 @@ enum WritePass {
                 offset = first + skip
                 count = max(0, Int(min(position, frames.upperBound) - blockStart) - skip)
                 speech?.follow(offset: offset, frames: count)
+                guard writeStems(offset: offset, frames: count) else { return false }
             }
             block.offset = offset
             block.frames = count
@@ -101,36 +159,53 @@ enum WritePass {
     }
 }
 
-/// The voice layer through the master chain, following the gains the mix's limiter applied: what
-/// the voice's own loudness is in the output (its stem's, as `StemPass` writes it).
-final class SpeechFollower {
+/// Layers of the mix through the master chain, following the gains the mix's limiter applied to
+/// each block: a stem as `WritePass` writes it, the voice whose loudness is measured as written.
+final class LayerFollower {
     let chain: MasterChain
-    let gate: LoudnessGate
-    /// The mix's limiter writes its gains here, block by block.
-    let gains: UnsafeMutablePointer<Float>
-    private let output: UnsafeMutablePointer<Float>
+    /// The block just taken, `blockFrames` frames.
+    let output: UnsafeMutablePointer<Float>
 
-    init(_ prepared: PreparedRender, gain: Float, latency: Int, startFrame: Int64) {
-        let plan = prepared.plan.restricted(to: [.voice]), n = Renderer.blockFrames
+    /// `plan` is the session's, restricted to the layers followed.
+    init(_ prepared: PreparedRender, plan: RenderPlan, gain: Float, latency: Int, startFrame: Int64) {
+        let n = Renderer.blockFrames
         chain = MasterChain(plan: plan, assets: prepared.assets, startFrame: startFrame, gain: gain, limiting: .follow(latency: latency),
                             blockFrames: n)
-        gate = LoudnessGate(channels: plan.channels, rate: plan.rate)
-        gains = .allocate(capacity: n)
-        gains.initialize(repeating: 1, count: n)
         output = .allocate(capacity: n * plan.channels)
         output.initialize(repeating: 0, count: n * plan.channels)
     }
 
-    deinit {
-        gains.deallocate()
-        output.deallocate()
+    deinit { output.deallocate() }
+
+    /// Takes the layers' next block into `output`, after the mix's, following `gains`; false
+    /// once the session is done.
+    func next(following gains: UnsafePointer<Float>) -> Bool {
+        chain.next(into: output, following: gains) != nil
     }
+}
+
+/// The voice layer following the mix's limiter (`LayerFollower`): what the voice's own loudness
+/// is in the output (its stem's).
+final class SpeechFollower {
+    let voice: LayerFollower
+    let gate: LoudnessGate
+    /// The mix's limiter writes its gains here, block by block.
+    let gains: UnsafeMutablePointer<Float>
+
+    init(_ prepared: PreparedRender, gain: Float, latency: Int, startFrame: Int64) {
+        voice = LayerFollower(prepared, plan: prepared.plan.restricted(to: [.voice]), gain: gain, latency: latency, startFrame: startFrame)
+        gate = LoudnessGate(channels: prepared.plan.channels, rate: prepared.plan.rate)
+        gains = .allocate(capacity: Renderer.blockFrames)
+        gains.initialize(repeating: 1, count: Renderer.blockFrames)
+    }
+
+    deinit { gains.deallocate() }
 
     /// Takes the voice's next block, after the mix's, and measures its `frames` from `offset`
     /// (the frames of it that are written) into `gate`, its own unless given.
     func follow(offset: Int, frames: Int, into gate: LoudnessGate? = nil) {
-        guard chain.next(into: output, following: gains) != nil, frames > 0 else { return }
-        (gate ?? self.gate).add(output + offset * chain.channels, frameCount: frames)
+        guard voice.next(following: gains), frames > 0 else { return }
+        (gate ?? self.gate).add(voice.output + offset * voice.chain.channels, frameCount: frames)
     }
 
     /// The voice's integrated loudness as written, LUFS.

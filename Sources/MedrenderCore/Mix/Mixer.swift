@@ -18,6 +18,8 @@ public struct MixAssets: Sendable {
     /// How a bed's floats go back to the system as they are rounded (`QuantizedAsset`); nil keeps
     /// them until the bed is baked.
     public var pages: PageRelease?
+    /// What the mixers given these assets have mixed (shared by every copy).
+    public let tally = MixTally()
 
     public struct LoopKey: Hashable, Sendable {
         public var sound: SoundRef
@@ -154,6 +156,7 @@ public struct MixAssets: Sendable {
 /// plan's last frame it renders silence.
 public final class Mixer {
     public let plan: RenderPlan
+    private let tally: MixTally
     public let channels: Int
     public private(set) var position: Int64 = 0
 
@@ -214,6 +217,7 @@ public final class Mixer {
     public init(plan: RenderPlan, assets: MixAssets, startFrame: Int64 = 0) {
         self.position = startFrame
         self.plan = plan
+        self.tally = assets.tally
         self.channels = plan.channels
         var list: [QuantizedAsset] = []
         var index: [SoundRef: Int] = [:]
@@ -379,6 +383,7 @@ public final class Mixer {
 
     /// Renders the next `frameCount` frames of the mix into `out` (interleaved, `channels` wide).
     public func render(into out: UnsafeMutablePointer<Float>, frameCount: Int) {
+        tally.add(frameCount, layersApart: plan.isLayersApart)
         if !started {
             started = true
             pendingCue = nextCue()

@@ -10,6 +10,9 @@ public struct RenderPlan: Sendable {
     public let totalFrames: Int64
     public let total: SessionTime
     public private(set) var layers: Set<Layer>
+    /// Whether this plan mixes layers apart from the whole mix (`restricted(to:)`: a stem, the
+    /// voice measured alone), as the mixers' tally counts them (`MixTally`).
+    public private(set) var isLayersApart = false
     public let schedule: BreathSchedule
     public let sections: [SessionSection]
     /// Bells and voice clips, in start order. Cues are generated from the schedule as they play.
@@ -226,6 +229,7 @@ public struct RenderPlan: Sendable {
     public func restricted(to layers: Set<Layer>) -> RenderPlan {
         var plan = self
         plan.layers = self.layers.intersection(layers)
+        plan.isLayersApart = true
         plan.clips = clips.filter { layers.contains($0.layer) }
         if !layers.contains(.ambience) { plan.beds = [] }
         if !layers.contains(.cues) {

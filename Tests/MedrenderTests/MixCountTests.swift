@@ -1,0 +1,94 @@
+import Foundation
+@testable import Medrender
+import MedrenderCore
+import MedrenderIO
+import MedrenderPresets
+import MedrenderTestSupport
+import Testing
+
+/// A render mixes the session as many times as the README says and no more: pass 1 and pass 2,
+/// plus a limited pass only where the measured peaks need one (an output written once), or a
+/// lossy file written again while it decodes over the ceiling or off the target; stems follow the
+/// mix's limiter beside pass 2 and add no mix. Read from the mixers' own tally (`MixTally`): the
+/// frames of the whole mix they mixed, over the session's, and the passes that mixed them.
+@Suite struct MixCountTests {
+    struct Counted {
+        var passes: [String]
+        /// The frames of the whole mix mixed, over the session's.
+        var mixes: Double
+        /// The frames of layers mixed apart (stems, the voice measured alone), over the session's.
+        var layers: Double
+        var stems: Int
+    }
+
+    static func render(_ preset: String, format: OutputFormat, ext: String, stems: Bool = false, loudness: Double? = nil,
+                       rate: Int = 8000, dir: TemporaryDirectory) throws -> Counted {
+        let file = try library.presetPath(preset)
+        var session = try PresetDecoder.load(path: file)
+        if let loudness { session.master.loudnessLUFS = loudness }
+        var request = RenderRequest(
+            session: session, presetFile: file,
+            options: RenderOptions(rate: rate, channels: 2, length: .duration(.seconds(60))),
+            format: format, destination: .file(dir.file("\(preset).\(ext)")), library: library)
+        if stems {
+            request.stemsDirectory = dir.file("stems")
+            try FileManager.default.createDirectory(atPath: dir.file("stems"), withIntermediateDirectories: true)
+        }
+        let job = try request.job()
+        let prepared = try job.prepare()
+        let report = try job.run(prepared, to: request.destination)
+        let tally = prepared.assets.tally, total = Double(prepared.plan.totalFrames)
+        return Counted(passes: tally.passes, mixes: Double(tally.mixFrames) / total, layers: Double(tally.layerFrames) / total,
+                       stems: report.stems.count)
+    }
+
+    /// The frames mixed are the passes named: each pass mixes the session once (a limited pass's
+    /// parts but the first start 1 s before their cut, 5 % of this minute, and a chain mixes whole blocks
+    /// past the end).
+    static func expectMixesMatch(_ counted: Counted, _ what: String) {
+        let limited = Double(counted.passes.filter { $0 == "limited" }.count)
+        #expect(counted.mixes >= Double(counted.passes.count) && counted.mixes < Double(counted.passes.count) + 0.05 + 0.1 * limited,
+                "\(what): \(counted.mixes) mixes for the passes \(counted.passes)")
+    }
+
+    /// A WAV or a FLAC is measured once and written once, stems or not; each stem is its layer
+    /// mixed once beside the write, as the voice measured alone in each pass of a voiced session.
+    @Test(arguments: [("wav", OutputFormat.wav(.int16)), ("flac", .flac(.int16))])
+    func anOutputWrittenOnceMixesTwice(ext: String, format: OutputFormat) throws {
+        let dir = TemporaryDirectory("mix-count-\(ext)")
+        let plain = try Self.render("box-breath", format: format, ext: ext, dir: dir)
+        #expect(plain.passes == ["measure", "write"])
+        Self.expectMixesMatch(plain, ext)
+        let stemmed = try Self.render("box-breath", format: format, ext: ext, stems: true, dir: dir)
+        #expect(stemmed.passes == ["measure", "write"], "stems add no pass: \(stemmed.passes)")
+        Self.expectMixesMatch(stemmed, "\(ext) with stems")
+        #expect(stemmed.stems >= 4)
+        // The voice alone in pass 1 and in pass 2 (box-breath speaks its prompts), and each stem once.
+        let apart = stemmed.layers - plain.layers
+        #expect(plain.layers >= 2 && plain.layers < 2.15, "\(plain.layers)")
+        #expect(apart >= Double(stemmed.stems) && apart < Double(stemmed.stems) + 0.15, "\(stemmed.stems) stems mixed \(apart) times")
+    }
+
+    /// A lossy file is measured once and written until it decodes on target under the ceiling:
+    /// no limited pass, and stems written beside each write, adding no mix.
+    @Test(arguments: [("ogg", OutputFormat.ogg(quality: 5)), ("mp3", .mp3(quality: 2)), ("opus", .opus(quality: 6))])
+    func aLossyFileMixesOnceAWrite(ext: String, format: OutputFormat) throws {
+        let dir = TemporaryDirectory("mix-count-\(ext)")
+        let counted = try Self.render("box-breath", format: format, ext: ext, stems: true, rate: 48000, dir: dir)
+        #expect(counted.passes.first == "measure" && counted.passes.dropFirst().allSatisfy { $0 == "write" } && counted.passes.count >= 2,
+                "\(counted.passes)")
+        #expect(counted.passes.count <= 2 + DecodedCheck.maximumRetries + 1)
+        Self.expectMixesMatch(counted, ext)
+    }
+
+    /// A WAV whose gain takes its peaks over the ceiling is measured through the limiter first:
+    /// one limited pass more, no other.
+    @Test func aLoudWAVAddsALimitedPass() throws {
+        let dir = TemporaryDirectory("mix-count-loud")
+        let counted = try Self.render("focus-beats", format: .wav(.int16), ext: "wav", loudness: -8, dir: dir)
+        #expect(counted.passes.first == "measure" && counted.passes.last == "write" && counted.passes.dropFirst().dropLast().allSatisfy { $0 == "limited" },
+                "\(counted.passes)")
+        #expect(counted.passes.contains("limited"), "\(counted.passes)")
+        Self.expectMixesMatch(counted, "loud wav")
+    }
+}
