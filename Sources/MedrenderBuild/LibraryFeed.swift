@@ -27,8 +27,10 @@ public struct LibraryFeedSummary: Sendable, Hashable {
 }
 
 /// A built folder's podcast feed, `feed.xml`: RSS 2.0 with the iTunes tags and the Podcasting 2.0
-/// namespace, one item per output of the manifest, each with its enclosure, duration, a GUID from
-/// the output's SHA-256, a publication date, `podcast:chapters` (a JSON chapters file written beside
+/// namespace, one item per session of the manifest (a preset at a length and rate), each with its
+/// enclosure (the file of the preferred format: the first the build names; the session's files in
+/// other formats are its `podcast:alternateEnclosure`s), duration, a GUID from that file's SHA-256,
+/// a publication date, `podcast:chapters` (a JSON chapters file written beside
 /// the output, from its cue sheet's sections) and `podcast:transcript` (its WebVTT cue sheet).
 ///
 /// It is a function of the folder: the manifest, the cue sheets and the feed already there (whose
@@ -79,8 +81,10 @@ public enum LibraryFeed {
     ///   - presets: the title and description of a preset, by its name; nil for one that cannot be read.
     ///   - now: the publication date of an output the feed there does not list yet.
     @discardableResult
+    /// `formats` orders the formats by preference (the build's `--format` list); formats it does
+    /// not name come after, by name.
     public static func write(folder: String, manifest: LibraryBuildManifest, settings: LibraryFeedSettings, baseURL: String,
-                             presets: (String) -> LibraryFeedPreset?, now: Date = Date()) throws -> LibraryFeedSummary
+                             formats: [String] = [], presets: (String) -> LibraryFeedPreset?, now: Date = Date()) throws -> LibraryFeedSummary
     {
         let missing = settings.missing
         guard missing.isEmpty else { throw missingSettings(missing) }
@@ -91,18 +95,15 @@ public enum LibraryFeed {
         var episodes: [Episode] = []
         var chaptersWritten: [String] = []
         var cache: [String: LibraryFeedPreset?] = [:]
-        let outputs = manifest.outputs.sorted { $0.file < $1.file }
-        // A preset at a length in more than one format: the format goes in the title.
-        var formatsPerEpisode: [String: Int] = [:]
-        for entry in outputs { formatsPerEpisode[episodeKey(entry), default: 0] += 1 }
+        // A session's files, the preferred format's first.
+        let rank = { (format: String) in (formats.firstIndex(of: format) ?? formats.count, format) }
+        let present = try manifest.outputs.filter { try holds($0, in: folder) }
+        let sessions = Dictionary(grouping: present, by: episodeKey).values
+            .map { $0.sorted { rank($0.format) < rank($1.format) } }
+            .sorted { $0[0].file < $1[0].file }
 
-        for entry in outputs {
-            let path = folder + "/" + entry.file
-            guard let size = LibraryBuild.fileSize(path) else { continue }
-            guard size == entry.bytes else {
-                throw RenderError("\(path): is \(size) bytes but the manifest says \(entry.bytes); build again to bring them together",
-                                  category: .badData)
-            }
+        for files in sessions {
+            let entry = files[0]
             let guid = guid(sha256: entry.sha256)
             let pubDate = known[guid] ?? nowText
 
@@ -118,14 +119,16 @@ public enum LibraryFeed {
 
             if cache[entry.preset] == nil { cache[entry.preset] = .some(presets(entry.preset)) }
             let preset = cache[entry.preset]! ?? LibraryFeedPreset(title: entry.preset, description: "")
-            var title = "\(preset.title) · \(lengthText(entry))"
-            if formatsPerEpisode[episodeKey(entry), default: 0] > 1 { title += " (\(entry.format.uppercased()))" }
+            let title = "\(preset.title) · \(lengthText(entry))"
             let description = preset.description.isEmpty ? title : preset.description
             let seconds = Int((Double(entry.frames) / Double(max(1, entry.rate))).rounded())
             episodes.append(Episode(title: title, description: description, enclosureURL: url(baseURL, entry.file), bytes: entry.bytes,
                                     mimeType: mimeType(format: entry.format), guid: guid, pubDate: pubDate, seconds: seconds,
                                     chaptersURL: chaptersFile.map { url(baseURL, $0) }, transcriptURL: transcript.map { url(baseURL, $0) },
-                                    sortKey: entry.file))
+                                    sortKey: entry.file,
+                                    alternates: files.dropFirst().map {
+                                        Episode.Alternate(url: url(baseURL, $0.file), bytes: $0.bytes, mimeType: mimeType(format: $0.format))
+                                    }))
         }
         let text = document(settings: settings, baseURL: baseURL, episodes: episodes, now: now)
         let wrote = try writeIfChanged(Array(text.utf8), to: feedPath)
@@ -148,9 +151,19 @@ public enum LibraryFeed {
         public var transcriptURL: String?
         /// What orders episodes of one date.
         public var sortKey: String
+        /// The same session in other formats.
+        public var alternates: [Alternate]
+
+        /// A file of the episode in another format (`podcast:alternateEnclosure`).
+        public struct Alternate: Sendable, Hashable {
+            public var url: String
+            public var bytes: Int64
+            public var mimeType: String
+        }
 
         public init(title: String, description: String, enclosureURL: String, bytes: Int64, mimeType: String, guid: String, pubDate: String,
-                    seconds: Int, chaptersURL: String? = nil, transcriptURL: String? = nil, sortKey: String) {
+                    seconds: Int, chaptersURL: String? = nil, transcriptURL: String? = nil, sortKey: String, alternates: [Alternate] = []) {
+            self.alternates = alternates
             self.title = title
             self.description = description
             self.enclosureURL = enclosureURL
@@ -207,6 +220,15 @@ public enum LibraryFeed {
             x += "      <description>\(xml(e.description))</description>\n"
             x += "      <itunes:summary>\(xml(e.description))</itunes:summary>\n"
             x += "      <enclosure url=\"\(xml(e.enclosureURL))\" length=\"\(e.bytes)\" type=\"\(e.mimeType)\"/>\n"
+            // With other formats, every file is a choice, the enclosure's the default.
+            if !e.alternates.isEmpty {
+                let choices = [(Episode.Alternate(url: e.enclosureURL, bytes: e.bytes, mimeType: e.mimeType), true)] + e.alternates.map { ($0, false) }
+                for (file, isDefault) in choices {
+                    x += "      <podcast:alternateEnclosure type=\"\(file.mimeType)\" length=\"\(file.bytes)\"\(isDefault ? " default=\"true\"" : "")>\n"
+                    x += "        <podcast:source uri=\"\(xml(file.url))\"/>\n"
+                    x += "      </podcast:alternateEnclosure>\n"
+                }
+            }
             x += "      <guid isPermaLink=\"false\">\(xml(e.guid))</guid>\n"
             x += "      <pubDate>\(e.pubDate)</pubDate>\n"
             x += "      <itunes:duration>\(e.seconds)</itunes:duration>\n"
@@ -256,6 +278,18 @@ public enum LibraryFeed {
     public static func missingSettings(_ missing: [String]) -> RenderError {
         RenderError("the feed needs \(missing.joined(separator: ", ")): add \(missing.count == 1 ? "it" : "them") under 'feed:' in the library's \(LibraryFeedSettings.fileName) (or the file {settings} names)",
                     category: .usage)
+    }
+
+    /// Whether `entry`'s file is in `folder` (a shard's output may be elsewhere); throws when it is
+    /// there with another length than the manifest's.
+    static func holds(_ entry: LibraryBuildManifest.Entry, in folder: String) throws -> Bool {
+        let path = folder + "/" + entry.file
+        guard let size = LibraryBuild.fileSize(path) else { return false }
+        guard size == entry.bytes else {
+            throw RenderError("\(path): is \(size) bytes but the manifest says \(entry.bytes); build again to bring them together",
+                              category: .badData)
+        }
+        return true
     }
 
     static func episodeKey(_ entry: LibraryBuildManifest.Entry) -> String {

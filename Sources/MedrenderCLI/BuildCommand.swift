@@ -217,7 +217,8 @@ struct BuildCommand: ParsableCommand {
                 if chosen != nil {
                     Console.error("the feed of a sharded build is written by 'medrender build --merge … --feed URL'\n")
                 } else {
-                    try podcast.write(folder: folder, manifestPath: settings.manifestPath, presetFiles: names, library: library)
+                    try podcast.write(folder: folder, manifestPath: settings.manifestPath, presetFiles: names,
+                                      formats: settings.formats.map(\.rawValue), library: library)
                 }
             }
             var line = "built \(folder): \(summary.rendered.count) rendered, \(summary.skipped.count) up to date"

@@ -39,10 +39,12 @@ struct BuildFeed {
 
     /// Writes `feed.xml` in `folder` from the manifest at `manifestPath`; `presetFiles` maps preset
     /// names to their files (a preset not in it is looked up in the library by name).
-    func write(folder: String, manifestPath: String, presetFiles: [String: String], library: PresetLibrary) throws -> LibraryFeedSummary {
+    /// `formats`, the build's, in the order named: the first is each episode's enclosure.
+    func write(folder: String, manifestPath: String, presetFiles: [String: String], formats: [String] = [],
+               library: PresetLibrary) throws -> LibraryFeedSummary {
         let manifest = try LibraryBuildManifest.read(manifestPath)
         let languages = try library.languages()
-        return try LibraryFeed.write(folder: folder, manifest: manifest, settings: settings, baseURL: baseURL) { name in
+        return try LibraryFeed.write(folder: folder, manifest: manifest, settings: settings, baseURL: baseURL, formats: formats) { name in
             guard let file = presetFiles[name] ?? (try? library.presetPath(name)),
                   let session = try? PresetDecoder.load(path: file, languages: languages) else { return nil }
             return LibraryFeedPreset(title: Self.title(session.name), description: session.description)

@@ -193,6 +193,51 @@ import Testing
         #expect(feed.contains("<title>Breathing sessions</title>") && feed.contains("evening"), "\(feed.prefix(400))")
     }
 
+    /// A library built in two formats is one episode per session: feedparser reads one item each,
+    /// its enclosure in the format named first, and the other file as its alternate enclosure.
+    @Test func aSessionInTwoFormatsIsOneEpisodeWithAnAlternate() throws {
+        let python = try #require(Self.python(), "python3-feedparser is needed (make test installs it)")
+        let dir = TemporaryDirectory("feed-formats")
+        let presets = try Self.library(dir)
+        let out = dir.file("out"), base = "https://example.org/sessions"
+        let built = try runMedrender(["build", presets, "-o", out, "--format", "mp3,ogg", "--feed", base, "--settings", Self.settings(dir)]
+                                     + Self.fast)
+        try #require(built.status == 0, "\(built.stderr)")
+        let outputs = try Self.manifestEntries(out + "/manifest.json")
+        #expect(outputs.count == 2 * Self.presets.count)
+        let parsed = try Self.parse(out + "/feed.xml", python: python, dir: dir)
+        #expect(parsed["bozo"] as? Int == 0, "feedparser: \(parsed["bozo_exception"] ?? "")")
+        let entries = try #require(parsed["entries"] as? [[String: Any]])
+        #expect(entries.count == Self.presets.count, "\(entries.map { $0["title"] ?? "" })")
+        for entry in entries {
+            let enclosures = try #require(entry["enclosures"] as? [[String: Any]])
+            #expect(enclosures.count == 1 && enclosures[0]["type"] as? String == "audio/mpeg", "\(enclosures)")
+        }
+        // Each item's alternates, read as XML: the MP3 (the default) and the OGG, each with its
+        // file's exact length.
+        let script = dir.write("alternates.py", """
+            import json, sys, xml.etree.ElementTree as ET
+            P = "{https://podcastindex.org/namespace/1.0}"
+            items = ET.parse(sys.argv[1]).getroot().iter("item")
+            print(json.dumps([[{"type": a.get("type"), "length": a.get("length"), "default": a.get("default"),
+                                "uri": a.find(P + "source").get("uri")} for a in i.iter(P + "alternateEnclosure")] for i in items]))
+            """)
+        let run = try runProcess(python, [script, out + "/feed.xml"])
+        try #require(run.status == 0, "\(run.stderr)")
+        let items = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[[String: Any]]])
+        #expect(items.count == Self.presets.count)
+        for alternates in items {
+            #expect(alternates.map { $0["type"] as? String } == ["audio/mpeg", "audio/ogg"], "\(alternates)")
+            #expect(alternates.first?["default"] as? String == "true")
+            for alternate in alternates {
+                let uri = try #require(alternate["uri"] as? String)
+                let file = String(uri.dropFirst(base.count + 1))
+                let size = try #require(try FileManager.default.attributesOfItem(atPath: "\(out)/\(file)")[.size] as? Int)
+                #expect(alternate["length"] as? String == String(size), "\(file)")
+            }
+        }
+    }
+
     @Test func missingSettingsAreNamedBeforeAnythingIsBuilt() throws {
         let dir = TemporaryDirectory("feed-settings")
         let presets = try Self.library(dir)
