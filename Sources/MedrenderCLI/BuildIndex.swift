@@ -22,6 +22,8 @@ enum BuildIndex {
         let manifest = try LibraryBuildManifest.read(manifestPath)
         var entries: [LibraryIndexPage.Entry] = []
         var written = 0
+        let languages = try? library.languages()
+        var presets: [String: Session?] = [:]
         for output in manifest.outputs {
             let audioPath = "\(folder)/\(output.file)"
             guard FileManager.default.fileExists(atPath: audioPath) else { continue }
@@ -33,9 +35,15 @@ enum BuildIndex {
                 if hasPage { written += 1 }
             }
             let length = output.cycles.map { "\($0) cycles" } ?? output.minutes.map { $0 == $0.rounded() ? "\(Int($0)) min" : "\($0) min" } ?? ""
+            if presets[output.preset] == nil {
+                let file = presetFiles[output.preset] ?? (try? library.presetPath(output.preset))
+                presets[output.preset] = .some(file.flatMap { try? PresetDecoder.load(path: $0, languages: languages ?? .stock) })
+            }
+            let session = presets[output.preset] ?? nil
             entries.append(LibraryIndexPage.Entry(
                 file: output.file, preset: output.preset, length: length, durationSeconds: Double(output.frames) / Double(output.rate),
-                format: output.format, loudnessLUFS: output.loudnessLUFS, truePeakDBTP: output.truePeakDBTP, preview: hasPage ? page : nil))
+                format: output.format, loudnessLUFS: output.loudnessLUFS, truePeakDBTP: output.truePeakDBTP, preview: hasPage ? page : nil,
+                title: session.map { BuildFeed.title($0.name) }, description: session?.description))
         }
         try PreviewWriter.writeText(LibraryIndexPage(entries: entries).html, to: "\(folder)/index.html")
         return written

@@ -1,5 +1,7 @@
-/// The `index.html` of a built library: every output with its preset, length, loudness, a player
-/// and a link to its preview page.
+/// The `index.html` of a built library: every output as a card with its preset's title and
+/// description, length, loudness, a player and links to the file and its preview page. The cards
+/// fill as many columns as the window has room for, one on a phone, and nothing is hidden or cut
+/// at any width.
 public struct LibraryIndexPage: Sendable {
     /// One output of the build.
     public struct Entry: Hashable, Sendable {
@@ -14,9 +16,15 @@ public struct LibraryIndexPage: Sendable {
         public var truePeakDBTP: Double?
         /// The preview page's name, relative to the index, when there is one.
         public var preview: String?
+        /// The preset's title and description, when its file was found.
+        public var title: String?
+        public var description: String?
 
         public init(file: String, preset: String, length: String, durationSeconds: Double, format: String,
-                    loudnessLUFS: Double? = nil, truePeakDBTP: Double? = nil, preview: String? = nil) {
+                    loudnessLUFS: Double? = nil, truePeakDBTP: Double? = nil, preview: String? = nil,
+                    title: String? = nil, description: String? = nil) {
+            self.title = title
+            self.description = description
             self.file = file
             self.preset = preset
             self.length = length
@@ -53,16 +61,18 @@ public struct LibraryIndexPage: Sendable {
 
     /// The page.
     public var html: String {
-        var rows = ""
+        var cards = ""
         for entry in entries {
             let loudness = entry.loudnessLUFS.map { Markup.number($0, decimals: 1) + " LUFS" } ?? "–"
             let peak = entry.truePeakDBTP.map { Markup.number($0, decimals: 1) + " dBTP" } ?? "–"
-            let preview = entry.preview.map { "<a href=\"\(Markup.escape(Self.href($0)))\">preview</a>" } ?? ""
-            rows += """
-                <tr><td class="preset">\(Markup.escape(entry.preset))</td><td>\(Markup.escape(entry.length))</td>\
-                <td>\(Markup.clock(entry.durationSeconds))</td><td>\(Markup.escape(entry.format))</td><td>\(loudness)</td><td>\(peak)</td>\
-                <td><audio controls preload="none" src="\(Markup.escape(Self.href(entry.file)))"></audio></td>\
-                <td><a href="\(Markup.escape(Self.href(entry.file)))">\(Markup.escape(entry.file))</a></td><td>\(preview)</td></tr>
+            let preview = entry.preview.map { " · <a href=\"\(Markup.escape(Self.href($0)))\">preview</a>" } ?? ""
+            let description = entry.description.map { $0.isEmpty ? "" : "<p class=\"description\">\(Markup.escape($0))</p>" } ?? ""
+            cards += """
+                <article class="output"><h2>\(Markup.escape(entry.title ?? entry.preset))</h2>\(description)\
+                <p class="facts"><span>\(Markup.escape(entry.length))</span><span>\(Markup.clock(entry.durationSeconds))</span>\
+                <span>\(Markup.escape(entry.format))</span><span>\(loudness)</span><span>\(peak)</span></p>\
+                <audio controls preload="none" src="\(Markup.escape(Self.href(entry.file)))"></audio>\
+                <p class="links"><a href="\(Markup.escape(Self.href(entry.file)))">\(Markup.escape(entry.file))</a>\(preview)</p></article>
 
                 """
         }
@@ -72,12 +82,13 @@ public struct LibraryIndexPage: Sendable {
             body{margin:0;background:#f3f6f8;color:#2b3a4a;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
             main{max-width:1200px;margin:0 auto;padding:16px}
             h1{font-size:1.35rem;font-weight:600}
-            .wrap{overflow-x:auto;background:#fff;border-radius:16px;box-shadow:0 1px 3px rgba(40,60,80,.08)}
-            table{border-collapse:collapse;width:100%}
-            th,td{padding:8px 10px;text-align:left;border-bottom:1px solid #e6ecf1;white-space:nowrap}
-            th{font-size:.75rem;text-transform:uppercase;letter-spacing:.05em;color:#6b7b8b}
-            td.preset{font-weight:600}
-            audio{height:32px;width:220px}
+            .outputs{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,320px),1fr));gap:16px}
+            .output{background:#fff;border-radius:16px;box-shadow:0 1px 3px rgba(40,60,80,.08);padding:14px 16px;min-width:0}
+            .output h2{font-size:1.05rem;font-weight:600;margin:0 0 4px}
+            .description{margin:0 0 8px;color:#4b5b6b}
+            .facts{margin:0 0 10px;font-size:.85rem;color:#6b7b8b;display:flex;flex-wrap:wrap;gap:4px 12px}
+            audio{display:block;width:100%;height:36px}
+            .links{margin:10px 0 0;overflow-wrap:anywhere}
             a{color:#2f6a9a}
             </style>
             </head>
@@ -85,11 +96,8 @@ public struct LibraryIndexPage: Sendable {
             <main>
             <h1>\(Markup.escape(title))</h1>
             <p>\(entries.count) outputs</p>
-            <div class="wrap"><table>
-            <thead><tr><th>Preset</th><th>Length</th><th>Duration</th><th>Format</th><th>Loudness</th><th>True peak</th><th>Play</th><th>File</th><th></th></tr></thead>
-            <tbody>
-            \(rows)</tbody>
-            </table></div>
+            <div class="outputs">
+            \(cards)</div>
             </main>
             </body>
             </html>
