@@ -1,11 +1,13 @@
-/// In a session with a voice, which sets its loudness, a cue sounds at most at the voice's level
-/// (its loudest 400 ms against the level every voice clip plays at), whatever its gain: a cue is
-/// the breath's signpost, heard under the words and never over them. The voice's own loudest
-/// 400 ms come 4–5 LU over its level, and a file sits 2–5 LU under its voice, so a cue so capped
-/// stays under the voice's loudest and within 6 LU of the whole file.
+/// In a session with a voice, which sets its loudness, a cue sounds at most 3 LU under the voice's
+/// level (its loudest 400 ms against the level every voice clip plays at), whatever its gain, as a
+/// bell strikes (`BellSettings.strikeUnderVoiceLU`): a cue is the breath's signpost, heard under
+/// the words and never over them. The voice's own loudest 400 ms come 4–5 LU over its level, and a
+/// file sits 2–7 LU under its voice (7 where the voice speaks only an intro and an outro, as in
+/// pranayama, whose cues at the voice's level came 6.2 LU over the whole file), so a cue so capped
+/// stays under the voice's loudest and within 6 LU of the file.
 extension CuePlan {
     /// How far under the voice's level (`voice.level`) a cue's loudest 400 ms stays.
-    public static let loudestUnderVoiceLU = 0.0
+    public static let loudestUnderVoiceLU = BellSettings.strikeUnderVoiceLU
 
     /// This cue with its gain capped under `voiceLevel` (LUFS); `sounds` gives a recorded cue's
     /// loudness, at `rate`.
