@@ -176,7 +176,7 @@ public enum ProcessGroups {
         let lowest = max(10, (descriptors.keys.max() ?? 0) + 1)
         let sources = descriptors.mapValues { fcntl($0, F_DUPFD_CLOEXEC, lowest) }
         defer { sources.values.filter { $0 >= 0 }.forEach { close($0) } }
-        if let failed = sources.values.first(where: { $0 < 0 }) { return .failure(SpawnError(code: failed < 0 ? errno : 0, pipe: true)) }
+        if sources.values.contains(where: { $0 < 0 }) { return .failure(SpawnError(code: errno, pipe: true)) }
         func standard(_ number: Int32, _ flags: Int32) -> Int32 {
             if let source = sources[number] { return posix_spawn_file_actions_adddup2(&actions, source, number) }
             return posix_spawn_file_actions_addopen(&actions, number, "/dev/null", flags, 0)
