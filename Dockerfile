@@ -9,8 +9,10 @@
 #
 # The build stage compiles the release build with the Swift runtime linked in statically
 # (--static-swift-stdlib), so the run stage needs no Swift toolchain. Given PREBUILT (a path in the
-# build context to such a binary, built on Debian 12), it copies that instead of compiling, and then
-# needs no Swift image (BUILD_IMAGE may be debian:12-slim): `make image PREBUILT=1` does so.
+# build context to such a medrender, built on Debian 12, with its medrender-media beside it), it
+# copies those instead of compiling, and then needs no Swift image (BUILD_IMAGE may be
+# debian:12-slim): `make image PREBUILT=1` does so. medrender-media, which alone links FFmpeg, Cairo
+# and Pango (videos, M4A/AAC sounds), is installed beside medrender, where medrender runs it from.
 ARG BUILD_IMAGE=swift:6.3.1-bookworm
 ARG RUN_IMAGE=debian:12-slim
 
@@ -21,6 +23,7 @@ COPY . .
 RUN set -eu; \
     if [ -n "$PREBUILT" ]; then \
         install -m 755 "$PREBUILT" /tmp/medrender; \
+        install -m 755 "$(dirname "$PREBUILT")/medrender-media" /tmp/medrender-media; \
     else \
         apt-get update; \
         apt-get install -y --no-install-recommends pkg-config libsndfile1-dev libsamplerate0-dev libvorbis-dev \
@@ -28,10 +31,12 @@ RUN set -eu; \
             libcairo2-dev libpango1.0-dev; \
         swift build -c release --static-swift-stdlib; \
         install -m 755 .build/release/medrender /tmp/medrender; \
+        install -m 755 .build/release/medrender-media /tmp/medrender-media; \
     fi; \
     share=/staging/usr/local/share; \
     install -d /staging/usr/local/bin "$share/medrender/Presets" "$share/medrender/Sounds/LICENSES" "$share/medrender/Languages" "$share/man/man1"; \
     install -m 755 /tmp/medrender /staging/usr/local/bin/medrender; \
+    install -m 755 /tmp/medrender-media /staging/usr/local/bin/medrender-media; \
     install -m 644 LICENSE NOTICE "$share/medrender/"; \
     install -m 644 Presets/*.yaml "$share/medrender/Presets/"; \
     install -m 644 Sounds/*.ogg Sounds/CREDITS.yaml Sounds/README.md "$share/medrender/Sounds/"; \
@@ -40,9 +45,10 @@ RUN set -eu; \
     install -m 644 man/medrender.1 "$share/man/man1/"
 
 FROM ${RUN_IMAGE} AS runtime
-# Every library the program links beyond what each Debian base image holds (libsndfile brings FLAC,
-# Opus and MP3; FFmpeg's libraries, Cairo, Pango, GLib and HarfBuzz draw and encode videos).
-# scripts/check-needed checks this list against the program's NEEDED entries (make test), and
+# Every library the programs link beyond what each Debian base image holds (libsndfile brings FLAC,
+# Opus and MP3; FFmpeg's libraries, Cairo, Pango, GLib and HarfBuzz, medrender-media's, draw and
+# encode videos and decode M4A/AAC). scripts/check-needed checks this list against both programs'
+# NEEDED entries (make test), and
 # scripts/test-image installs it into a fresh Debian root and runs the program there.
 ARG RUNTIME_PACKAGES="libsndfile1 libsamplerate0 libvorbis0a libvorbisenc2 libogg0 libebur128-1 libavformat59 libavcodec59 libavutil57 libswresample4 libswscale6 libcairo2 libpango-1.0-0 libpangocairo-1.0-0 libglib2.0-0 libharfbuzz0b libstdc++6 libgcc-s1"
 # The speech engines the library's guided presets speak with: festival and its HTS voice for

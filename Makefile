@@ -30,7 +30,7 @@ test: test-deps
 	$(SWIFT) build $(TEST_BUILD) --build-tests --explicit-target-dependency-import-check error
 	PATH="$(CURDIR)/.venv/bin:$$PATH" $(SWIFT) test $(TEST_BUILD) --skip-build --parallel
 	python3 scripts/check-deploy .build-test/release/medrender
-	python3 scripts/check-needed .build-test/release/medrender
+	python3 scripts/check-needed .build-test/release/medrender .build-test/release/medrender-media
 
 ## Build the library on a one-node Slurm cluster started here, as root (installs slurm-wlm and munge):
 ## the array job and merge in deploy/slurm/, checked against a local build.
@@ -63,7 +63,7 @@ image:
 	@test -n "$(ENGINE)" || { echo "make image: install podman or docker (Debian packages podman, docker.io)"; exit 69; }
 ifdef PREBUILT
 	$(MAKE) release-static
-	mkdir -p .image && cp .build/release/medrender .image/medrender
+	mkdir -p .image && cp .build/release/medrender .build/release/medrender-media .image/
 	$(ENGINE) build --format docker --build-arg BUILD_IMAGE=debian:12-slim --build-arg PREBUILT=.image/medrender -t $(IMAGE) . 2>/dev/null \
 		|| $(ENGINE) build --build-arg BUILD_IMAGE=debian:12-slim --build-arg PREBUILT=.image/medrender -t $(IMAGE) .
 else
@@ -87,19 +87,23 @@ library: release
 PREFIX  ?= /usr/local
 DESTDIR ?=
 BIN     ?= .build/release/medrender
+# medrender-media, which medrender runs for videos and M4A/AAC sounds (it alone links FFmpeg, Cairo
+# and Pango): installed beside medrender, where medrender looks for it.
+MEDIA_BIN ?= $(dir $(BIN))medrender-media
 SHARE   := $(DESTDIR)$(PREFIX)/share
 
-## Install the release build under PREFIX (default /usr/local; DESTDIR honoured): the program in
-## bin/, Presets/, Sounds/ and Languages/ in share/medrender (where the program looks) with LICENSE, NOTICE and
+## Install the release build under PREFIX (default /usr/local; DESTDIR honoured): the program and
+## medrender-media in bin/, Presets/, Sounds/ and Languages/ in share/medrender (where the program looks) with LICENSE, NOTICE and
 ## the sounds' licenses (Sounds/LICENSES/), the man page and the bash, zsh and fish completions.
 install: release
 	$(MAKE) install-files
 
-## What install copies, from BIN (default the release build), without building.
+## What install copies, from BIN and MEDIA_BIN (default the release build's), without building.
 install-files:
 	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/medrender/Presets $(SHARE)/medrender/Sounds/LICENSES $(SHARE)/medrender/Languages $(SHARE)/man/man1 \
 		$(SHARE)/bash-completion/completions $(SHARE)/zsh/site-functions $(SHARE)/fish/vendor_completions.d
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/medrender
+	install -m 755 $(MEDIA_BIN) $(DESTDIR)$(PREFIX)/bin/medrender-media
 	install -m 644 LICENSE NOTICE $(SHARE)/medrender
 	install -m 644 Presets/*.yaml $(SHARE)/medrender/Presets
 	install -m 644 Sounds/*.ogg Sounds/CREDITS.yaml Sounds/README.md $(SHARE)/medrender/Sounds
@@ -112,7 +116,7 @@ install-files:
 
 ## Remove what install put under PREFIX.
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/medrender $(SHARE)/man/man1/medrender.1 $(SHARE)/bash-completion/completions/medrender \
+	rm -f $(DESTDIR)$(PREFIX)/bin/medrender $(DESTDIR)$(PREFIX)/bin/medrender-media $(SHARE)/man/man1/medrender.1 $(SHARE)/bash-completion/completions/medrender \
 		$(SHARE)/zsh/site-functions/_medrender $(SHARE)/fish/vendor_completions.d/medrender.fish
 	rm -rf $(SHARE)/medrender
 

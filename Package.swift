@@ -7,6 +7,9 @@ let package = Package(
     name: "medrender",
     products: [
         .executable(name: "medrender", targets: ["medrender"]),
+        // FFmpeg, Cairo and Pango are linked into this program alone, which medrender runs where it
+        // needs them (a video, an M4A/AAC sound), so that every other command maps none of them.
+        .executable(name: "medrender-media", targets: ["medrender-media"]),
         .library(name: "Medrender", targets: ["Medrender"]),
         .library(name: "MedrenderCore", targets: ["MedrenderCore"]),
         .library(name: "MedrenderPresets", targets: ["MedrenderPresets"]),
@@ -43,11 +46,12 @@ let package = Package(
         .systemLibrary(
             name: "CEBUR128", pkgConfig: "libebur128",
             providers: [.apt(["libebur128-dev"])]),
-        // FFmpeg's libraries: M4A/AAC input, video output (not the ffmpeg program).
+        // FFmpeg's libraries: M4A/AAC input, video output (not the ffmpeg program). Only
+        // MedrenderMedia links them, and through it only medrender-media.
         .systemLibrary(
             name: "CFFmpeg", pkgConfig: "libavformat libavcodec libavutil libswresample libswscale",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev", "libswscale-dev"])]),
-        // Cairo and Pango: the video's frames.
+        // Cairo and Pango: the video's frames. MedrenderMedia's, as FFmpeg's.
         .systemLibrary(
             name: "CCairo", pkgConfig: "pangocairo",
             providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
@@ -64,11 +68,11 @@ let package = Package(
             dependencies: ["MedrenderCore", .product(name: "Yams", package: "Yams")],
             resources: ["en", "de", "fr", "es", "it", "pt-BR", "pt-PT"].map { Resource.embedInCode("Languages/\($0).yml") }),
         // Files, processes and the audio's C handles: libsndfile, libsamplerate, libvorbis,
-        // libebur128, FFmpeg's decoders (M4A/AAC input). The video's (Cairo, FFmpeg's encoders)
-        // are MedrenderVideo's.
+        // libebur128. An M4A/AAC sound is decoded by medrender-media and read from its output
+        // (`MediaSoundStream`); FFmpeg's decoders are MedrenderMedia's.
         .target(
             name: "MedrenderIO",
-            dependencies: ["MedrenderCore", "CSndFile", "CSampleRate", "CVorbis", "CEBUR128", "CFFmpeg"]),
+            dependencies: ["MedrenderCore", "CSndFile", "CSampleRate", "CVorbis", "CEBUR128"]),
         // The renderer: sounds decoded, the session planned, then mixed to measure, to write, and
         // again where the output needs it (`RenderJob.run`), encoded and put in place; speech,
         // cue sheets, inspection, the typed parameters (`SessionParameters`).
@@ -93,10 +97,18 @@ let package = Package(
         .target(
             name: "MedrenderPreview", dependencies: ["MedrenderCore"],
             resources: [.embedInCode("Resources/studio.js"), .embedInCode("Resources/studio.css")]),
-        // The session's video: the breathing circle drawn with Cairo, encoded with FFmpeg's libraries.
+        // The session's video as medrender asks for it: its settings, the picture each frame shows,
+        // and `VideoRender`, which mixes the session and hands the mix and the pictures to
+        // medrender-media to draw and encode. No C library.
         .target(
             name: "MedrenderVideo",
-            dependencies: ["Medrender", "MedrenderCore", "MedrenderIO", "MedrenderPreview", "CCairo", "CFFmpeg"]),
+            dependencies: ["Medrender", "MedrenderCore", "MedrenderIO", "MedrenderPreview"]),
+        // What needs FFmpeg, Cairo and Pango: the breathing circle drawn with Cairo and Pango, the
+        // video encoded and an M4A/AAC sound decoded with FFmpeg's libraries. Linked into
+        // medrender-media only.
+        .target(
+            name: "MedrenderMedia",
+            dependencies: ["Medrender", "MedrenderCore", "MedrenderIO", "MedrenderPreview", "MedrenderVideo", "CCairo", "CFFmpeg"]),
         // The HTTP service: presets, renders (into a cache, streamed from it as it grows), cue
         // sheets, previews, videos, the studio, a podcast feed.
         .target(
@@ -121,6 +133,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "medrender", dependencies: ["MedrenderCLI"]),
+        .executableTarget(name: "medrender-media", dependencies: ["MedrenderMedia"]),
         .target(
             name: "MedrenderTestSupport",
             dependencies: ["MedrenderCore", "MedrenderIO"]),

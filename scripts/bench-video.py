@@ -28,7 +28,7 @@ PAIRS = int(os.environ.get("PAIRS", "3"))
 MINUTES = os.environ.get("MINUTES", "15")
 SESSION = ["--preset", "box-breath", "--minutes", MINUTES]
 WIDTH, HEIGHT, FPS = 1280, 720, 30
-# The video's encoder settings, as Sources/MedrenderVideo/VideoFileWriter.swift sets them.
+# The video's encoder settings, as Sources/MedrenderMedia/VideoFileWriter.swift sets them.
 X264 = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-threads", "1", "-g", str(FPS * 10), "-pix_fmt", "yuv420p"]
 AAC = ["-c:a", "aac", "-b:a", "160k"]
 

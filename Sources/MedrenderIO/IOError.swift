@@ -2,7 +2,7 @@ import MedrenderCore
 
 /// An error reading or writing a sound file, resampling, measuring or encoding.
 public struct IOError: DiagnosedError, Hashable {
-    public enum Kind: Hashable, Sendable {
+    public enum Kind: String, Hashable, Sendable, Codable {
         /// The file does not exist or cannot be opened for reading.
         case missingInput
         /// The file is not audio medrender can read, or its content is broken.

@@ -29,9 +29,12 @@ public final class ProcessGroup {
     private var reaped = false
 
     /// Starts `executable` with `arguments` in a new process group, with this process's
-    /// environment and every signal at its default. The corresponding C function is `posix_spawn`.
-    public init(executable: String, arguments: [String]) throws(IOError) {
-        switch ProcessGroups.spawn(executable, arguments) {
+    /// environment and every signal at its default. `descriptors` gives the program descriptors of
+    /// this process's (its number in the program: this process's), standard input and output
+    /// among them, in place of `/dev/null`; each is left open here, for the caller to close. The
+    /// corresponding C function is `posix_spawn`.
+    public init(executable: String, arguments: [String], descriptors: [Int32: Int32] = [:]) throws(IOError) {
+        switch ProcessGroups.spawn(executable, arguments, descriptors: descriptors) {
         case .success(let started):
             pid = started.pid
             errorDescriptor = started.standardError
@@ -161,16 +164,27 @@ public enum ProcessGroups {
     /// it; its id and the pipe's reading end. The pipe is made and the program started under the
     /// list's lock, so that no signal handler comes between and no other program started here
     /// inherits the pipe. The corresponding C function is `posix_spawn`.
-    static func spawn(_ executable: String, _ arguments: [String]) -> Result<(pid: pid_t, standardError: Int32), SpawnError> {
+    static func spawn(_ executable: String, _ arguments: [String],
+                      descriptors: [Int32: Int32] = [:]) -> Result<(pid: pid_t, standardError: Int32), SpawnError> {
         var actions = posix_spawn_file_actions_t()
         var attributes = posix_spawnattr_t()
         var everySignal = sigset_t(), noSignal = sigset_t()
         sigfillset(&everySignal)
         sigemptyset(&noSignal)
+        // Each given descriptor, first copied above every number the program gets, so that no
+        // `dup2` below overwrites another's source; the copies close at the program's start.
+        let lowest = max(10, (descriptors.keys.max() ?? 0) + 1)
+        let sources = descriptors.mapValues { fcntl($0, F_DUPFD_CLOEXEC, lowest) }
+        defer { sources.values.filter { $0 >= 0 }.forEach { close($0) } }
+        if sources.values.contains(where: { $0 < 0 }) { return .failure(SpawnError(code: errno, pipe: true)) }
+        func standard(_ number: Int32, _ flags: Int32) -> Int32 {
+            if let source = sources[number] { return posix_spawn_file_actions_adddup2(&actions, source, number) }
+            return posix_spawn_file_actions_addopen(&actions, number, "/dev/null", flags, 0)
+        }
         let setUp = [
             posix_spawn_file_actions_init(&actions), posix_spawnattr_init(&attributes),
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0),
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0),
+            standard(0, O_RDONLY),
+            standard(1, O_WRONLY),
             posix_spawnattr_setpgroup(&attributes, 0),
             // medrender ignores the signals it handles (SignalCleanup); the program must not.
             posix_spawnattr_setsigdefault(&attributes, &everySignal),
@@ -194,7 +208,10 @@ public enum ProcessGroups {
             defer { close(ends[1]) }
             var pid: pid_t = 0
             var added = posix_spawn_file_actions_adddup2(&actions, ends[1], 2)
-            if added == 0 { added = closeFrom(3, in: &actions) }
+            for (number, source) in sources.sorted(by: { $0.key < $1.key }) where number > 2 && added == 0 {
+                added = posix_spawn_file_actions_adddup2(&actions, source, number)
+            }
+            if added == 0 { added = closeFrom(max(3, (descriptors.keys.max() ?? 0) + 1), in: &actions) }
             let code = added == 0 ? posix_spawn(&pid, executable, &actions, &attributes, argv, environ) : added
             guard code == 0 else {
                 close(ends[0])

@@ -2,14 +2,14 @@ import CSndFile
 import Foundation
 import MedrenderCore
 
-/// Reads any file libsndfile decodes (WAV, FLAC, OGG, Opus, MP3, AIFF, …), and M4A/AAC through
-/// libavformat and libavcodec (`MediaFileDecoder`), as Float32 frames.
+/// Reads any file libsndfile decodes (WAV, FLAC, OGG, Opus, MP3, AIFF, …), and M4A/AAC as
+/// medrender-media decodes it with libavformat and libavcodec (`MediaSoundStream`), as Float32 frames.
 ///
 /// Not `Sendable`: one reader belongs to one thread.
 public final class SoundFileReader {
     /// libsndfile's handle, or nil for a file libav decodes.
     private let handle: OpaquePointer?
-    private let media: MediaFileDecoder?
+    private let media: MediaSoundStream?
     public let path: String
     /// The file's sample rate in hertz.
     public let rate: Int
@@ -43,8 +43,8 @@ public final class SoundFileReader {
             throw IOError(.missingInput, "cannot be read: check its permissions", path: path, cause: String(cString: strerror(errno)))
         }
         close(probe)
-        if MediaFileDecoder.handles(path: path) {
-            let media = try MediaFileDecoder(path: path)
+        if MediaSoundStream.handles(path: path) {
+            let media = try MediaSoundStream(path: path)
             self.handle = nil
             self.media = media
             self.rate = media.rate

@@ -11,6 +11,12 @@ public struct VideoClock: Hashable, Sendable {
     /// Video frames per second.
     public let fps: Int
 
+    public init(rate: Int, totalAudioFrames: Int64, fps: Int) {
+        self.rate = rate
+        self.totalAudioFrames = totalAudioFrames
+        self.fps = fps
+    }
+
     /// Video frames in the session: enough to cover every audio frame, the last one cut short
     /// where the audio ends (`lastFrameAudioFrames`).
     public var frameCount: Int64 {
@@ -35,7 +41,7 @@ public struct VideoClock: Hashable, Sendable {
 /// What one frame of the video shows, from the session's timeline: the circle's level (eased as
 /// the preview page eases it), the phase's words in the session's language, the section and the
 /// session's progress.
-public struct PictureState: Hashable, Sendable {
+public struct PictureState: Hashable, Sendable, Codable {
     /// The circle's level, 0 (empty) to 1 (full).
     public var level: Double
     /// "Breathe in", "Hold"…, in the session's language; empty outside the breathing.

@@ -1,4 +1,4 @@
-import CFFmpeg
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 import Medrender
 import MedrenderCore
@@ -6,32 +6,16 @@ import MedrenderIO
 import MedrenderPreview
 import Synchronization
 
-/// What a video render wrote.
-public struct VideoReport: Sendable, Hashable, Codable {
-    public var output: String
-    public var width: Int
-    public var height: Int
-    public var fps: Int
-    public var videoFrames: Int64
-    /// The audio's frames at `rate`: the session's length, which the video's equals.
-    public var audioFrames: Int64
-    public var rate: Int
-    public var durationSeconds: Double
-    /// The loudness gain of the mix, in dB, as the audio render applies it.
-    public var gainDecibels: Double
-}
-
-/// A session's video: the breathing circle drawn frame by frame (`FrameDrawer`, `BreathingPicture`)
-/// over the session's own mix (`MasterStream`), encoded with FFmpeg's libraries (`VideoFileWriter`).
+/// A session's video: the breathing circle frame by frame (`BreathingPicture`) over the session's
+/// own mix (`MasterStream`), drawn with Cairo and Pango and encoded with FFmpeg's libraries by
+/// `medrender-media` (`MediaProgram`), so that medrender itself loads none of them.
 ///
-/// Frames are drawn and converted to 4:2:0 on one thread while this one encodes them and the
-/// audio, through a ring of four pictures, so memory does not grow with the session. The file is
-/// written beside its place and renamed into it once complete (`AtomicOutputFile`): a failed or
-/// interrupted render leaves nothing and never touches a file already there.
+/// This process mixes the session and works out what each frame shows, and sends both to the
+/// program as it asks for them (`VideoJob`), on two threads of its own, while this one follows
+/// the frames done; memory does not grow with the session. The file is written beside its place
+/// and renamed into it once complete (`AtomicOutputFile`): a failed or interrupted render leaves
+/// nothing and never touches a file already there.
 public enum VideoRender {
-    /// Pictures in flight between the drawing thread and the encoder.
-    static let ringDepth = 4
-
     /// The codec headroom under the true-peak ceiling, in dB, as a lossy audio render keeps it.
     static func headroomDecibels(_ container: VideoContainer, rate: Int) -> Double {
         switch container {
@@ -58,7 +42,19 @@ public enum VideoRender {
             throw RenderError("-o \(path) ends in .\(container.rawValue) but the video is \(settings.container.rawValue); make them agree",
                              category: .usage)
         }
-        if case .image(let image) = settings.background { _ = try FrameDrawer.loadImage(image) }
+        if case .image(let image) = settings.background, let failure = try MediaProgram.run(["check-image", image]) {
+            throw Self.error(failure)
+        }
+    }
+
+    /// Checks what `check` does, but the background image (medrender-media reads it first).
+    static func checkSettings(_ settings: VideoSettings, output path: String, rate: Int) throws {
+        try check(settings: VideoSettings(container: settings.container, size: settings.size, fps: settings.fps), output: path, rate: rate)
+    }
+
+    /// A failure of medrender-media's as the error it was there.
+    static func error(_ failure: MediaFailure) -> any Error {
+        failure.kind == nil ? RenderError(failure.message, category: failure.category) : failure.ioError
     }
 
     /// Renders `prepared` as a video to `path`. `progress` gets the video frames done and the
@@ -66,26 +62,85 @@ public enum VideoRender {
     public static func write(_ prepared: PreparedRender, settings: VideoSettings, to path: String,
                              progress: ((Int64, Int64) throws -> Void)? = nil) throws -> VideoReport {
         let plan = prepared.plan
-        try check(settings: settings, output: path, rate: plan.rate)
+        try checkSettings(settings, output: path, rate: plan.rate)
+        let program = try MediaProgram.path()
         let timeline = SessionTimeline(plan: plan, title: prepared.tags.title)
         let picture = BreathingPicture(timeline: timeline, fps: settings.fps, words: prepared.job.session.language.words)
-        let drawer = try FrameDrawer(size: settings.size, background: settings.background)
         let file = try AtomicOutputFile(path: path)
         let master = MasterStream(prepared, headroomDecibels: headroomDecibels(settings.container, rate: plan.rate))
         let total = picture.clock.frameCount
-        let writer = try VideoFileWriter(path: file.temporaryPath, settings: settings, rate: plan.rate, channels: plan.channels,
-                                         totalAudioFrames: plan.totalFrames, videoFrames: total)
-        let ring = try PictureRing(depth: ringDepth, size: settings.size)
+        let job = VideoJob(settings: settings, rate: plan.rate, channels: plan.channels, totalAudioFrames: plan.totalFrames,
+                           path: file.temporaryPath)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
 
-        try ring.run(frames: total, drawer: drawer, picture: picture) { frame, index in
-            try writer.writeVideo(frame, index: index)
-            // The audio up to the next frame's start, so the two streams go into the file side by side.
-            let until = index + 1 < total ? picture.clock.audioFrame(ofVideoFrame: index + 1) : plan.totalFrames
-            while master.framesDone < until, let block = master.next() { try writer.writeAudio(block) }
-            try progress?(index + 1, total)
+        // The mix and the pictures go on sockets (a write to a program that has ended is an error,
+        // not a SIGPIPE); the frames done come back on a pipe.
+        let audio = try socketPair()
+        defer { close(audio.parent) }
+        let pictures: (parent: Int32, program: Int32)
+        do { pictures = try socketPair() } catch { close(audio.program); throw error }
+        defer { close(pictures.parent) }
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else {
+            close(audio.program); close(pictures.program)
+            throw RenderError("no pipe for \(MediaProgram.name): \(String(cString: strerror(errno)))", category: .io)
         }
-        while let block = master.next() { try writer.writeAudio(block) }
-        try writer.finish()
+        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+        let done = DescriptorReader(descriptor: ends[0])
+        let process: ProcessGroup
+        do {
+            defer { close(audio.program); close(pictures.program); close(ends[1]) }
+            process = try ProcessGroup(executable: program, arguments: ["video", String(decoding: try encoder.encode(job), as: UTF8.self)],
+                                       descriptors: [0: audio.program, 1: ends[1], VideoJob.pictureDescriptor: pictures.program])
+        }
+
+        let feeds = Feeds()
+        let mixFeed = Unshared(master)
+        let audioDescriptor = audio.parent, pictureDescriptor = pictures.parent, channels = plan.channels
+        feeds.start("medrender video mix") {
+            let master = mixFeed.value
+            while let block = master.next() {
+                var count = UInt32(block.count / channels)
+                guard withUnsafeBytes(of: &count, { DescriptorWriting.writeAll(audioDescriptor, $0.baseAddress!, count: 4, socket: true) }),
+                      DescriptorWriting.writeAll(audioDescriptor, UnsafeRawPointer(block.baseAddress!),
+                                                 count: block.count * MemoryLayout<Float>.size, socket: true) else { break }
+            }
+            shutdown(audioDescriptor, Int32(SHUT_WR))
+        }
+        feeds.start("medrender video pictures") {
+            let encoder = JSONEncoder()
+            var frame: Int64 = 0
+            while frame < total {
+                guard let data = try? encoder.encode(picture.state(ofFrame: frame)) else { break }
+                let line = data + Data([0x0A])
+                guard line.withUnsafeBytes({ DescriptorWriting.writeAll(pictureDescriptor, $0.baseAddress!, count: $0.count, socket: true) }) else { break }
+                frame += 1
+            }
+            shutdown(pictureDescriptor, Int32(SHUT_WR))
+        }
+
+        // The frames done, as the program writes them, until it ends or `progress` stops it.
+        var stop: (any Error)?
+        while let line = done.line(limit: 64) {
+            guard let frames = Int64(line) else { continue }
+            do {
+                try progress?(frames, total)
+            } catch {
+                stop = error
+                break
+            }
+        }
+        let ending = stop == nil ? process.wait(limitSeconds: 1e9) { false } : process.wait(limitSeconds: 0) { true }
+        // The program has ended: the feeds find their sockets closed, and end too.
+        shutdown(audio.parent, Int32(SHUT_RDWR))
+        shutdown(pictures.parent, Int32(SHUT_RDWR))
+        feeds.join()
+        if let stop { throw stop }
+        guard ending == .exited(0) else {
+            throw Self.error(MediaProgram.failure(ending, errorText: String(decoding: process.errorTail.bytes, as: UTF8.self), program: program))
+        }
         do {
             try file.commit()
         } catch {
@@ -95,98 +150,38 @@ public enum VideoRender {
                            videoFrames: total, audioFrames: plan.totalFrames, rate: plan.rate,
                            durationSeconds: Double(plan.totalFrames) / Double(plan.rate), gainDecibels: master.gainDecibels)
     }
-}
 
-/// The pictures between the drawing thread and the encoder: `depth` YUV 4:2:0 frames, each drawn
-/// and converted on the drawing thread, encoded on the caller's, handed over by a `SlotRing`.
-// `@unchecked`: each frame belongs to one thread at a time, as the ring hands it over; the
-// failure flag is a Mutex.
-final class PictureRing: @unchecked Sendable {
-    private let frames: [UnsafeMutablePointer<AVFrame>]
-    private let converter: OpaquePointer
-    private let size: VideoSize
-    /// Set when a picture could not be made writable: the drawing ends there.
-    private let failed = Mutex(false)
-
-    init(depth: Int, size: VideoSize) throws(RenderError) {
-        self.size = size
-        var made: [UnsafeMutablePointer<AVFrame>] = []
-        for _ in 0..<depth {
-            guard let frame = av_frame_alloc() else { throw RenderError("out of memory for the pictures", category: .internal) }
-            frame.pointee.format = AV_PIX_FMT_YUV420P.rawValue
-            frame.pointee.width = Int32(size.width)
-            frame.pointee.height = Int32(size.height)
-            made.append(frame)
-            try VideoFileWriter.check(av_frame_get_buffer(frame, 0), "allocating a picture", path: "video")
+    /// A connected pair of sockets: this process's end and the program's, each closed on `exec`.
+    private static func socketPair() throws(RenderError) -> (parent: Int32, program: Int32) {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw RenderError("no socket for \(MediaProgram.name): \(String(cString: strerror(errno)))", category: .io)
         }
-        frames = made
-        guard let sws = sws_getContext(Int32(size.width), Int32(size.height), AV_PIX_FMT_BGRA,
-                                       Int32(size.width), Int32(size.height), AV_PIX_FMT_YUV420P,
-                                       SWS_BILINEAR, nil, nil, nil) else {
-            throw RenderError("libswscale cannot convert \(size) pictures", category: .internal)
-        }
-        converter = sws
-    }
-
-    deinit {
-        for frame in frames {
-            var owned: UnsafeMutablePointer<AVFrame>? = frame
-            av_frame_free(&owned)
-        }
-        sws_freeContext(converter)
-    }
-
-    /// Draws frames 0..<count on a new thread and calls `encode` here with each, in order. If
-    /// `encode` throws, the drawing stops and is joined before the error goes on.
-    func run(frames count: Int64, drawer: FrameDrawer, picture: BreathingPicture,
-             encode: (UnsafeMutablePointer<AVFrame>, Int64) throws -> Void) throws {
-        let tools = DrawingTools(drawer: drawer, picture: picture)
-        let next = Mutex<Int64>(0)
-        var encoded: Int64 = 0
-        try SlotRing(depth: frames.count).run("medrender video frames", produce: { [self] slot in
-            let index = next.withLock { index in
-                defer { index += 1 }
-                return index
-            }
-            guard index < count else { return false }
-            let frame = frames[slot]
-            guard av_frame_make_writable(frame) >= 0 else {
-                failed.withLock { $0 = true }
-                return false
-            }
-            tools.drawer.draw(tools.picture.state(ofFrame: index))
-            convert(tools.drawer, into: frame)
-            return true
-        }, consume: { slot in
-            try encode(frames[slot], encoded)
-            encoded += 1
-        })
-        if failed.withLock({ $0 }) { throw RenderError("a picture could not be made writable (out of memory)", category: .internal) }
-    }
-
-    /// The drawer's BGRA picture into `frame`'s planes. The corresponding C function is `sws_scale`.
-    private func convert(_ drawer: FrameDrawer, into frame: UnsafeMutablePointer<AVFrame>) {
-        var source: [UnsafePointer<UInt8>?] = [UnsafePointer(drawer.pixels), nil, nil, nil]
-        var strides: [Int32] = [Int32(drawer.stride), 0, 0, 0]
-        withUnsafeMutablePointer(to: &frame.pointee.data) { data in
-            data.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { planes in
-                withUnsafeMutablePointer(to: &frame.pointee.linesize) { lines in
-                    lines.withMemoryRebound(to: Int32.self, capacity: 8) { linesizes in
-                        _ = sws_scale(converter, &source, &strides, 0, Int32(size.height), planes, linesizes)
-                    }
-                }
-            }
-        }
+        return (pair[0], pair[1])
     }
 }
 
-/// The drawing thread's tools, handed to it once and used by it alone.
-// `@unchecked`: the drawer is used by the drawing thread only, from the moment it is handed over.
-final class DrawingTools: @unchecked Sendable {
-    let drawer: FrameDrawer
-    let picture: BreathingPicture
-    init(drawer: FrameDrawer, picture: BreathingPicture) {
-        self.drawer = drawer
-        self.picture = picture
+/// The threads that feed medrender-media, joined before the render returns.
+private final class Feeds: Sendable {
+    private let ended = DispatchSemaphore(value: 0)
+    private let count = Mutex(0)
+
+    func start(_ name: String, _ body: @escaping @Sendable () -> Void) {
+        count.withLock { $0 += 1 }
+        BlockingWork.start(name) { [ended] in
+            body()
+            ended.signal()
+        }
     }
+
+    func join() {
+        for _ in 0..<count.withLock({ $0 }) { ended.wait() }
+    }
+}
+
+/// A value handed to one other thread, which alone uses it from then on.
+// `@unchecked`: the thread that makes it does not touch the value after handing it over.
+private final class Unshared<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }

@@ -14,7 +14,7 @@ import Testing
                                             "PREFIX=/usr"], in: PackagePaths.root)
         #expect(install.status == 0, "\(install.stderr)")
         let prefix = dir.file("dest/usr")
-        for file in ["bin/medrender", "share/medrender/Presets/box-breath.yaml", "share/medrender/Sounds/CREDITS.yaml",
+        for file in ["bin/medrender", "bin/medrender-media", "share/medrender/Presets/box-breath.yaml", "share/medrender/Sounds/CREDITS.yaml",
                      "share/medrender/Sounds/rain.ogg", "share/man/man1/medrender.1", "share/medrender/LICENSE",
                      "share/medrender/NOTICE", "share/medrender/Sounds/LICENSES/CC0-1.0.txt",
                      "share/medrender/Sounds/LICENSES/festvox-us-slt-hts.txt"] {

@@ -2,6 +2,7 @@ import CCairo
 import Foundation
 import Medrender
 import MedrenderPreview
+import MedrenderVideo
 
 /// Draws the video's frames with Cairo into one image held for its life: the background (made
 /// once), the guide ring, the breathing circle at its level, the session's progress as an arc

@@ -1,10 +1,12 @@
 import CFFmpeg
 import Foundation
 import MedrenderCore
+import MedrenderIO
 
 // M4A/AAC (what phones record voice memos in) through FFmpeg's libavformat and libavcodec: the
 // decoder FFmpeg keeps is the reference most players use, maintained release after release, and
-// the libraries Debian and the other distributions already ship; libsndfile reads no MP4.
+// the libraries Debian and the other distributions already ship; libsndfile reads no MP4. It runs
+// in medrender-media (`MediaTool.decode`), which medrender reads through `MediaSoundStream`.
 
 /// Checks a libav return code: a negative one becomes an `IOError` of `kind` whose cause is
 /// libav's own text. The corresponding C function is `av_strerror`.
@@ -262,15 +264,5 @@ final class MediaFileDecoder {
     /// The file's tags, as `SoundFileReader.tags()` names them.
     func tags() -> [(String, String)] {
         ["title", "artist", "album", "date", "comment", "copyright"].compactMap { key in input.tag(key).map { (key, $0) } }
-    }
-
-    /// Whether `path` is one libavformat reads for medrender: by its name (`.m4a`, `.m4b`, `.mp4`,
-    /// `.aac`, `.3gp`) or by its first bytes (an MP4 `ftyp` box, an ADTS sync word).
-    static func handles(path: String) -> Bool {
-        if ["m4a", "m4b", "mp4", "aac", "3gp"].contains(URL(fileURLWithPath: path).pathExtension.lowercased()) { return true }
-        guard let head = FileChunks.prefix(ofFileAt: path, count: 12), head.count == 12 else { return false }
-        if Array(head[4..<8]) == Array("ftyp".utf8) { return true }
-        // ADTS: 12 sync bits, then the MPEG version, and layer 00 (MP3 has a layer, 01 to 11).
-        return head[0] == 0xFF && (head[1] & 0xF6) == 0xF0
     }
 }

@@ -2,6 +2,7 @@ import CFFmpeg
 import Foundation
 import Medrender
 import MedrenderCore
+import MedrenderVideo
 
 /// Encodes the picture and the mix with FFmpeg's libraries into a container: H.264 (libx264) and
 /// AAC in MP4, VP9 (libvpx) and Opus in WebM.
