@@ -148,7 +148,7 @@ def main():
         ours, own = piper_times(env)
         lines += ["", f"A 40-line script spoken by Piper at 120 words a minute through medrender, cold cache: {ours:.1f} s of wall "
                   "time (the render included; every line measured, those more than 4 % off spoken again, one process a scale step)"
-                  + (f"; `piper` itself speaking the same 40 lines once, at the first scale: {own:.1f} s ({ours / own:.2f}×)." if own else ".")]
+                  + (f"; `piper` itself speaking the same 40 lines once, at the first scale: {own:.1f} s ({ours / own:.2f}×)." if own else "."), ""]
     write_section("## Voices", lines)
 
 
