@@ -214,37 +214,40 @@ public enum LibraryFeed {
         }
         text += "    <podcast:medium>podcast</podcast:medium>\n"
         text += channelIdentity(settings: settings, feedURL: url(baseURL, fileName))
-        for (e, _) in dated {
-            var x = "    <item>\n"
-            x += "      <title>\(xml(e.title))</title>\n"
-            x += "      <description>\(xml(e.description))</description>\n"
-            x += "      <itunes:summary>\(xml(e.description))</itunes:summary>\n"
-            x += "      <enclosure url=\"\(xml(e.enclosureURL))\" length=\"\(e.bytes)\" type=\"\(e.mimeType)\"/>\n"
-            // With other formats, every file is a choice, the enclosure's the default.
-            if !e.alternates.isEmpty {
-                let choices = [(Episode.Alternate(url: e.enclosureURL, bytes: e.bytes, mimeType: e.mimeType), true)] + e.alternates.map { ($0, false) }
-                for (file, isDefault) in choices {
-                    x += "      <podcast:alternateEnclosure type=\"\(file.mimeType)\" length=\"\(file.bytes)\"\(isDefault ? " default=\"true\"" : "")>\n"
-                    x += "        <podcast:source uri=\"\(xml(file.url))\"/>\n"
-                    x += "      </podcast:alternateEnclosure>\n"
-                }
-            }
-            x += "      <guid isPermaLink=\"false\">\(xml(e.guid))</guid>\n"
-            x += "      <pubDate>\(e.pubDate)</pubDate>\n"
-            x += "      <itunes:duration>\(e.seconds)</itunes:duration>\n"
-            x += "      <itunes:explicit>\(settings.explicit == true ? "true" : "false")</itunes:explicit>\n"
-            x += "      <itunes:episodeType>full</itunes:episodeType>\n"
-            if let chapters = e.chaptersURL {
-                x += "      <podcast:chapters url=\"\(xml(chapters))\" type=\"application/json+chapters\"/>\n"
-            }
-            if let transcript = e.transcriptURL {
-                x += "      <podcast:transcript url=\"\(xml(transcript))\" type=\"text/vtt\"/>\n"
-            }
-            x += "    </item>\n"
-            text += x
-        }
+        for (e, _) in dated { text += item(e, settings: settings) }
         text += "  </channel>\n</rss>\n"
         return text
+    }
+
+    /// One episode's `<item>`.
+    static func item(_ e: Episode, settings: LibraryFeedSettings) -> String {
+        var x = "    <item>\n"
+        x += "      <title>\(xml(e.title))</title>\n"
+        x += "      <description>\(xml(e.description))</description>\n"
+        x += "      <itunes:summary>\(xml(e.description))</itunes:summary>\n"
+        x += "      <enclosure url=\"\(xml(e.enclosureURL))\" length=\"\(e.bytes)\" type=\"\(e.mimeType)\"/>\n"
+        // With other formats, every file is a choice, the enclosure's the default.
+        if !e.alternates.isEmpty {
+            let choices = [(Episode.Alternate(url: e.enclosureURL, bytes: e.bytes, mimeType: e.mimeType), true)] + e.alternates.map { ($0, false) }
+            for (file, isDefault) in choices {
+                x += "      <podcast:alternateEnclosure type=\"\(file.mimeType)\" length=\"\(file.bytes)\"\(isDefault ? " default=\"true\"" : "")>\n"
+                x += "        <podcast:source uri=\"\(xml(file.url))\"/>\n"
+                x += "      </podcast:alternateEnclosure>\n"
+            }
+        }
+        x += "      <guid isPermaLink=\"false\">\(xml(e.guid))</guid>\n"
+        x += "      <pubDate>\(e.pubDate)</pubDate>\n"
+        x += "      <itunes:duration>\(e.seconds)</itunes:duration>\n"
+        x += "      <itunes:explicit>\(settings.explicit == true ? "true" : "false")</itunes:explicit>\n"
+        x += "      <itunes:episodeType>full</itunes:episodeType>\n"
+        if let chapters = e.chaptersURL {
+            x += "      <podcast:chapters url=\"\(xml(chapters))\" type=\"application/json+chapters\"/>\n"
+        }
+        if let transcript = e.transcriptURL {
+            x += "      <podcast:transcript url=\"\(xml(transcript))\" type=\"text/vtt\"/>\n"
+        }
+        x += "    </item>\n"
+        return x
     }
 
     /// The channel's `podcast:guid` (a UUIDv5 of the feed's address without its scheme and

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import MedrenderCore
 
 /// A video as medrender hands it to `medrender-media video`, which draws and encodes it: this, as
 /// JSON, is the program's argument. The mix comes on its standard input, in the blocks
@@ -20,12 +21,10 @@ public struct VideoJob: Codable, Sendable, Hashable {
     /// The descriptor the pictures come on, in the program.
     public static let pictureDescriptor: Int32 = 3
 
-    public init(settings: VideoSettings, rate: Int, channels: Int, totalAudioFrames: Int64, path: String) {
-        self.settings = settings
-        self.rate = rate
-        self.channels = channels
-        self.totalAudioFrames = totalAudioFrames
-        self.path = path
+    /// The video of `plan`'s mix, written at `path`.
+    public init(settings: VideoSettings, plan: RenderPlan, path: String) {
+        (self.settings, self.path) = (settings, path)
+        (rate, channels, totalAudioFrames) = (plan.rate, plan.channels, plan.totalFrames)
     }
 
     /// The video's clock.

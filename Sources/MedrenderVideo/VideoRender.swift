@@ -69,8 +69,7 @@ public enum VideoRender {
         let file = try AtomicOutputFile(path: path)
         let master = MasterStream(prepared, headroomDecibels: headroomDecibels(settings.container, rate: plan.rate))
         let total = picture.clock.frameCount
-        let job = VideoJob(settings: settings, rate: plan.rate, channels: plan.channels, totalAudioFrames: plan.totalFrames,
-                           path: file.temporaryPath)
+        let job = VideoJob(settings: settings, plan: plan, path: file.temporaryPath)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
 

@@ -73,10 +73,8 @@ enum LoudnessPass {
                         stopped: (@Sendable () -> Bool)? = nil) -> Measure {
         let plan = prepared.plan, assets = prepared.assets
         assets.tally.record(pass: "measure")
-        let total = plan.totalFrames
-        let blockFrames = Renderer.blockFrames
-        let cuts = Self.cuts(totalFrames: total, rate: plan.rate)
-        let parts = cuts.count - 1
+        let total = plan.totalFrames, blockFrames = Renderer.blockFrames
+        let cuts = Self.cuts(totalFrames: total, rate: plan.rate), parts = cuts.count - 1
         // LoudnessGate measures as libebur128 does (BS.1770), several times faster; each part's
         // gate is made before the threads start and is used by one thread only.
         let gates = Handoff((0..<parts).map { _ in LoudnessGate(channels: plan.channels, rate: plan.rate) })
