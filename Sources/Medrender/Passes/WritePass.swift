@@ -10,8 +10,9 @@ import MedrenderIO
 /// The stems are written beside the mix, on the mixing thread: each layer through the same chain,
 /// with the mix's gain, multiplied by the gain the mix's limiter applied at each frame (the
 /// limiter listens to the whole mix, so the stems follow it instead of limiting themselves). The
-/// stems then add up to the mix as written, within rounding (and dither, at 16 bits), none goes
-/// over what the mix does, and the mix is not run again for them.
+/// stems then add up to the mix as written, within rounding (and dither, at 16 bits), and the mix
+/// is not run again for them. A stem can peak over the mix only where layers cancel in the mix (a
+/// full-scale test voice under a limiter working hard at −12 LUFS peaked at 1.10 in its stem).
 enum WritePass {
     /// One layer's stem: its plan and its writer (`OutputSet` opens them).
     struct Stem {
