@@ -49,6 +49,11 @@ final class MediaSoundStream {
         } catch {
             throw IOError(.library, "\(MediaProgram.name) wrote a header medrender cannot read", path: path, cause: "\(error)")
         }
+        // A stream with no channels or no rate has no frames to read (and a frame of no bytes).
+        guard header.rate > 0, (1...64).contains(header.channels) else {
+            throw IOError(.badData, "has an audio stream of \(header.channels) channels at \(header.rate) Hz, which medrender cannot play; "
+                          + "convert it to a WAV or FLAC with one or two channels", path: path)
+        }
         self.path = path
         self.program = program
         self.process = process
