@@ -14,6 +14,9 @@ then, line by line over its cue-sheet frames (plus 0.3 s):
 And the time Piper takes through medrender for a 40-line script (cold cache: every line at its
 pace, some spoken twice) against `piper` itself speaking the same 40 lines once at the first
 scale. MEDRENDER names the binary (default: the release build).
+
+`bench-voice.py --wer PACE VOICE...` prints only each voice's word error rate at PACE, as JSON
+(`{"festival": 0.47, ...}`): VoiceTests reads it to hold Piper at the default pace to festival's.
 """
 import json
 import os
@@ -152,5 +155,13 @@ def main():
     write_section("## Voices", lines)
 
 
+def word_error_rates(pace, voices):
+    """Each voice's pocketsphinx word error rate at `pace`, without DNSMOS."""
+    return {voice: measure(voice, pace, dict(os.environ), None)[1] for voice in voices}
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--wer"]:
+        print(json.dumps(word_error_rates(int(sys.argv[2]), sys.argv[3:])))
+    else:
+        main()

@@ -6,7 +6,8 @@ import Foundation
 /// check) or a task that awaits each value without holding a thread (`next`: a render's bytes read
 /// by the server). Either side may end it: the producer with `finish` (the consumer gets the rest,
 /// then the end or the producer's error), the consumer with `stop` (the producer's next `put`
-/// throws the reason). Values kept in memory allocated once go through a `SlotRing` instead.
+/// throws the reason). A `SlotRing` hands memory allocated once between two threads through two
+/// of these, carrying its slots' indices.
 // `@unchecked`: the values, the waiting reader, the flags and the errors are read and written
 // under `condition` only; `capacity` and `wake` are constants.
 public final class HandOffQueue<Element: Sendable>: @unchecked Sendable {

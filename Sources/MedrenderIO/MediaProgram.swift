@@ -48,8 +48,7 @@ public enum MediaProgram {
         case .stopped: "was stopped"
         }
         let said = errorText.trimmingCharacters(in: .whitespacesAndNewlines)
-        return MediaFailure(kind: .library, category: .internal, message: "\(how) without saying why", path: program,
-                            cause: said.isEmpty ? nil : String(said.suffix(2000)))
+        return MediaFailure(IOError(.library, "\(how) without saying why", path: program, cause: said.isEmpty ? nil : String(said.suffix(2000))))
     }
 
     /// Runs the program with `arguments` and nothing on its standard input or output; nil when it
@@ -74,12 +73,14 @@ public struct MediaFailure: Codable, Sendable, Hashable {
     public var path: String?
     public var cause: String?
 
-    public init(kind: IOError.Kind?, category: ErrorCategory, message: String, path: String? = nil, cause: String? = nil) {
-        self.kind = kind
-        self.category = category
-        self.message = message
-        self.path = path
-        self.cause = cause
+    /// An `IOError`, with its kind, file and cause.
+    public init(_ error: IOError) {
+        (kind, category, message, path, cause) = (error.kind, error.category, error.message, error.path, error.cause)
+    }
+
+    /// Any other error: its category and message.
+    public init(category: ErrorCategory, message: String) {
+        (kind, self.category, self.message) = (nil, category, message)
     }
 
     /// The failure as an `IOError`: its own when it was one, else one of its category.

@@ -61,13 +61,13 @@ public enum MediaTool {
     static func failure(_ error: any Error) -> MediaFailure {
         switch error {
         case let error as IOError:
-            MediaFailure(kind: error.kind, category: error.category, message: error.message, path: error.path, cause: error.cause)
+            MediaFailure(error)
         case let error as RenderError:
-            MediaFailure(kind: nil, category: error.category, message: error.message)
+            MediaFailure(category: error.category, message: error.message)
         case let error as any DiagnosedError:
-            MediaFailure(kind: nil, category: error.category, message: error.description)
+            MediaFailure(category: error.category, message: error.description)
         default:
-            MediaFailure(kind: nil, category: .internal, message: "\(error)")
+            MediaFailure(category: .internal, message: "\(error)")
         }
     }
 }

@@ -77,4 +77,21 @@ import Testing
         #expect(again.status == 0, "\(again.stderr)")
         #expect(try String(contentsOfFile: dir.file("starts.log"), encoding: .utf8).split(separator: "\n") == starts, "piper ran for cached lines")
     }
+
+    /// Piper at the default pace (120 words a minute) is heard no worse than festival: pocketsphinx's
+    /// word error rate over the ten sentences of `scripts/bench-voice.py` (which prints the figures
+    /// BENCHMARKS.md gives), each voice rendered through medrender with a cold speech cache. Both
+    /// voices and the recognizer are deterministic, so the comparison is the same on every run.
+    @Test(.enabled(if: piperProgram != nil && which("text2wave") != nil, "piper or festival is not installed"))
+    func piperAtTheDefaultPaceIsHeardNoWorseThanFestival() throws {
+        let python = try #require(which("python3"))
+        let voices = ["piper:en_US-joe-medium", "festival"]
+        let run = try runProcess(python, ["scripts/bench-voice.py", "--wer", "120"] + voices, in: PackagePaths.root,
+                                 environment: ["MEDRENDER": PackagePaths.executable])
+        #expect(run.status == 0, "pocketsphinx (make test-deps installs it): \(run.stderr)")
+        let rates = try JSONDecoder().decode([String: Double].self, from: Data(run.stdout.utf8))
+        let piper = try #require(rates["piper:en_US-joe-medium"]), festival = try #require(rates["festival"])
+        #expect(piper > 0 && festival > 0, "a recognizer that hears every word is not measuring: \(rates)")
+        #expect(piper <= festival, "Piper's word error rate \(piper) is over festival's \(festival)")
+    }
 }
