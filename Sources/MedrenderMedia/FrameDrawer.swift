@@ -6,7 +6,8 @@ import MedrenderVideo
 
 /// Draws the video's frames with Cairo into one image held for its life: the background (made
 /// once), the guide ring, the breathing circle at its level, the session's progress as an arc
-/// around the ring, the section above and the phase's words below, set with Pango.
+/// around the ring, the section above, the phase's words below and under them the words the voice
+/// says (at most two lines, in the phase's place when there is none), set with Pango.
 ///
 /// The circle's radius is `maximumRadius × (emptyScale + (1 − emptyScale) × level)`, the preview
 /// page's scale, so the two grow and shrink alike.
@@ -24,6 +25,7 @@ public final class FrameDrawer {
     private let layout: OpaquePointer
     private let labelFont: OpaquePointer
     private let sectionFont: OpaquePointer
+    private let captionFont: OpaquePointer
 
     /// The circle's centre and full radius, in pixels.
     public var centre: (x: Double, y: Double) { (Double(width) / 2, Double(height) * 0.46) }
@@ -58,12 +60,15 @@ public final class FrameDrawer {
         pango_font_description_set_absolute_size(labelFont, side * 0.07 * Double(PANGO_SCALE))
         sectionFont = pango_font_description_from_string("DejaVu Sans")
         pango_font_description_set_absolute_size(sectionFont, side * 0.042 * Double(PANGO_SCALE))
+        captionFont = pango_font_description_from_string("DejaVu Sans")
+        pango_font_description_set_absolute_size(captionFont, side * 0.032 * Double(PANGO_SCALE))
         pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER)
     }
 
     deinit {
         pango_font_description_free(labelFont)
         pango_font_description_free(sectionFont)
+        pango_font_description_free(captionFont)
         g_object_unref(UnsafeMutableRawPointer(layout))
         cairo_surface_destroy(backdrop)
         cairo_destroy(context)
@@ -120,20 +125,32 @@ public final class FrameDrawer {
         cairo_fill(cr)
         cairo_pattern_destroy(light)
 
-        // The section above, the phase's words below the ring.
+        // The section above, the phase's words below the ring, the spoken words under them.
+        let below = cy + track + side * 0.04
         text(state.section, font: sectionFont, centreX: cx, top: side * 0.035, alpha: 0.8)
-        text(state.label, font: labelFont, centreX: cx, top: cy + track + side * 0.04, alpha: 1)
+        text(state.label, font: labelFont, centreX: cx, top: below, alpha: 1)
+        text(state.caption, font: captionFont, centreX: cx, top: state.label.isEmpty ? below : below + side * 0.08, alpha: 1,
+             wrapWidth: Double(width) * 0.9, bottom: Double(height) - side * 0.01)
         cairo_surface_flush(surface)
     }
 
-    /// Sets `string` centred on `centreX`, its top at `top`, white with a soft shadow.
-    private func text(_ string: String, font: OpaquePointer, centreX: Double, top: Double, alpha: Double) {
+    /// Sets `string` centred on `centreX`, its top at `top`, white with a soft shadow; with
+    /// `wrapWidth`, broken between words into at most two lines that wide, the second ending in an
+    /// ellipsis when the words need more; raised, if need be, to end above `bottom`.
+    private func text(_ string: String, font: OpaquePointer, centreX: Double, top: Double, alpha: Double, wrapWidth: Double? = nil,
+                      bottom: Double = .infinity) {
         guard !string.isEmpty else { return }
         pango_layout_set_font_description(layout, font)
+        pango_layout_set_width(layout, wrapWidth.map { Int32($0 * Double(PANGO_SCALE)) } ?? -1)
+        pango_layout_set_height(layout, wrapWidth == nil ? -1 : -2)
+        pango_layout_set_wrap(layout, PANGO_WRAP_WORD)
+        pango_layout_set_ellipsize(layout, wrapWidth == nil ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_END)
         pango_layout_set_text(layout, string, -1)
         var w: Int32 = 0, h: Int32 = 0
         pango_layout_get_pixel_size(layout, &w, &h)
-        let x = centreX - Double(w) / 2
+        // A wrapped layout centres each line in its width.
+        let x = centreX - (wrapWidth ?? Double(w)) / 2
+        let top = min(top, bottom - Double(h))
         let offset = max(1, Double(min(width, height)) * 0.003)
         cairo_set_source_rgba(context, 0, 0, 0, 0.35 * alpha)
         cairo_move_to(context, x + offset, top + offset)

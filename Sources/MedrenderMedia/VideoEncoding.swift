@@ -25,12 +25,14 @@ enum VideoEncoding {
         let clock = job.clock
         let total = clock.frameCount
         let drawer = try FrameDrawer(size: settings.size, background: settings.background)
+        let input = PictureInput(pictures)
+        guard let captions = input.captions() else { throw RenderError("the spoken lines did not come before the pictures", category: .io) }
         let writer = try VideoFileWriter(path: job.path, settings: settings, rate: job.rate, channels: job.channels,
-                                         totalAudioFrames: job.totalAudioFrames, videoFrames: total)
+                                         totalAudioFrames: job.totalAudioFrames, videoFrames: total, captions: captions)
         let ring = try PictureRing(depth: ringDepth, size: settings.size)
         let mix = MixInput(audio, channels: job.channels)
 
-        try ring.run(frames: total, drawer: drawer, pictures: PictureInput(pictures)) { frame, index in
+        try ring.run(frames: total, drawer: drawer, pictures: input) { frame, index in
             try writer.writeVideo(frame, index: index)
             // The audio up to the next frame's start, so the two streams go into the file side by side.
             let until = index + 1 < total ? clock.audioFrame(ofVideoFrame: index + 1) : job.totalAudioFrames
@@ -84,6 +86,12 @@ final class PictureInput: @unchecked Sendable {
     private let decoder = JSONDecoder()
 
     init(_ input: DescriptorReader) { self.input = input }
+
+    /// The spoken lines, which come first; nil when they did not.
+    func captions() -> [VideoCaption]? {
+        guard let line = input.line(limit: 64 << 20) else { return nil }
+        return try? decoder.decode([VideoCaption].self, from: Data(line.utf8))
+    }
 
     /// The next frame's picture; nil when none came.
     func next() -> PictureState? {

@@ -5,7 +5,8 @@ import MedrenderCore
 import MedrenderVideo
 
 /// Encodes the picture and the mix with FFmpeg's libraries into a container: H.264 (libx264) and
-/// AAC in MP4, VP9 (libvpx) and Opus in WebM.
+/// AAC in MP4, VP9 (libvpx) and Opus in WebM; and the spoken lines as a subtitle track
+/// (`SubtitleTrack`).
 ///
 /// Video frame `k` has the timestamp `k` in 1/fps; the last one lasts only until the audio ends,
 /// so the video's length is the audio's. The audio is taken in the mix's blocks (Float32,
@@ -21,6 +22,8 @@ final class VideoFileWriter {
     private var audioCodec: UnsafeMutablePointer<AVCodecContext>?
     private let videoStream: UnsafeMutablePointer<AVStream>
     private let audioStream: UnsafeMutablePointer<AVStream>
+    /// The spoken lines' track; nil when nothing is spoken.
+    private let subtitles: SubtitleTrack?
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var audioFrame: UnsafeMutablePointer<AVFrame>?
     private var resampler: OpaquePointer?
@@ -72,8 +75,9 @@ final class VideoFileWriter {
     }
 
     /// Opens the encoders and the file at `path` (which exists, empty: the temporary file of an
-    /// `AtomicOutputFile`) and writes the container's header.
-    init(path: String, settings: VideoSettings, rate: Int, channels: Int, totalAudioFrames: Int64, videoFrames: Int64) throws(RenderError) {
+    /// `AtomicOutputFile`), writes the container's header and then `captions`, the subtitles.
+    init(path: String, settings: VideoSettings, rate: Int, channels: Int, totalAudioFrames: Int64, videoFrames: Int64,
+         captions: [VideoCaption] = []) throws(RenderError) {
         // The libraries' own chatter stays quiet; their errors come back as return codes.
         av_log_set_level(AV_LOG_ERROR)
         self.path = path
@@ -105,6 +109,7 @@ final class VideoFileWriter {
         audioFrameSize = Int(ac.pointee.frame_size > 0 ? ac.pointee.frame_size : 1024)
         padsLastFrame = (audio.pointee.capabilities & Int32(AV_CODEC_CAP_SMALL_LAST_FRAME)) == 0
         if settings.container == .webm { audioShift = Int64(ac.pointee.initial_padding) }
+        subtitles = captions.isEmpty ? nil : try SubtitleTrack(in: ctx, container: settings.container, globalHeader: globalHeader, path: path)
 
         // The mix's blocks to the encoder's format and rate.
         resampler = try Self.openResampler(from: rate, to: &ac.pointee.ch_layout, sampleFormat, rate: outputRate, channels: channels, path: path)
@@ -131,6 +136,7 @@ final class VideoFileWriter {
         // The file and the header.
         try Self.writeHeader(ctx, settings: settings, path: path)
         headerWritten = true
+        try subtitles?.write(captions, rate: rate, into: ctx)
     }
 
     /// Opens the video encoder `name` (a `videoOptions` one) for `settings`' picture, and its

@@ -39,8 +39,8 @@ public struct VideoClock: Hashable, Sendable {
 }
 
 /// What one frame of the video shows, from the session's timeline: the circle's level (eased as
-/// the preview page eases it), the phase's words in the session's language, the section and the
-/// session's progress.
+/// the preview page eases it), the phase's words in the session's language, the section, the
+/// session's progress and the words the voice says.
 public struct PictureState: Hashable, Sendable, Codable {
     /// The circle's level, 0 (empty) to 1 (full).
     public var level: Double
@@ -50,6 +50,8 @@ public struct PictureState: Hashable, Sendable, Codable {
     public var section: String
     /// The session's progress, 0…1.
     public var progress: Double
+    /// The words the voice says at this frame (`VideoCaption`); empty when it is silent.
+    public var caption = ""
 }
 
 /// Turns video frames into what they show.
@@ -57,11 +59,14 @@ public struct BreathingPicture: Sendable {
     public let timeline: SessionTimeline
     public let clock: VideoClock
     public let words: Words
+    /// The spoken lines, sorted by start.
+    public let captions: [VideoCaption]
 
-    public init(timeline: SessionTimeline, fps: Int, words: Words) {
+    public init(timeline: SessionTimeline, fps: Int, words: Words, captions: [VideoCaption] = []) {
         self.timeline = timeline
         self.clock = VideoClock(rate: timeline.rate, totalAudioFrames: timeline.totalFrames, fps: fps)
         self.words = words
+        self.captions = captions
     }
 
     /// What video frame `k` shows.
@@ -71,6 +76,7 @@ public struct BreathingPicture: Sendable {
         let moment = timeline.moment(at: seconds)
         let label = timeline.phaseIndex(at: seconds).map { words.instruction(timeline.phases[$0].kind) } ?? ""
         let progress = timeline.totalFrames > 0 ? min(1, Double(audio) / Double(timeline.totalFrames)) : 1
-        return PictureState(level: moment.level, label: label, section: moment.section, progress: progress)
+        return PictureState(level: moment.level, label: label, section: moment.section, progress: progress,
+                            caption: VideoCaption.text(at: audio, in: captions))
     }
 }

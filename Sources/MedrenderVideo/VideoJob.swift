@@ -5,8 +5,9 @@ import MedrenderCore
 /// A video as medrender hands it to `medrender-media video`, which draws and encodes it: this, as
 /// JSON, is the program's argument. The mix comes on its standard input, in the blocks
 /// `MasterStream` gives (each a frame count, `UInt32`, then the frames, interleaved Float32, in
-/// this machine's byte order); what each video frame shows comes on descriptor 3, a `PictureState`
-/// a line in JSON, one for each frame in order. The program writes the frames done on its standard
+/// this machine's byte order); on descriptor 3 come the spoken lines (`[VideoCaption]`, one line
+/// in JSON) and then what each video frame shows, a `PictureState` a line in JSON, one for each
+/// frame in order. The program writes the frames done on its standard
 /// output, a number a line, and writes the file at `path`, which exists, empty.
 public struct VideoJob: Codable, Sendable, Hashable {
     public var settings: VideoSettings

@@ -65,7 +65,8 @@ public enum VideoRender {
         try checkSettings(settings, output: path, rate: plan.rate)
         let program = try MediaProgram.path()
         let timeline = SessionTimeline(plan: plan, title: prepared.tags.title)
-        let picture = BreathingPicture(timeline: timeline, fps: settings.fps, words: prepared.job.session.language.words)
+        let captions = VideoCaption.spoken(in: plan)
+        let picture = BreathingPicture(timeline: timeline, fps: settings.fps, words: prepared.job.session.language.words, captions: captions)
         let file = try AtomicOutputFile(path: path)
         let master = MasterStream(prepared, headroomDecibels: headroomDecibels(settings.container, rate: plan.rate))
         let total = picture.clock.frameCount
@@ -110,11 +111,16 @@ public enum VideoRender {
         }
         feeds.start("medrender video pictures") {
             let encoder = JSONEncoder()
-            var frame: Int64 = 0
-            while frame < total {
-                guard let data = try? encoder.encode(picture.state(ofFrame: frame)) else { break }
+            func send(_ value: some Encodable) -> Bool {
+                guard let data = try? encoder.encode(value) else { return false }
                 let line = data + Data([0x0A])
-                guard line.withUnsafeBytes({ DescriptorWriting.writeAll(pictureDescriptor, $0.baseAddress!, count: $0.count, socket: true) }) else { break }
+                return line.withUnsafeBytes { DescriptorWriting.writeAll(pictureDescriptor, $0.baseAddress!, count: $0.count, socket: true) }
+            }
+            // The spoken lines first, for the subtitle track, then each frame's picture.
+            var sending = send(captions)
+            var frame: Int64 = 0
+            while sending, frame < total {
+                sending = send(picture.state(ofFrame: frame))
                 frame += 1
             }
             shutdown(pictureDescriptor, Int32(SHUT_WR))
