@@ -23,8 +23,8 @@ struct RenderCommand: ParsableCommand {
 
     @OptionGroup var encoding: EncodingOptions
 
-    @Option(name: .shortAndLong, help: "The file to write (.ogg, .wav, .flac, .opus, .mp3), or - for standard output.",
-            completion: .file(extensions: ["ogg", "wav", "flac", "opus", "mp3"]))
+    @Option(name: .shortAndLong, help: "The file to write (.ogg, .wav, .flac, .opus, .mp3, or .m4a: AAC with chapters), or - for standard output.",
+            completion: .file(extensions: ["ogg", "wav", "flac", "opus", "mp3", "m4a"]))
     var output: String
 
     @Option(name: .long, help: "The format, when the extension does not say: ogg, wav, flac, opus, mp3.")
@@ -112,6 +112,13 @@ struct RenderCommand: ParsableCommand {
 
     func validate() throws {
         try asValidation { try RequestLimits.threads.check(threads) }
+        if M4ARender.names(output) {
+            let refused = [("--format", format.map { _ in "" }), ("--stems", stems), ("--preview", preview),
+                           ("--start", start.map { _ in "" }), ("--end", end.map { _ in "" })]
+            if let option = refused.first(where: { $0.1 != nil })?.0 {
+                throw ValidationError("\(option) does not go with an .m4a output; render to .wav, .ogg, .flac, .opus or .mp3 for it")
+            }
+        }
         if let fallback, fallback != "stock" {
             throw ValidationError("--fallback \(fallback): the one fallback is 'stock'")
         }
@@ -150,12 +157,16 @@ struct RenderCommand: ParsableCommand {
             }
             defer { TemporaryFiles.unregisterFolders(madeFolders) }
             let library = session.libraries.library()
-            var (request, rateNote) = try request().renderRequest(library: library, destination: RenderDestination(commandLine: output))
+            var options = try request()
+            // An M4A is made from the mix itself, sent to medrender-media as floats.
+            if M4ARender.names(output) { options.format = .wav }
+            var (request, rateNote) = try options.renderRequest(library: library, destination: RenderDestination(commandLine: output))
             if let rateNote { Console.error("medrender: \(rateNote)\n") }
             request.stemsDirectory = stems
             request.cueSheetPaths = cues.map { [$0] } ?? []
             request.threads = threads ?? ProcessInfo.processInfo.activeProcessorCount
             request.speechTimeLimitSeconds = session.speech.timeLimitSeconds
+            if M4ARender.names(output) { return try renderM4A(request) }
             let bar = ProgressBar(enabled: Console.errorIsTerminal && !json)
             // Prepared once: the page's plan is the render's, and no sound is decoded twice.
             let prepared = try Renderer.prepare(request)
@@ -281,5 +292,31 @@ final class ProgressBar: Sendable {
     func finish() {
         guard enabled else { return }
         Console.error("\r\u{1B}[K")
+    }
+}
+
+extension RenderCommand {
+    /// `-o FILE.m4a`: the session's mix as AAC in an M4A (written by medrender-media), with its
+    /// cue sheets and video when asked.
+    func renderM4A(_ request: RenderRequest) throws {
+        let prepared = try Renderer.prepare(request)
+        for warning in prepared.warnings { Console.error("medrender: warning: \(warning)\n") }
+        let videoSettings = try video.map { try picture.settings(output: $0, option: "--video") }
+        if let video, let videoSettings { try VideoRender.check(settings: videoSettings, output: video, rate: prepared.plan.rate) }
+        let report = try M4ARender.write(prepared, to: output)
+        for path in request.cueSheetPaths { try CueSheetWriter.write(prepared.plan, to: path) }
+        if let video, let videoSettings {
+            let made = try VideoRender.write(prepared, settings: videoSettings, to: video)
+            if !json { try VideoCommand.say(made, json: false) }
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try Console.output(String(data: try encoder.encode(report), encoding: .utf8)! + "\n")
+        } else {
+            let duration = SessionTime(milliseconds: report.audioFrames * 1000 / Int64(report.rate)).clockString
+            Console.error("wrote \(report.output): \(duration), AAC at \(report.rate) Hz, \(report.channels) channels, "
+                + "\(report.chapters) chapters, gain \(String(format: "%+.1f", report.gainDecibels)) dB\n")
+        }
     }
 }

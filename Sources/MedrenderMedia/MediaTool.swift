@@ -12,6 +12,7 @@ import MedrenderVideo
 ///
 /// - `decode PATH`: an M4A/AAC sound, as a `MediaSoundHeader` line and its frames on standard output;
 /// - `video JOB`: a video (`VideoJob`, in JSON), from the pictures and the mix medrender sends;
+/// - `m4a JOB`: an M4A (`M4AJob`, in JSON), AAC from the mix medrender sends, with tags and chapters;
 /// - `check-image PATH`: whether a video's background image can be read.
 ///
 /// A failure is one `MediaFailure` line on standard error, for medrender to report as its own.
@@ -25,9 +26,12 @@ public enum MediaTool {
                 let job = try JSONDecoder().decode(VideoJob.self, from: Data(arguments[1].utf8))
                 try VideoEncoding.run(job, pictures: DescriptorReader(descriptor: VideoJob.pictureDescriptor),
                                       audio: DescriptorReader(descriptor: 0), progress: 1)
+            case ("m4a", 2):
+                let job = try JSONDecoder().decode(M4AJob.self, from: Data(arguments[1].utf8))
+                try VideoEncoding.runM4A(job, audio: DescriptorReader(descriptor: 0))
             case ("check-image", 2): _ = try FrameDrawer.loadImage(arguments[1])
             default:
-                FileHandle.standardError.write(Data(("\(MediaProgram.name) decodes M4A/AAC sounds and makes videos for medrender, "
+                FileHandle.standardError.write(Data(("\(MediaProgram.name) decodes and writes M4A/AAC sounds and makes videos for medrender, "
                     + "which runs it; it is not a command of its own (medrender video, medrender render --video)\n").utf8))
                 return 64
             }

@@ -48,6 +48,18 @@ enum VideoEncoding {
         }
         try writer.finish()
     }
+
+    /// Writes the M4A `job` describes from the mix on `audio`.
+    static func runM4A(_ job: M4AJob, audio: DescriptorReader) throws {
+        let writer = try VideoFileWriter(path: job.path, settings: nil, rate: job.rate, channels: job.channels,
+                                         totalAudioFrames: job.totalAudioFrames, videoFrames: 0, metadata: job.tags, chapters: job.chapters)
+        let mix = MixInput(audio, channels: job.channels)
+        while let block = try mix.next() { try writer.writeAudio(block) }
+        guard mix.framesDone == job.totalAudioFrames else {
+            throw RenderError("the mix ended after \(mix.framesDone) of \(job.totalAudioFrames) frames", category: .io)
+        }
+        try writer.finish()
+    }
 }
 
 /// The mix as medrender sends it: blocks, each a frame count (`UInt32`) and its frames.

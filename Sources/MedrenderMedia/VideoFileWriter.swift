@@ -6,7 +6,8 @@ import MedrenderVideo
 
 /// Encodes the picture and the mix with FFmpeg's libraries into a container: H.264 (libx264) and
 /// AAC in MP4, VP9 (libvpx) and Opus in WebM; and the spoken lines as a subtitle track
-/// (`SubtitleTrack`).
+/// (`SubtitleTrack`). Without a picture, the mix alone as AAC in an M4A (MP4's audio file, the
+/// `ipod` muxer), with tags and chapters.
 ///
 /// Video frame `k` has the timestamp `k` in 1/fps; the last one lasts only until the audio ends,
 /// so the video's length is the audio's. The audio is taken in the mix's blocks (Float32,
@@ -16,11 +17,11 @@ import MedrenderVideo
 /// Not `Sendable`: one writer belongs to one thread.
 final class VideoFileWriter {
     let path: String
-    let settings: VideoSettings
+    let container: VideoContainer
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private var videoCodec: UnsafeMutablePointer<AVCodecContext>?
     private var audioCodec: UnsafeMutablePointer<AVCodecContext>?
-    private let videoStream: UnsafeMutablePointer<AVStream>
+    private let videoStream: UnsafeMutablePointer<AVStream>?
     private let audioStream: UnsafeMutablePointer<AVStream>
     /// The spoken lines' track; nil when nothing is spoken.
     private let subtitles: SubtitleTrack?
@@ -76,40 +77,48 @@ final class VideoFileWriter {
 
     /// Opens the encoders and the file at `path` (which exists, empty: the temporary file of an
     /// `AtomicOutputFile`), writes the container's header and then `captions`, the subtitles.
-    init(path: String, settings: VideoSettings, rate: Int, channels: Int, totalAudioFrames: Int64, videoFrames: Int64,
-         captions: [VideoCaption] = []) throws(RenderError) {
+    /// Without `settings`, an M4A: no picture, the file's `metadata` and `chapters`.
+    init(path: String, settings: VideoSettings?, rate: Int, channels: Int, totalAudioFrames: Int64, videoFrames: Int64,
+         captions: [VideoCaption] = [], metadata: [[String]] = [], chapters: [MediaChapter] = []) throws(RenderError) {
         // The libraries' own chatter stays quiet; their errors come back as return codes.
         av_log_set_level(AV_LOG_ERROR)
         self.path = path
-        self.settings = settings
+        let container = settings?.container ?? .mp4
+        self.container = container
         self.inputRate = rate
         self.channels = channels
         self.totalAudioFrames = totalAudioFrames
         self.lastVideoFrame = videoFrames - 1
-        let names = Self.encoderNames(settings.container)
+        let names = Self.encoderNames(container)
 
         var context: UnsafeMutablePointer<AVFormatContext>?
-        let muxer = settings.container == .mp4 ? "mp4" : "webm"
+        let muxer = settings == nil ? "ipod" : container == .mp4 ? "mp4" : "webm"
         try Self.check(avformat_alloc_output_context2(&context, nil, muxer, path), "opening the \(muxer) muxer", path: path)
         format = context
         guard let ctx = context else { throw RenderError("\(path): FFmpeg has no \(muxer) muxer", category: .internal) }
         let globalHeader = (ctx.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER) != 0
 
-        let (vc, vs) = try Self.openVideoEncoder(names.video, in: ctx, settings: settings, globalHeader: globalHeader, path: path)
-        videoCodec = vc
-        videoStream = vs
+        if let settings {
+            let (vc, vs) = try Self.openVideoEncoder(names.video, in: ctx, settings: settings, globalHeader: globalHeader, path: path)
+            videoCodec = vc
+            videoStream = vs
+        } else {
+            videoStream = nil
+        }
 
-        let outputRate = settings.container == .webm ? 48000 : rate
-        let sampleFormat = settings.container == .webm ? AV_SAMPLE_FMT_FLT : AV_SAMPLE_FMT_FLTP
-        let (audio, ac, aus) = try Self.openAudioEncoder(names.audio, in: ctx, settings: settings, channels: channels, rate: outputRate,
+        let outputRate = container == .webm ? 48000 : rate
+        let sampleFormat = container == .webm ? AV_SAMPLE_FMT_FLT : AV_SAMPLE_FMT_FLTP
+        let (audio, ac, aus) = try Self.openAudioEncoder(names.audio, in: ctx, container: container, channels: channels, rate: outputRate,
                                                          sampleFormat: sampleFormat, globalHeader: globalHeader, path: path)
         audioCodec = ac
         audioStream = aus
         audioSamplesTotal = av_rescale(totalAudioFrames, Int64(outputRate), Int64(rate))
         audioFrameSize = Int(ac.pointee.frame_size > 0 ? ac.pointee.frame_size : 1024)
         padsLastFrame = (audio.pointee.capabilities & Int32(AV_CODEC_CAP_SMALL_LAST_FRAME)) == 0
-        if settings.container == .webm { audioShift = Int64(ac.pointee.initial_padding) }
-        subtitles = captions.isEmpty ? nil : try SubtitleTrack(in: ctx, container: settings.container, globalHeader: globalHeader, path: path)
+        if container == .webm { audioShift = Int64(ac.pointee.initial_padding) }
+        subtitles = captions.isEmpty ? nil : try SubtitleTrack(in: ctx, container: container, globalHeader: globalHeader, path: path)
+        for pair in metadata where pair.count == 2 { av_dict_set(&ctx.pointee.metadata, pair[0], pair[1], 0) }
+        try Self.add(chapters, rate: rate, to: ctx, path: path)
 
         // The mix's blocks to the encoder's format and rate.
         resampler = try Self.openResampler(from: rate, to: &ac.pointee.ch_layout, sampleFormat, rate: outputRate, channels: channels, path: path)
@@ -134,7 +143,7 @@ final class VideoFileWriter {
         try Self.prepare(frame, sampleFormat, rate: outputRate, samples: audioFrameSize, layout: &ac.pointee.ch_layout, path: path)
 
         // The file and the header.
-        try Self.writeHeader(ctx, settings: settings, path: path)
+        try Self.writeHeader(ctx, container: container, path: path)
         headerWritten = true
         try subtitles?.write(captions, rate: rate, into: ctx)
     }
@@ -174,18 +183,18 @@ final class VideoFileWriter {
 
     /// Opens the audio encoder `name` for `channels` channels of `sampleFormat` at `rate` hertz
     /// (`audioBitsPerChannel` each), and its stream in the container `ctx`; returns the encoder too.
-    private static func openAudioEncoder(_ name: String, in ctx: UnsafeMutablePointer<AVFormatContext>, settings: VideoSettings,
+    private static func openAudioEncoder(_ name: String, in ctx: UnsafeMutablePointer<AVFormatContext>, container: VideoContainer,
                                          channels: Int, rate outputRate: Int, sampleFormat: AVSampleFormat, globalHeader: Bool, path: String)
         throws(RenderError) -> (UnsafePointer<AVCodec>, UnsafeMutablePointer<AVCodecContext>, UnsafeMutablePointer<AVStream>) {
         guard let audio = avcodec_find_encoder_by_name(name) else {
-            throw RenderError("this system's FFmpeg (libavcodec) has no \(name) encoder, which .\(settings.container.rawValue) needs",
+            throw RenderError("this system's FFmpeg (libavcodec) has no \(name) encoder, which .\(container.rawValue) needs",
                              category: .cannotCreate)
         }
         guard let ac = avcodec_alloc_context3(audio) else { throw RenderError("\(path): out of memory", category: .internal) }
         ac.pointee.sample_fmt = sampleFormat
         ac.pointee.sample_rate = Int32(outputRate)
         av_channel_layout_default(&ac.pointee.ch_layout, Int32(channels))
-        ac.pointee.bit_rate = Int64(Self.audioBitsPerChannel(settings.container) * channels)
+        ac.pointee.bit_rate = Int64(Self.audioBitsPerChannel(container) * channels)
         ac.pointee.time_base = AVRational(num: 1, den: Int32(outputRate))
         if globalHeader { ac.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         try Self.check(avcodec_open2(ac, audio, nil), "opening the \(name) encoder at \(outputRate) Hz", path: path)
@@ -221,13 +230,34 @@ final class VideoFileWriter {
     }
 
     /// Opens the file of the container `ctx` and writes its header (an MP4's index at the front).
-    private static func writeHeader(_ ctx: UnsafeMutablePointer<AVFormatContext>, settings: VideoSettings, path: String) throws(RenderError) {
+    private static func writeHeader(_ ctx: UnsafeMutablePointer<AVFormatContext>, container: VideoContainer, path: String) throws(RenderError) {
         try Self.check(avio_open(&ctx.pointee.pb, path, AVIO_FLAG_WRITE), "opening the file", path: path)
         var muxerOptions: OpaquePointer?
-        if settings.container == .mp4 { av_dict_set(&muxerOptions, "movflags", "+faststart", 0) }
+        if container == .mp4 { av_dict_set(&muxerOptions, "movflags", "+faststart", 0) }
         let header = avformat_write_header(ctx, &muxerOptions)
         av_dict_free(&muxerOptions)
         try Self.check(header, "writing the header", path: path)
+    }
+
+    /// Gives the container `chapters` (on the mix's clock, `rate` frames a second), each titled;
+    /// the container frees them with itself.
+    private static func add(_ chapters: [MediaChapter], rate: Int, to ctx: UnsafeMutablePointer<AVFormatContext>, path: String) throws(RenderError) {
+        guard !chapters.isEmpty else { return }
+        guard let list = av_calloc(chapters.count, MemoryLayout<UnsafeMutablePointer<AVChapter>?>.size)?
+            .assumingMemoryBound(to: UnsafeMutablePointer<AVChapter>?.self) else { throw RenderError("\(path): out of memory", category: .internal) }
+        ctx.pointee.chapters = list
+        for (index, chapter) in chapters.enumerated() {
+            guard let made = av_mallocz(MemoryLayout<AVChapter>.size)?.assumingMemoryBound(to: AVChapter.self) else {
+                throw RenderError("\(path): out of memory", category: .internal)
+            }
+            made.pointee.id = .init(index + 1)
+            made.pointee.time_base = AVRational(num: 1, den: Int32(rate))
+            made.pointee.start = chapter.frame
+            made.pointee.end = chapter.endFrame
+            av_dict_set(&made.pointee.metadata, "title", chapter.title, 0)
+            list[index] = made
+            ctx.pointee.nb_chapters = UInt32(index + 1)
+        }
     }
 
     deinit {
@@ -298,8 +328,10 @@ final class VideoFileWriter {
 
     /// Flushes both encoders, writes the trailer and closes the file.
     func finish() throws(RenderError) {
-        try Self.check(avcodec_send_frame(videoCodec, nil), "finishing the video", path: path)
-        try drain(video: true)
+        if videoCodec != nil {
+            try Self.check(avcodec_send_frame(videoCodec, nil), "finishing the video", path: path)
+            try drain(video: true)
+        }
         // What the resampler still holds, then the FIFO's last short frame.
         let rest = swr_convert(resampler, planes, Int32(planeCapacity / 4 / (planeCount == 1 ? channels : 1)), nil, 0)
         try Self.check(rest, "converting the audio", path: path)
@@ -324,7 +356,7 @@ final class VideoFileWriter {
     /// Writes every packet the encoder has ready, in the stream's time base.
     private func drain(video: Bool) throws(RenderError) {
         let codec = video ? videoCodec! : audioCodec!
-        let stream = video ? videoStream : audioStream
+        let stream = video ? videoStream! : audioStream
         guard let pkt = packet else { return }
         while true {
             let code = avcodec_receive_packet(codec, pkt)

@@ -63,7 +63,6 @@ public enum VideoRender {
                              progress: ((Int64, Int64) throws -> Void)? = nil) throws -> VideoReport {
         let plan = prepared.plan
         try checkSettings(settings, output: path, rate: plan.rate)
-        let program = try MediaProgram.path()
         let timeline = SessionTimeline(plan: plan, title: prepared.tags.title)
         let captions = VideoCaption.spoken(in: plan)
         let picture = BreathingPicture(timeline: timeline, fps: settings.fps, words: prepared.job.session.language.words, captions: captions)
@@ -71,11 +70,38 @@ public enum VideoRender {
         let master = MasterStream(prepared, headroomDecibels: headroomDecibels(settings.container, rate: plan.rate))
         let total = picture.clock.frameCount
         let job = VideoJob(settings: settings, plan: plan, path: file.temporaryPath)
+        try MediaRun.run("video", job, master: master, channels: plan.channels, lines: { send in
+            // The spoken lines first, for the subtitle track, then each frame's picture.
+            var sending = send(captions)
+            var frame: Int64 = 0
+            while sending, frame < total {
+                sending = send(picture.state(ofFrame: frame))
+                frame += 1
+            }
+        }, progress: { frames in try progress?(frames, total) })
+        try MediaRun.commit(file, path: path)
+        return VideoReport(output: path, width: settings.size.width, height: settings.size.height, fps: settings.fps,
+                           videoFrames: total, audioFrames: plan.totalFrames, rate: plan.rate,
+                           durationSeconds: Double(plan.totalFrames) / Double(plan.rate), gainDecibels: master.gainDecibels)
+    }
+}
+
+/// One run of `medrender-media` on a job, which is its argument in JSON: the mix fed on its
+/// standard input (`MasterStream`'s blocks, each a frame count and its frames), lines of JSON on
+/// descriptor 3 when `lines` sends any, the numbers it writes on its standard output given to
+/// `progress`; the two feeds on threads of their own, joined before the run returns.
+enum MediaRun {
+    /// Runs `command` on `job`. A failure of the program is thrown as the error it was there;
+    /// what `progress` throws stops the program and is thrown.
+    static func run(_ command: String, _ job: some Encodable, master: MasterStream, channels: Int,
+                    lines: (@Sendable (_ send: (any Encodable) -> Bool) -> Void)? = nil,
+                    progress: ((Int64) throws -> Void)? = nil) throws {
+        let program = try MediaProgram.path()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-
-        // The mix and the pictures go on sockets (a write to a program that has ended is an error,
-        // not a SIGPIPE); the frames done come back on a pipe.
+        let argument = String(decoding: try encoder.encode(job), as: UTF8.self)
+        // The mix and the lines go on sockets (a write to a program that has ended is an error,
+        // not a SIGPIPE); what is done comes back on a pipe.
         let audio = try socketPair()
         defer { close(audio.parent) }
         let pictures: (parent: Int32, program: Int32)
@@ -92,46 +118,27 @@ public enum VideoRender {
         let process: ProcessGroup
         do {
             defer { close(audio.program); close(pictures.program); close(ends[1]) }
-            process = try ProcessGroup(executable: program, arguments: ["video", String(decoding: try encoder.encode(job), as: UTF8.self)],
+            process = try ProcessGroup(executable: program, arguments: [command, argument],
                                        descriptors: [0: audio.program, 1: ends[1], VideoJob.pictureDescriptor: pictures.program])
         }
-
         let feeds = Feeds()
-        let mixFeed = Unshared(master)
-        let audioDescriptor = audio.parent, pictureDescriptor = pictures.parent, channels = plan.channels
-        feeds.start("medrender video mix") {
-            let master = mixFeed.value
-            while let block = master.next() {
-                var count = UInt32(block.count / channels)
-                guard withUnsafeBytes(of: &count, { DescriptorWriting.writeAll(audioDescriptor, $0.baseAddress!, count: 4, socket: true) }),
-                      DescriptorWriting.writeAll(audioDescriptor, UnsafeRawPointer(block.baseAddress!),
-                                                 count: block.count * MemoryLayout<Float>.size, socket: true) else { break }
-            }
-            shutdown(audioDescriptor, Int32(SHUT_WR))
-        }
-        feeds.start("medrender video pictures") {
-            let encoder = JSONEncoder()
-            func send(_ value: some Encodable) -> Bool {
-                guard let data = try? encoder.encode(value) else { return false }
+        feedMix(master, channels: channels, to: audio.parent, feeds: feeds)
+        let lineDescriptor = pictures.parent
+        feeds.start("medrender media lines") {
+            lines? { value in
+                guard let data = try? JSONEncoder().encode(value) else { return false }
                 let line = data + Data([0x0A])
-                return line.withUnsafeBytes { DescriptorWriting.writeAll(pictureDescriptor, $0.baseAddress!, count: $0.count, socket: true) }
+                return line.withUnsafeBytes { DescriptorWriting.writeAll(lineDescriptor, $0.baseAddress!, count: $0.count, socket: true) }
             }
-            // The spoken lines first, for the subtitle track, then each frame's picture.
-            var sending = send(captions)
-            var frame: Int64 = 0
-            while sending, frame < total {
-                sending = send(picture.state(ofFrame: frame))
-                frame += 1
-            }
-            shutdown(pictureDescriptor, Int32(SHUT_WR))
+            shutdown(lineDescriptor, Int32(SHUT_WR))
         }
 
-        // The frames done, as the program writes them, until it ends or `progress` stops it.
+        // What is done, as the program writes it, until it ends or `progress` stops it.
         var stop: (any Error)?
         while let line = done.line(limit: 64) {
             guard let frames = Int64(line) else { continue }
             do {
-                try progress?(frames, total)
+                try progress?(frames)
             } catch {
                 stop = error
                 break
@@ -144,16 +151,32 @@ public enum VideoRender {
         feeds.join()
         if let stop { throw stop }
         guard ending == .exited(0) else {
-            throw Self.error(MediaProgram.failure(ending, errorText: String(decoding: process.errorTail.bytes, as: UTF8.self), program: program))
+            throw VideoRender.error(MediaProgram.failure(ending, errorText: String(decoding: process.errorTail.bytes, as: UTF8.self), program: program))
         }
+    }
+
+    /// Feeds `master`'s blocks to `descriptor` on a thread of `feeds`.
+    private static func feedMix(_ master: MasterStream, channels: Int, to descriptor: Int32, feeds: Feeds) {
+        let mixFeed = Unshared(master)
+        feeds.start("medrender media mix") {
+            let master = mixFeed.value
+            while let block = master.next() {
+                var count = UInt32(block.count / channels)
+                guard withUnsafeBytes(of: &count, { DescriptorWriting.writeAll(descriptor, $0.baseAddress!, count: 4, socket: true) }),
+                      DescriptorWriting.writeAll(descriptor, UnsafeRawPointer(block.baseAddress!),
+                                                 count: block.count * MemoryLayout<Float>.size, socket: true) else { break }
+            }
+            shutdown(descriptor, Int32(SHUT_WR))
+        }
+    }
+
+    /// Renames the program's file into place.
+    static func commit(_ file: AtomicOutputFile, path: String) throws {
         do {
             try file.commit()
         } catch {
             throw RenderError("\(path): \(error)", category: .io)
         }
-        return VideoReport(output: path, width: settings.size.width, height: settings.size.height, fps: settings.fps,
-                           videoFrames: total, audioFrames: plan.totalFrames, rate: plan.rate,
-                           durationSeconds: Double(plan.totalFrames) / Double(plan.rate), gainDecibels: master.gainDecibels)
     }
 
     /// A connected pair of sockets: this process's end and the program's, each closed on `exec`.

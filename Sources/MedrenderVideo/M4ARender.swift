@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Medrender
+import MedrenderCore
+import MedrenderIO
+
+/// A session as an M4A, AAC in MP4 — the audio file of Apple's apps — with the preset's tags and
+/// a chapter for each section. The mix is a video's audio (`MasterStream`: pass 1, the limited
+/// pass, the loudness gain and the limiter, with AAC's headroom under the ceiling), encoded by
+/// `medrender-media` with FFmpeg's AAC encoder at 80 kb/s a channel, at the session's rate. The
+/// file is written beside its place and renamed into it once complete.
+public enum M4ARender {
+    /// Whether `path` names an M4A.
+    public static func names(_ path: String) -> Bool {
+        path.lowercased().hasSuffix(".m4a")
+    }
+
+    /// Writes `prepared`'s mix to `path` as an M4A.
+    public static func write(_ prepared: PreparedRender, to path: String) throws -> M4AReport {
+        let plan = prepared.plan
+        guard VideoRender.aacRates.contains(plan.rate) else {
+            throw ParameterError("rate", value: "\(plan.rate)", "cannot be carried by AAC in an M4A; give one of "
+                                 + VideoRender.aacRates.map(String.init).joined(separator: ", ") + " Hz")
+        }
+        let file = try AtomicOutputFile(path: path)
+        let master = MasterStream(prepared, headroomDecibels: VideoRender.headroomDecibels(.mp4, rate: plan.rate))
+        let job = M4AJob(plan: plan, tags: prepared.tags, path: file.temporaryPath)
+        try MediaRun.run("m4a", job, master: master, channels: plan.channels)
+        try MediaRun.commit(file, path: path)
+        return M4AReport(output: path, audioFrames: plan.totalFrames, rate: plan.rate, channels: plan.channels,
+                         durationSeconds: Double(plan.totalFrames) / Double(plan.rate), chapters: job.chapters.count,
+                         gainDecibels: master.gainDecibels)
+    }
+}
+
+/// What an M4A render wrote.
+public struct M4AReport: Sendable, Hashable, Codable {
+    public var output: String
+    /// The session's frames at `rate`.
+    public var audioFrames: Int64
+    public var rate: Int
+    public var channels: Int
+    public var durationSeconds: Double
+    public var chapters: Int
+    /// The loudness gain of the mix, in dB.
+    public var gainDecibels: Double
+}
