@@ -102,7 +102,7 @@ _medrender
         #expect(try Self.zsh("medrender --format ", script: script, dir: dir) == ["ogg", "wav", "flac", "opus", "mp3"])
         #expect(try Self.zsh("medrender --layers voice", script: script, dir: dir) == ["voice", "voice,ambience"])
         #expect(try Self.zsh("medrender --ambience r", script: script, dir: dir) == ["rain"])
-        #expect(try Self.zsh("medrender --preset box-breath -o ", script: script, dir: dir) == ["FILES -g *.ogg *.wav *.flac *.opus *.mp3"])
+        #expect(try Self.zsh("medrender --preset box-breath -o ", script: script, dir: dir) == ["FILES -g *.ogg *.wav *.flac *.opus *.mp3 *.m4a"])
         #expect(try Self.zsh("medrender b", script: script, dir: dir) == ["build"])
     }
 }
