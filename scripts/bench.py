@@ -19,11 +19,15 @@ reported with its min, median and max. Writes the table into BENCHMARKS.md.
                      libvorbis decode (scripts/floor/vorbis-decode.c) and the mix, in processor
                      time, shared perfectly, against the floor's wall time.
                      `python3 scripts/bench.py --pieced` runs these rows alone and only prints them.
+  processor time  (`processor_rows`) a render on one thread (a build's share) against the floor:
+                     the OGG, a 16-bit WAV against libsndfile writing the same mix
+                     (scripts/floor/wav-floor.c), and a guided session with its speech cached;
+                     `--processor` runs these alone and prints them. MEDRENDER names the binary.
 """
 import json, os, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MEDRENDER = os.path.join(ROOT, ".build", "release", "medrender")
+MEDRENDER = os.environ.get("MEDRENDER", os.path.join(ROOT, ".build", "release", "medrender"))
 PRESET, MINUTES, RATE, QUALITY = "box-breath", 15, 48000, 5
 PAIRS = int(os.environ.get("BENCH_PAIRS", "3"))
 # The floor's ratio is the figure with a target close to 1: more pairs, so one noisy pair moves
@@ -31,6 +35,8 @@ PAIRS = int(os.environ.get("BENCH_PAIRS", "3"))
 FLOOR_PAIRS = int(os.environ.get("BENCH_FLOOR_PAIRS", "7"))
 FLOOR = os.path.join(ROOT, ".build", "vorbis-floor")
 DECODE = os.path.join(ROOT, ".build", "vorbis-decode")
+WAV_FLOOR = os.path.join(ROOT, ".build", "wav-floor")
+GUIDED = "guided-sleep-478"
 
 
 def compile_c(source, out, packages):
@@ -43,6 +49,7 @@ def build_floor():
     """Compiles the C floor, and the decode the bound adds to it."""
     compile_c("vorbis-floor.c", FLOOR, ["sndfile", "vorbisenc", "vorbis", "ogg"])
     compile_c("vorbis-decode.c", DECODE, ["vorbisfile"])
+    compile_c("wav-floor.c", WAV_FLOOR, ["sndfile"])
 
 
 def processor_seconds(cmd):
@@ -246,6 +253,54 @@ def pieced_rows(tmp, common, mix):
     return rows, lines, loads
 
 
+def cpu_pairs(a, b, count):
+    """Alternates a and b `count` times; the a/b ratios of their processor (user + system) times."""
+    ratios, ta, tb = [], [], []
+    for i in range(count):
+        if i % 2 == 0:
+            x, y = processor_seconds(a)[1], processor_seconds(b)[1]
+        else:
+            y, x = processor_seconds(b)[1], processor_seconds(a)[1]
+        ta.append(x)
+        tb.append(y)
+        ratios.append(x / y)
+    return ratios, ta, tb
+
+
+def processor_rows(tmp, common, mix):
+    """What a library build pays per file: a render's processor time (user + system) on one thread
+    (`--threads 1`, a build's share) against the floor encoding or writing the same mix."""
+    rows = []
+    one = [MEDRENDER, *common, "--threads", "1"]
+    r, a, b = cpu_pairs(one + ["--quality", str(QUALITY), "-o", os.path.join(tmp, "cpu.ogg")],
+                        [FLOOR, mix, os.path.join(tmp, "cpu-floor.ogg"), str(QUALITY)], FLOOR_PAIRS)
+    rows.append(("15-min OGG q5, `--threads 1`, processor time: medrender / the C floor (libvorbis alone)", r, a, b, "≤ 1.15"))
+    r, a, b = cpu_pairs(one + ["-o", os.path.join(tmp, "cpu.wav")], [WAV_FLOOR, mix, os.path.join(tmp, "cpu-floor.wav")], FLOOR_PAIRS)
+    rows.append(("15-min WAV 16-bit, `--threads 1`, processor time: medrender / libsndfile writing the same mix", r, a, b, "≤ 1.15"))
+    # A guided session with its speech cached (a first render fills the cache), against its own mix.
+    guided = ["--preset", GUIDED, "--minutes", str(MINUTES), "--rate", str(RATE)]
+    guided_mix = os.path.join(tmp, "guided-mix.wav")
+    run([MEDRENDER, *guided, "--bits", "32f", "-o", guided_mix])
+    r, a, b = cpu_pairs([MEDRENDER, *guided, "--threads", "1", "--quality", str(QUALITY), "-o", os.path.join(tmp, "cpu-guided.ogg")],
+                        [FLOOR, guided_mix, os.path.join(tmp, "cpu-guided-floor.ogg"), str(QUALITY)], PAIRS)
+    rows.append((f"15-min `{GUIDED}` OGG q5, speech cached, `--threads 1`, processor time: medrender / the C floor", r, a, b, "≤ 1.15"))
+    return rows
+
+
+def processor_only():
+    """`--processor`: the processor-time rows alone, printed (BENCHMARKS.md is left as it is)."""
+    with tempfile.TemporaryDirectory(prefix="medrender-bench-") as tmp:
+        common = ["--preset", PRESET, "--minutes", str(MINUTES), "--rate", str(RATE)]
+        mix = os.path.join(tmp, "mix.wav")
+        run([MEDRENDER, *common, "--bits", "32f", "-o", mix])
+        build_floor()
+        rows = processor_rows(tmp, common, mix)
+    print("| comparison | ratio min / median / max | medrender s (median) | other s (median) | target |")
+    print("| --- | --- | --- | --- | --- |")
+    for name, r, a, b, target in rows:
+        print(f"| {name} | {summary(r)} | {statistics.median(a):.2f} | {statistics.median(b):.2f} | {target} |")
+
+
 def pieced_only():
     """`--pieced`: the pieced OGG rows alone, printed (BENCHMARKS.md is left as it is)."""
     with tempfile.TemporaryDirectory(prefix="medrender-bench-") as tmp:
@@ -265,6 +320,8 @@ def pieced_only():
 def main():
     if "--pieced" in sys.argv:
         return pieced_only()
+    if "--processor" in sys.argv:
+        return processor_only()
     with tempfile.TemporaryDirectory(prefix="medrender-bench-") as tmp:
         common = ["--preset", PRESET, "--minutes", str(MINUTES), "--rate", str(RATE)]
         ogg = [MEDRENDER, *common, "--quality", str(QUALITY), "-o", os.path.join(tmp, "m.ogg")]
@@ -285,7 +342,7 @@ def main():
         # The OGG against the floor is the pieced rows' first.
         pieced, pieced_memory, loads = pieced_rows(tmp, common, mix)
         floor_ratios = pieced[0][1]
-        rows = pieced + rows
+        rows = pieced + processor_rows(tmp, common, mix) + rows
 
     cpu = subprocess.run(["sh", "-c", "nproc; grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"],
                          capture_output=True, text=True).stdout.split("\n")
