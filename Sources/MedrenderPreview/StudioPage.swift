@@ -31,8 +31,15 @@ public struct StudioPlanView: Sendable {
 public struct StudioPage: Sendable {
     /// Whether the server saves presets (`--presets-dir`): the Save form shows only then.
     public var canSave: Bool
+    /// The languages the library has words for (BCP 47 tags), for the language field.
+    public var languages: [String]
+    /// The voices installed for guided scripts, as a preset names them (`festival`,
+    /// `piper:en_US-joe-medium`…), offered by the voice field (which takes any other too).
+    public var voices: [String]
 
-    public init(canSave: Bool) { self.canSave = canSave }
+    public init(canSave: Bool, languages: [String] = [], voices: [String] = []) {
+        (self.canSave, self.languages, self.voices) = (canSave, languages, voices)
+    }
 
     /// A preset to start from when none of the library is chosen.
     public static let blankPreset = """
@@ -59,9 +66,29 @@ public struct StudioPage: Sendable {
     /// Milliseconds after the last keystroke before the plan is asked for.
     public static let debounceMilliseconds = 120
 
-    /// The editor's form: the fields of the pattern, length and sections, beds, cue tones, bells,
-    /// the guided script's lines and a chained session's segments, each with its error line.
-    private static let editorForm = """
+    /// The language and voice fields: the library's languages, and the installed voices to
+    /// choose from.
+    private var languageAndVoice: String {
+        let languageOptions = ["<option value=\"\">(the preset's; English when it names none)</option>"]
+            + languages.map { "<option value=\"\(Markup.escape($0))\">\(Markup.escape($0))</option>" }
+        let voiceOptions = voices.map { "<option value=\"\(Markup.escape($0))\"></option>" }
+        return """
+            <fieldset><legend>Language and voice</legend>
+            <div class="row">
+            <div><label for="f-language">Language</label><select id="f-language" data-path="language" data-choice="1">\(languageOptions.joined())</select></div>
+            <div class="wide"><label for="f-voice">Voice of the guided script</label><input id="f-voice" data-path="guide.voice" data-text="text" data-optional="1" \
+            type="text" list="voices" spellcheck="false" placeholder="piper:en_US-joe-medium"><datalist id="voices">\(voiceOptions.joined())</datalist></div>
+            </div>
+            <p class="field-error" id="err-language" role="alert"></p>
+            </fieldset>
+            """
+    }
+
+    /// The editor's form: the fields of the pattern, length and sections, the language and voice,
+    /// beds, cue tones, bells, the guided script's lines and a chained session's segments, each
+    /// with its error line.
+    private var editorForm: String {
+        """
         <form id="form" autocomplete="off" onsubmit="return false">
         <fieldset><legend>Breath pattern, in seconds</legend>
         <div class="phases">
@@ -86,6 +113,7 @@ public struct StudioPage: Sendable {
         <p class="field-error" id="err-loudness" role="alert"></p></div>
         </div>
         </fieldset>
+        \(languageAndVoice)
         <fieldset><legend>Ambience beds, level in dB</legend>
         <div id="beds" class="row"></div>
         <p class="field-error" id="err-beds" role="alert"></p>
@@ -116,6 +144,7 @@ public struct StudioPage: Sendable {
         </fieldset>
         </form>
         """
+    }
 
     /// The session's view: the summary, the breathing circle, the listening controls and the timeline.
     private static let sessionView = """
@@ -162,7 +191,7 @@ public struct StudioPage: Sendable {
             </header>
             <main>
             <section class="editor" aria-label="Edit the session">
-            \(Self.editorForm)
+            \(editorForm)
             <div class="yaml">
             <label for="yaml">Preset (YAML)</label>
             <div class="code"><pre id="gutter" aria-hidden="true"></pre><textarea id="yaml" spellcheck="false" wrap="off" aria-describedby="yaml-error" rows="22"></textarea></div>

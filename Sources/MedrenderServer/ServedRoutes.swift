@@ -66,7 +66,7 @@ struct ServedRoute: Sendable, Equatable {
         },
         ServedRoute("/healthz", works: false, keyed: false) { _, _, _, head in MedrenderService.headOnly(MedrenderService.text(.ok, "ok"), head) },
         ServedRoute("/metrics", works: false) { service, _, _, head in MedrenderService.headOnly(await service.metricsResponse(), head) },
-        ServedRoute("/studio", works: false) { service, _, _, head in MedrenderService.headOnly(service.studioPage(), head) },
+        ServedRoute("/studio", works: false) { service, _, _, head in MedrenderService.headOnly(await service.studioPage(), head) },
         ServedRoute(StudioPage.script.path, works: false) { _, _, _, head in MedrenderService.headOnly(MedrenderService.studioFile(StudioPage.script), head) },
         ServedRoute(StudioPage.style.path, works: false) { _, _, _, head in MedrenderService.headOnly(MedrenderService.studioFile(StudioPage.style), head) },
         ServedRoute("/studio/plan", post: true, works: true) { service, request, _, _ in try await service.studioPlan(request) },

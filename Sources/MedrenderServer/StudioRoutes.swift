@@ -82,10 +82,24 @@ enum LibraryStudioHash {
 }
 
 extension MedrenderService {
-    func studioPage() -> Response {
-        let html = StudioPage(canSave: settings.presetsDirectory != nil).html
+    /// The page, with the library's languages and the voices installed here (found off the
+    /// server's tasks: finding them runs the engines).
+    func studioPage() async -> Response {
+        let library = settings.library, canSave = settings.presetsDirectory != nil
+        let html = await BlockingWork.run("medrender studio page") { () -> String in
+            let languages = (try? library.languages().tags) ?? LanguageCatalog.stock.tags
+            return StudioPage(canSave: canSave, languages: languages, voices: Self.installedVoices()).html
+        }
         return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// The voices a preset can name that are installed: each engine's own voice, and each Piper
+    /// voice by name.
+    static func installedVoices() -> [String] {
+        SpeechSynthesizer.installedEngines().filter(\.installed).flatMap { entry in
+            entry.engine == .piper ? PiperVoices.all().map { "piper:" + $0.name } : [entry.engine.rawValue]
+        }
     }
 
     /// One of the page's files, as the program holds it. `no-cache`: a page of a newer server

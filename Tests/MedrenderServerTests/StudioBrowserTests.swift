@@ -416,4 +416,123 @@ let studioChromium = which("chromium") ?? which("chromium-browser")
         #expect((q["settleError"] as? String)?.contains("the YAML is as it was") == true && q["settleInvalid"] as? String == "true", "\(q)")
         #expect(q["after"] as? String == "settle: 25" && q["refusedAfter"] as? Bool == false && q["settleErrorAfter"] as? String == "", "\(q)")
     }
+
+    /// A teacher's work, kept: the language, the voice, an elastic pause and a rest written by the
+    /// form, saved, and listed in Start from at once (`NAME` is the preset's name).
+    static let keepSteps = """
+        (async () => {
+        \(helpers)
+        const r = {}, y = $('yaml');
+        const guide = () => (/^guide:\\n((?:  .*\\n?)*)/m.exec(y.value) || [null, ''])[1].trim().replace(/\\s+/g, ' ');
+        await until(() => seq() > 0 && d.querySelector('#timeline svg') && d.body.hasAttribute('data-outline'), 'the first plan');
+        r.languages = [...$('f-language').options].map((o) => o.value).join(' ');
+        r.voices = [...d.querySelectorAll('#voices option')].map((o) => o.value).join(' ');
+        await type($('f-language'), 'de');
+        r.language = yamlLine(/^language:/);
+        let n = seq();
+        $('add-line').click();
+        await planned(n, 'the plan with a line');
+        await until(() => $('f-line-0-pause-weight'), 'the line\\'s fields');
+        await type($('f-voice'), 'espeak-ng');
+        await type($('f-line-0-pause-weight'), '3');
+        r.elastic = guide();
+        await type($('f-line-0-rest'), '5');
+        r.rested = guide();
+        await type($('f-line-0-pause-weight'), '');
+        r.fixed = guide();
+        await type($('f-line-0-pause-weight'), '1.5');
+        r.guide = guide();
+        r.errors = $('yaml-error').textContent + $('save-status').textContent;
+        $('save-name').value = 'NAME';
+        $('save').click();
+        await until(() => $('save-status').hasAttribute('data-status'), 'the save');
+        r.saveStatus = $('save-status').getAttribute('data-status') + ' ' + $('save-status').textContent;
+        await until(() => [...$('start').options].some((o) => o.value === 'NAME'), 'the saved preset in Start from');
+        r.yaml = y.value;
+        return r;
+        })()
+        """
+
+    /// The page loaded again: the saved preset started from, its language changed, and heard from
+    /// a chosen point; where the circle, the player and the form are.
+    static let reopenSteps = """
+        (async () => {
+        \(helpers)
+        const r = {}, y = $('yaml');
+        await until(() => seq() > 0 && d.body.hasAttribute('data-presets') && d.body.hasAttribute('data-outline'), 'the first plan and the list');
+        r.listed = [...$('start').options].some((o) => o.value === 'NAME');
+        const n = seq();
+        $('start').value = 'NAME';
+        $('start').dispatchEvent(new Event('change', { bubbles: true }));
+        await planned(n, 'the saved preset\\'s plan');
+        await until(() => $('f-line-0-pause'), 'the line\\'s fields');
+        r.yaml = y.value;
+        r.fields = ['f-language', 'f-voice', 'f-line-0-pause', 'f-line-0-pause-weight', 'f-line-0-rest'].map((id) => $(id).value).join('|');
+        await type($('f-language'), 'fr');
+        r.language = yamlLine(/^language:/);
+        r.errors = $('yaml-error').textContent;
+        const box = (id) => $(id).getBoundingClientRect();
+        r.layout = { stageTop: box('stage').top, audioTop: box('audio').top, formTop: box('form').top, stageLeft: box('stage').left, formRight: box('form').right };
+        $('from').value = '30';
+        $('from').dispatchEvent(new Event('input', { bubbles: true }));
+        $('play').click();
+        const a = $('audio');
+        await until(() => d.body.hasAttribute('data-playing') && a.currentTime > 0.2 && d.body.hasAttribute('data-session-time'), 'the audio to play', 120000);
+        r.playFrom = parseFloat(d.body.getAttribute('data-play-from'));
+        r.audioSrc = a.getAttribute('src');
+        r.paused = a.paused;
+        r.sessionTime = parseFloat(d.body.getAttribute('data-session-time'));
+        a.pause();
+        return r;
+        })()
+        """
+
+    @Test(.enabled(if: studioChromium != nil && which("python3") != nil && which("espeak-ng") != nil,
+                   "headless Chromium or espeak-ng is not installed: `make test-deps` installs them"))
+    func theStudioKeepsATeachersWorkAcrossAReload() throws {
+        let outer = TemporaryDirectory("studio-keep")
+        let folder = outer.file("presets")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let server = try ServerProcess(["--presets-dir", folder], environment: ["XDG_CACHE_HOME": outer.file("cache")])
+        defer { server.stop() }
+        for width in [1400, 390] {
+            let name = "kept-\(width)"
+            let url = "http://127.0.0.1:\(server.port)/studio"
+            let height = width < 600 ? 844 : 1000
+            let kept = try Self.browse(url, width: width, height: height, steps: Self.keepSteps.replacingOccurrences(of: "NAME", with: name))
+            let k = try #require(kept["result"] as? [String: Any], "\(kept)")
+            // The language field offers the library's languages; the voice field the installed voices.
+            #expect((k["languages"] as? String)?.contains(" de en es fr it pt-BR pt-PT") == true, "\(k)")
+            #expect((k["voices"] as? String)?.split(separator: " ").contains("espeak-ng") == true, "\(k)")
+            #expect(k["language"] as? String == "language: de", "\(k)")
+            // A pause with a weight is elastic, a rest fixed, and an emptied weight fixes the pause again.
+            #expect((k["elastic"] as? String)?.contains("pause: { min: 2, weight: 3 }") == true, "\(k["elastic"] ?? "")")
+            #expect((k["rested"] as? String)?.contains("rest: 5") == true, "\(k["rested"] ?? "")")
+            #expect((k["fixed"] as? String)?.contains("pause: 2") == true && (k["fixed"] as? String)?.contains("weight") == false, "\(k["fixed"] ?? "")")
+            let written = try #require(k["guide"] as? String)
+            #expect(written.contains("pause: { min: 2, weight: 1.5 }") && written.contains("voice: \"espeak-ng\""), "\(written)")
+            #expect(k["errors"] as? String == "", "\(k)")
+            #expect((k["saveStatus"] as? String)?.hasPrefix("200 Saved as \(name).yaml") == true, "\(k)")
+            let saved = try String(contentsOfFile: "\(folder)/\(name).yaml", encoding: .utf8)
+            #expect(saved == k["yaml"] as? String, "the file is not the page's YAML")
+            // Reloaded: the saved preset is there to start from, and opens as it was saved.
+            let again = try Self.browse(url, width: width, height: height, steps: Self.reopenSteps.replacingOccurrences(of: "NAME", with: name))
+            let r = try #require(again["result"] as? [String: Any], "\(again)")
+            #expect(r["listed"] as? Bool == true, "\(r)")
+            #expect(r["yaml"] as? String == saved, "\(r["yaml"] ?? "")")
+            #expect(r["fields"] as? String == "de|espeak-ng|2|1.5|5", "\(r)")
+            #expect(r["language"] as? String == "language: fr" && r["errors"] as? String == "", "\(r)")
+            // Heard from the chosen point.
+            #expect(r["playFrom"] as? Double == 30 && (r["audioSrc"] as? String)?.contains("?from=30.000") == true, "\(r)")
+            #expect(r["paused"] as? Bool == false && (r["sessionTime"] as? Double ?? 0) >= 30, "\(r)")
+            // On a phone the circle and the player come before the form; on a desktop they are beside it.
+            let layout = try #require(r["layout"] as? [String: Double])
+            if width < 600 {
+                #expect(layout["stageTop"]! < layout["formTop"]! && layout["audioTop"]! < layout["formTop"]!, "\(layout)")
+            } else {
+                #expect(layout["stageLeft"]! >= layout["formRight"]!, "\(layout)")
+            }
+            #expect(again["scrollWidth"] as? Int ?? .max <= width, "\(again["scrollWidth"] ?? "?") px wide on \(width) px")
+        }
+    }
 }

@@ -279,6 +279,38 @@
   function field(id, text, input, wide) {
     return '<div' + (wide ? ' class="wide"' : '') + '><label for="' + id + '">' + text + '</label>' + input.replace('<X', '<input id="' + id + '"').replace('<S', '<select id="' + id + '"') + '</div>';
   }
+  // A line's pause or rest: its seconds (the least, when elastic) or its weight, the share of the
+  // spare time it takes; a weight makes it elastic (`{ min, weight }`), none fixed.
+  function elastic(i, key, text, part) {
+    return field('f-line-' + i + '-' + key + (part === 'weight' ? '-weight' : ''), text, '<X data-elastic="guide.lines[' + i + '].' + key + '" data-part="' + part
+      + '" type="number" min="' + (part === 'weight' ? '0.001' : '0') + '" max="' + (part === 'weight' ? '1000' : '3600') + '" step="any" inputmode="decimal">');
+  }
+  function fromElastic(target, text) {
+    var base = target.getAttribute('data-elastic'), e = outline[base], isElastic = !!(e && e.kind === 'mapping');
+    var minEl = $(target.id.replace(/-weight$/, '')), weightEl = $(minEl.id + '-weight');
+    var min = number(minEl.value), weight = number(weightEl.value);
+    if (target === minEl) {
+      if (min === null) { return minEl.value.trim() ? null : isElastic ? (outline[base + '.min'] ? withoutValue(text, base + '.min') : text) : e ? withoutValue(text, base) : text; }
+      return withValue(text, isElastic ? base + '.min' : base, min);
+    }
+    if (weight === null) {
+      // Emptied: the pause is fixed again, at its least.
+      if (weightEl.value.trim()) { return null; }
+      if (!isElastic) { return text; }
+      var span = e.style === 'flow' ? flowSpan(text, e) : null;
+      if (!span) { return null; }
+      outlineStale = true;
+      expect(base, min || '0');
+      return text.slice(0, span.open - 1) + (min || '0') + text.slice(span.close + 1);
+    }
+    if (isElastic) { return withValue(text, base + '.weight', weight); }
+    var next = withValue(text, base, '{ min: ' + (min || '0') + ', weight: ' + weight + ' }');
+    wrote.pop();
+    expect(base + '.min', min || '0');
+    expect(base + '.weight', weight);
+    outlineStale = true;
+    return next;
+  }
   function cueKinds() {
     var kinds = ['inhale', 'hold', 'exhale'];
     ['hold-in', 'top-up', 'hold-out'].forEach(function (k) { if (outline['cues.' + k]) { kinds.push(k); } });
@@ -303,8 +335,8 @@
       return '<div class="item" data-line="' + i + '"><h3>Line ' + (i + 1) + '</h3>'
         + field('f-line-' + i + '-kind', 'Says or plays', '<S data-line-kind="' + i + '">' + options(['say', 'clip'], 'say', ['words', 'a clip']) + '</select>')
         + field('f-line-' + i + '-text', 'Words, or the clip\'s name', '<X data-line-text="' + i + '" type="text" spellcheck="true">', true)
-        + field('f-line-' + i + '-pause', 'Pause before (s)', '<X data-path="' + p + '.pause" type="number" min="0" max="3600" step="any" inputmode="decimal">')
-        + field('f-line-' + i + '-rest', 'Rest after (s)', '<X data-path="' + p + '.rest" type="number" min="0" max="3600" step="any" inputmode="decimal">')
+        + elastic(i, 'pause', 'Pause before (s)', 'min') + elastic(i, 'rest', 'Rest after (s)', 'min')
+        + elastic(i, 'pause', 'Pause: share of spare time', 'weight') + elastic(i, 'rest', 'Rest: share of spare time', 'weight')
         + field('f-line-' + i + '-during', 'During', '<S data-path="' + p + '.during" data-choice="1">' + options(['', 'settle', 'breathing', 'closing'], '', ['(flows on)', 'settle', 'breathing', 'closing']) + '</select>')
         + field('f-line-' + i + '-cycle', 'On cycle', '<X data-path="' + p + '.on.cycle" type="number" min="1" step="1" inputmode="numeric">')
         + field('f-line-' + i + '-phase', 'On phase', '<S data-path="' + p + '.on.phase" data-choice="1">' + options(['', 'inhale', 'hold-in', 'top-up', 'exhale', 'hold-out'], '', ['(none)', 'inhale', 'hold-in', 'top-up', 'exhale', 'hold-out']) + '</select>')
@@ -346,6 +378,10 @@
       put(el, clip ? 'clip' : 'say');
       put($('f-line-' + i + '-text'), value('guide.lines[' + i + '].' + (clip ? 'clip' : 'say')));
     });
+    document.querySelectorAll('[data-elastic]').forEach(function (el) {
+      var base = el.getAttribute('data-elastic');
+      put(el, el.getAttribute('data-part') === 'weight' ? value(base + '.weight') : value(base) !== null ? value(base) : value(base + '.min'));
+    });
     document.querySelectorAll('[data-seg-unit]').forEach(function (el) {
       var j = el.getAttribute('data-seg-unit'), cycles = value('segments[' + j + '].cycles');
       put(el, cycles !== null ? 'cycles' : 'minutes');
@@ -381,6 +417,7 @@
       raw = clip ? plainName(v.trim()) : quoted(v);
       return raw === null ? null : withValue(text, 'guide.lines[' + n + '].' + (clip ? 'clip' : 'say'), raw);
     }
+    if (target.hasAttribute('data-elastic')) { return fromElastic(target, text); }
     if (target.hasAttribute('data-seg-unit') || target.hasAttribute('data-seg-length')) {
       var j = target.getAttribute('data-seg-unit') || target.getAttribute('data-seg-length');
       var unit = $('f-seg-' + j + '-unit').value, other = unit === 'cycles' ? 'minutes' : 'cycles', len = number($('f-seg-' + j + '-length').value);
@@ -394,7 +431,10 @@
       return v ? withValue(text, path, v) : outline[path] ? withoutValue(text, path) : text;
     }
     if (target.getAttribute('data-text') === 'name') { raw = v.trim() ? plainName(v.trim()) : null; if (!v.trim()) { return outline[path] ? withoutValue(text, path) : text; } }
-    else if (target.getAttribute('data-text') === 'text') { raw = quoted(v); }
+    else if (target.getAttribute('data-text') === 'text') {
+      if (!v.trim() && target.hasAttribute('data-optional')) { return outline[path] ? withoutValue(text, path) : text; }
+      raw = quoted(v.trim() && target.hasAttribute('data-optional') ? v.trim() : v);
+    }
     else {
       raw = number(v);
       // Emptied: the key goes, unless the field keeps it (a value the session needs, being retyped).
@@ -507,7 +547,8 @@
   var fieldFor = [[/^(pattern|ramp|limits)/, 'err-pattern', phaseIds], [/^(minutes|cycles)/, 'err-minutes', ['f-minutes']],
                   [/^settle/, 'err-settle', ['f-settle']], [/^closing/, 'err-closing', ['f-closing']],
                   [/^master/, 'err-loudness', ['f-loudness']], [/^ambience/, 'err-beds', []], [/^cues/, 'err-cues', []],
-                  [/^bells/, 'err-bells', []], [/^guide/, 'err-guide', []], [/^segments/, 'err-segments', []]];
+                  [/^bells/, 'err-bells', []], [/^language/, 'err-language', ['f-language']], [/^guide\.voice/, 'err-language', ['f-voice']],
+                  [/^guide/, 'err-guide', []], [/^segments/, 'err-segments', []]];
   // The form's input a field's error belongs to, when it has one.
   function inputsFor(f) {
     var m;
