@@ -26,6 +26,9 @@ reported with its min, median and max. Writes the table into BENCHMARKS.md.
 """
 import json, os, statistics, subprocess, sys, tempfile, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchmarks import write_section  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MEDRENDER = os.environ.get("MEDRENDER", os.path.join(ROOT, ".build", "release", "medrender"))
 PRESET, MINUTES, RATE, QUALITY = "box-breath", 15, 48000, 5
@@ -287,18 +290,25 @@ def processor_rows(tmp, common, mix):
     return rows
 
 
+PROCESSOR_HEADING = "## Processor time of one render on one thread"
+
+
 def processor_only():
-    """`--processor`: the processor-time rows alone, printed (BENCHMARKS.md is left as it is)."""
+    """`--processor`: the processor-time rows alone, written into BENCHMARKS.md under their own
+    heading (`make bench` puts them in the first table too)."""
     with tempfile.TemporaryDirectory(prefix="medrender-bench-") as tmp:
         common = ["--preset", PRESET, "--minutes", str(MINUTES), "--rate", str(RATE)]
         mix = os.path.join(tmp, "mix.wav")
         run([MEDRENDER, *common, "--bits", "32f", "-o", mix])
         build_floor()
         rows = processor_rows(tmp, common, mix)
-    print("| comparison | ratio min / median / max | medrender s (median) | other s (median) | target |")
-    print("| --- | --- | --- | --- | --- |")
-    for name, r, a, b, target in rows:
-        print(f"| {name} | {summary(r)} | {statistics.median(a):.2f} | {statistics.median(b):.2f} | {target} |")
+    lines = [PROCESSOR_HEADING, "",
+             f"Measured by `python3 scripts/bench.py --processor` ({FLOOR_PAIRS} alternated pairs, {PAIRS} for the guided session): "
+             "user + system seconds of each process, from the kernel's accounting. What a library build pays per file "
+             "(`build -j N` gives each render one thread).", "",
+             "| comparison | ratio min / median / max | medrender s (median) | other s (median) | target |", "| --- | --- | --- | --- | --- |"]
+    lines += [f"| {name} | {summary(r)} | {statistics.median(a):.2f} | {statistics.median(b):.2f} | {target} |" for name, r, a, b, target in rows]
+    write_section(PROCESSOR_HEADING, lines + [""])
 
 
 def pieced_only():

@@ -12,6 +12,13 @@ enum Console {
     @TaskLocal static var capture: ConsoleCapture?
 
     /// Writes to standard output; a stream that cannot take it is an I/O error (74).
+    /// A report on standard output as JSON: pretty, its keys sorted.
+    static func outputJSON(_ report: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try output(String(decoding: try encoder.encode(report), as: UTF8.self) + "\n")
+    }
+
     static func output(_ text: String) throws(IOError) {
         if let capture {
             capture.output.withLock { $0 += text.utf8 }

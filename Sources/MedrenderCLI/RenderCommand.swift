@@ -157,10 +157,7 @@ struct RenderCommand: ParsableCommand {
             }
             defer { TemporaryFiles.unregisterFolders(madeFolders) }
             let library = session.libraries.library()
-            var options = try request()
-            // An M4A is made from the mix itself, sent to medrender-media as floats.
-            if M4ARender.names(output) { options.format = .wav }
-            var (request, rateNote) = try options.renderRequest(library: library, destination: RenderDestination(commandLine: output))
+            var (request, rateNote) = try renderRequest(library: library)
             if let rateNote { Console.error("medrender: \(rateNote)\n") }
             request.stemsDirectory = stems
             request.cueSheetPaths = cues.map { [$0] } ?? []
@@ -296,6 +293,14 @@ final class ProgressBar: Sendable {
 }
 
 extension RenderCommand {
+    /// The request of the options given, for `library`; an M4A's is for the mix itself, which is
+    /// sent to medrender-media as floats.
+    func renderRequest(library: PresetLibrary) throws -> (RenderRequest, String?) {
+        var options = try request()
+        if M4ARender.names(output) { options.format = .wav }
+        return try options.renderRequest(library: library, destination: RenderDestination(commandLine: output))
+    }
+
     /// `-o FILE.m4a`: the session's mix as AAC in an M4A (written by medrender-media), with its
     /// cue sheets and video when asked.
     func renderM4A(_ request: RenderRequest) throws {
@@ -310,9 +315,7 @@ extension RenderCommand {
             if !json { try VideoCommand.say(made, json: false) }
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try Console.output(String(data: try encoder.encode(report), encoding: .utf8)! + "\n")
+            try Console.outputJSON(report)
         } else {
             let duration = SessionTime(milliseconds: report.audioFrames * 1000 / Int64(report.rate)).clockString
             Console.error("wrote \(report.output): \(duration), AAC at \(report.rate) Hz, \(report.channels) channels, "

@@ -87,9 +87,7 @@ struct VideoCommand: ParsableCommand {
     /// The report on standard error, or as JSON on standard output.
     static func say(_ report: VideoReport, json: Bool) throws {
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try Console.output(String(data: try encoder.encode(report), encoding: .utf8)! + "\n")
+            try Console.outputJSON(report)
         } else {
             let duration = SessionTime(milliseconds: report.audioFrames * 1000 / Int64(report.rate)).clockString
             Console.error("wrote \(report.output): \(duration), \(report.width)x\(report.height) at \(report.fps) fps, "

@@ -254,7 +254,7 @@ final class VideoFileWriter {
             made.pointee.time_base = AVRational(num: 1, den: Int32(rate))
             made.pointee.start = chapter.frame
             made.pointee.end = chapter.endFrame
-            av_dict_set(&made.pointee.metadata, "title", chapter.title, 0)
+            av_dict_set(&made.pointee.metadata, "title", chapter.text, 0)
             list[index] = made
             ctx.pointee.nb_chapters = UInt32(index + 1)
         }

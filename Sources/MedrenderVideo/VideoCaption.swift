@@ -5,7 +5,7 @@ import MedrenderCore
 /// A spoken line as the video shows it: burnt in under the circle while it sounds, and a cue of
 /// the file's subtitle track (`mov_text` in an MP4, WebVTT in a WebM). Its frames are the mix's,
 /// as the cue sheet gives them; its text is the cue sheet's caption (the words spoken, or a
-/// recording's name in brackets).
+/// recording's name in brackets). An M4A's chapter is one too (`MediaChapter`: a section's title).
 public struct VideoCaption: Hashable, Sendable, Codable {
     public var frame: Int64
     public var endFrame: Int64

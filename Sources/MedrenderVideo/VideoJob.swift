@@ -33,28 +33,20 @@ public struct VideoJob: Codable, Sendable, Hashable {
     public var clock: VideoClock { VideoClock(rate: rate, totalAudioFrames: totalAudioFrames, fps: settings.fps) }
 }
 
-/// A section of an M4A, on the mix's clock, with its title.
-public struct MediaChapter: Hashable, Sendable, Codable {
-    public var frame: Int64
-    public var endFrame: Int64
-    public var title: String
-
-    public init(frame: Int64, endFrame: Int64, title: String) {
-        (self.frame, self.endFrame, self.title) = (frame, endFrame, title)
-    }
-}
+/// A section of an M4A, on the mix's clock, its title as the text.
+public typealias MediaChapter = VideoCaption
 
 /// An M4A (AAC in MP4) as medrender hands it to `medrender-media m4a`: this, as JSON, is the
 /// program's argument; the mix comes on its standard input as a video's does, and the program
 /// writes the file at `path`, which exists, empty.
 public struct M4AJob: Codable, Sendable, Hashable {
-    public var rate: Int
-    public var channels: Int
-    public var totalAudioFrames: Int64
+    /// The file to write, and its chapters: a section each, on the mix's clock.
     public var path: String
+    public var chapters: [MediaChapter]
     /// The file's tags, each a key (`title`, `artist`, `album`, `date`, `comment`) and its value.
     public var tags: [[String]]
-    public var chapters: [MediaChapter]
+    /// The mix's rate in hertz, channels and frames.
+    public var rate: Int, channels: Int, totalAudioFrames: Int64
 
     /// The M4A of `plan`'s mix with `tags`' words and chapters, written at `path`.
     public init(plan: RenderPlan, tags: OutputTags, path: String) {
@@ -62,6 +54,6 @@ public struct M4AJob: Codable, Sendable, Hashable {
         self.tags = [("title", tags.title), ("artist", tags.artist), ("album", tags.album), ("date", tags.date), ("comment", tags.comment)]
             .compactMap { key, value in value.flatMap { $0.isEmpty ? nil : [key, $0] } }
         let ends = tags.chapters.dropFirst().map(\.frame) + [plan.totalFrames]
-        chapters = zip(tags.chapters, ends).map { MediaChapter(frame: $0.frame, endFrame: $1, title: $0.name) }
+        chapters = zip(tags.chapters, ends).map { MediaChapter(frame: $0.frame, endFrame: $1, text: $0.name) }
     }
 }
