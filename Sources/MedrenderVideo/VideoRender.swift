@@ -125,8 +125,9 @@ enum MediaRun {
         feedMix(master, channels: channels, to: audio.parent, feeds: feeds)
         let lineDescriptor = pictures.parent
         feeds.start("medrender media lines") {
+            let encoder = JSONEncoder()
             lines? { value in
-                guard let data = try? JSONEncoder().encode(value) else { return false }
+                guard let data = try? encoder.encode(value) else { return false }
                 let line = data + Data([0x0A])
                 return line.withUnsafeBytes { DescriptorWriting.writeAll(lineDescriptor, $0.baseAddress!, count: $0.count, socket: true) }
             }
