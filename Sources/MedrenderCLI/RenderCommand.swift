@@ -304,6 +304,7 @@ extension RenderCommand {
     /// `-o FILE.m4a`: the session's mix as AAC in an M4A (written by medrender-media), with its
     /// cue sheets and video when asked.
     func renderM4A(_ request: RenderRequest) throws {
+        try M4ARender.check(rate: request.options.rate)
         let prepared = try Renderer.prepare(request)
         for warning in prepared.warnings { Console.error("medrender: warning: \(warning)\n") }
         let videoSettings = try video.map { try picture.settings(output: $0, option: "--video") }

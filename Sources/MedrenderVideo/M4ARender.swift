@@ -15,13 +15,18 @@ public enum M4ARender {
         path.lowercased().hasSuffix(".m4a")
     }
 
+    /// Refuses a `rate` AAC cannot carry, before anything is prepared.
+    public static func check(rate: Int) throws(ParameterError) {
+        guard VideoRender.aacRates.contains(rate) else {
+            throw ParameterError("rate", value: "\(rate)", "cannot be carried by AAC in an M4A; give one of "
+                                 + VideoRender.aacRates.map(String.init).joined(separator: ", ") + " Hz")
+        }
+    }
+
     /// Writes `prepared`'s mix to `path` as an M4A.
     public static func write(_ prepared: PreparedRender, to path: String) throws -> M4AReport {
         let plan = prepared.plan
-        guard VideoRender.aacRates.contains(plan.rate) else {
-            throw ParameterError("rate", value: "\(plan.rate)", "cannot be carried by AAC in an M4A; give one of "
-                                 + VideoRender.aacRates.map(String.init).joined(separator: ", ") + " Hz")
-        }
+        try check(rate: plan.rate)
         let file = try AtomicOutputFile(path: path)
         let master = MasterStream(prepared, headroomDecibels: VideoRender.headroomDecibels(.mp4, rate: plan.rate))
         let job = M4AJob(plan: plan, tags: prepared.tags, path: file.temporaryPath)

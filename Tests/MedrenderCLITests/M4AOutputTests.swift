@@ -56,16 +56,20 @@ import Testing
         #expect(aac.truePeak <= -1.0, "the M4A decodes to a true peak of \(aac.truePeak) dBTP, over the -1 dBTP ceiling")
     }
 
+    /// Refused before anything is prepared: a guided script is not spoken (its speech cache stays
+    /// empty), and no file is written.
     @Test(arguments: [(["--stems", "stems"], "--stems does not go with an .m4a output"),
                       (["--start", "10"], "--start does not go with an .m4a output"),
                       (["--rate", "12345"], "--rate 12345 cannot be carried by AAC in an M4A")])
     func whatAnM4ACannotCarryIsRefusedAndNothingIsWritten(options: [String], message: String) throws {
         let dir = TemporaryDirectory("m4a-refused")
-        let m4a = dir.file("session.m4a")
-        let made = try runMedrender(["--preset", "box-breath", "--minutes", "1"] + options + ["-o", m4a], in: dir.path)
+        let m4a = dir.file("out/session.m4a"), cache = dir.file("cache")
+        try FileManager.default.createDirectory(atPath: dir.file("out"), withIntermediateDirectories: true)
+        let made = try runProcess(PackagePaths.executable, ["--preset", "guided-sleep-478", "--minutes", "1"] + options + ["-o", m4a],
+                                  in: dir.file("out"), environment: ["XDG_CACHE_HOME": cache])
         #expect(made.status == 64 || made.status == 65, "\(made.status): \(made.stderr)")
         #expect(made.stderr.contains(message), "\(made.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: m4a))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0 != "stems" }.isEmpty, "a file was left behind")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("out")).filter { $0 != "stems" }.isEmpty, "a file was left behind")
+        #expect(FileManager.default.enumerator(atPath: cache)?.allObjects.isEmpty ?? true, "something was spoken or cached")
     }
 }
