@@ -7,8 +7,8 @@ import MedrenderVideo
 
 /// The video's subtitle track: the spoken lines (`VideoCaption`) as timed text — `mov_text` (3GPP
 /// timed text) in an MP4, WebVTT in a WebM — encoded by libavcodec's own text encoders from ASS
-/// events, as ffmpeg's command line converts subtitles. Each line is one cue, timed in
-/// milliseconds on the mix's clock (the cue sheet's frames).
+/// events, as ffmpeg's command line converts subtitles. Each line is one cue, from its frames on
+/// the mix's clock (the cue sheet's), which libavformat turns into the stream's.
 ///
 /// Not `Sendable`: it belongs to the writer's thread.
 final class SubtitleTrack {
@@ -67,29 +67,30 @@ final class SubtitleTrack {
     }
 
     /// Writes every caption into `ctx`, after its header: the muxer interleaves them with the
-    /// pictures and the sound by their times. `rate` is the mix's.
+    /// pictures and the sound by their times, which libavformat converts from the mix's frames
+    /// (`rate` a second) to the stream's clock.
     func write(_ captions: [VideoCaption], rate: Int, into ctx: UnsafeMutablePointer<AVFormatContext>) throws(RenderError) {
         guard let packet = av_packet_alloc() else { throw RenderError("\(path): out of memory", category: .internal) }
         defer { var owned: UnsafeMutablePointer<AVPacket>? = packet; av_packet_free(&owned) }
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        let milliseconds = AVRational(num: 1, den: 1000)
+        let mix = AVRational(num: 1, den: Int32(rate)), clock = stream.pointee.time_base
         for (order, caption) in captions.enumerated() {
-            let start = (caption.frame * 1000 + Int64(rate) / 2) / Int64(rate)
-            let end = max(start + 1, (caption.endFrame * 1000 + Int64(rate) / 2) / Int64(rate))
+            let start = av_rescale_q(caption.frame, mix, clock)
+            let end = max(start + 1, av_rescale_q(caption.endFrame, mix, clock))
             let size = try encode("\(order),0,Default,,0,0,0,,\(Self.assText(caption.text))", start: start, end: end, into: &buffer)
             try VideoFileWriter.check(av_new_packet(packet, size), "writing the subtitles", path: path)
             buffer.withUnsafeBytes { packet.pointee.data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: Int(size)) }
-            packet.pointee.pts = av_rescale_q(start, milliseconds, stream.pointee.time_base)
-            packet.pointee.dts = packet.pointee.pts
-            packet.pointee.duration = av_rescale_q(end - start, milliseconds, stream.pointee.time_base)
+            packet.pointee.pts = start
+            packet.pointee.dts = start
+            packet.pointee.duration = end - start
             packet.pointee.stream_index = stream.pointee.index
             try VideoFileWriter.check(av_interleaved_write_frame(ctx, packet), "writing the subtitles", path: path)
         }
     }
 
     /// Encodes one ASS event (`ReadOrder, Layer, Style, Name, MarginL, MarginR, MarginV, Effect,
-    /// Text`) shown from `start` to `end` ms into `buffer`; gives its size. The corresponding C
-    /// function is `avcodec_encode_subtitle`.
+    /// Text`) shown from `start` to `end` (on the stream's clock) into `buffer`; gives its size.
+    /// The corresponding C function is `avcodec_encode_subtitle`.
     private func encode(_ event: String, start: Int64, end: Int64, into buffer: inout [UInt8]) throws(RenderError) -> Int32 {
         guard let rects = av_mallocz(MemoryLayout<UnsafeMutablePointer<AVSubtitleRect>?>.size)?
                 .assumingMemoryBound(to: UnsafeMutablePointer<AVSubtitleRect>?.self),
@@ -102,8 +103,9 @@ final class SubtitleTrack {
         var subtitle = AVSubtitle()
         subtitle.format = 1
         subtitle.start_display_time = 0
-        subtitle.end_display_time = UInt32(end - start)
-        subtitle.pts = start * 1000
+        let clock = stream.pointee.time_base
+        subtitle.end_display_time = UInt32(clamping: av_rescale_q(end - start, clock, AVRational(num: 1, den: 1000)))
+        subtitle.pts = av_rescale_q(start, clock, AVRational(num: 1, den: 1_000_000))
         subtitle.num_rects = 1
         subtitle.rects = rects
         defer { avsubtitle_free(&subtitle) }
