@@ -122,8 +122,8 @@ final class OutputWriter {
     /// A writer to `stream` when given (`path` then only names it), else to the file at `path`.
     ///
     /// - Parameter vorbisThreads: for OGG, encode the stream in pieces on this many threads
-    ///   (`PiecedVorbisEncoder`: the same bytes for any number); nil, the default, encodes it in
-    ///   one encoder (`VorbisEncoder`), as before.
+    ///   (`PiecedVorbisEncoder`: the same bytes for any number); nil, the default, encodes it by
+    ///   one encoder (`VorbisEncoder`).
     /// - Parameter frames: the part of the session written (its frames), nil for the whole; `tags`
     ///   are the part's.
     init(format: OutputFormat, path: String, stream: (any ByteSink)?, plan: RenderPlan, tags: OutputTags, seed: UInt64,
@@ -203,6 +203,8 @@ final class OutputWriter {
 
     /// Where an OGG's pieces met (empty for one encoder or another format).
     var vorbisSplices: [Int64] { (encoder as? PiecedVorbisEncoder)?.splices ?? [] }
+    /// How many Vorbis encoders the OGG started (0 for another format).
+    var vorbisEncoders: Int { (encoder as? PiecedVorbisEncoder)?.encodersStarted ?? (encoder is VorbisEncoder ? 1 : 0) }
 
     /// The Vorbis encoder, when the format is OGG.
     var vorbisEncoder: (any VorbisPacketSource)? { encoder as? any VorbisPacketSource }

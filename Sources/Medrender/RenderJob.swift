@@ -34,17 +34,23 @@ public struct RenderJob: Sendable {
     /// side by side, pass 2 mixes on one thread while it encodes on another, and an OGG is encoded
     /// in pieces on `threads` threads at once (`PiecedVorbisEncoder`); with 1, all of it runs on
     /// the calling thread but an OGG's decode check, which has a thread of its own
-    /// (`LiveVorbisCheck`). The bytes written are the same either way.
+    /// (`LiveVorbisCheck`), and an OGG is encoded by one encoder (see `oggInPieces`). The mix is
+    /// the same either way.
     public var threads = 2
     /// Seconds a speech engine may take to speak one line of the script, above 0, default 120
     /// (`SpeechSynthesizer.timeLimitSeconds`).
     public var speechTimeLimitSeconds = SpeechSynthesizer.defaultTimeLimitSeconds
-    /// An OGG encoded by one Vorbis encoder, as before pieces (a reference for tests): other bytes.
-    var oneVorbisEncoder = false
-    /// Given where the pieces of an OGG met (frames at the splices), once it is written.
-    var spliceObserver: (@Sendable ([Int64]) -> Void)?
+    /// How an OGG is encoded: in pieces on `threads` threads (`PiecedVorbisEncoder`: the same
+    /// bytes for any number of threads, 1 included), or by one encoder (`VorbisEncoder`: no scout,
+    /// no pre-roll, one encoder started; other bytes, as valid). nil, the default: in pieces with
+    /// 2 threads or more, by one encoder with 1. A build encodes every render by one encoder, so
+    /// that its bytes never depend on how its jobs were shared out.
+    public var oggInPieces: Bool?
+    /// Given, once an OGG is written, where its pieces met (frames at the splices) and how many
+    /// Vorbis encoders it started.
+    var vorbisObserver: (@Sendable (_ splices: [Int64], _ encoders: Int) -> Void)?
     /// The threads an OGG's pieces are encoded on; nil for one encoder.
-    var vorbisThreads: Int? { oneVorbisEncoder ? nil : max(1, threads) }
+    var vorbisThreads: Int? { oggInPieces ?? (threads > 1) ? max(1, threads) : nil }
     /// The name a stream's stems take (the output file's name otherwise).
     var streamName: String { session.name }
 
@@ -198,7 +204,7 @@ public struct RenderJob: Sendable {
             figures = try WritePass.run(prepared, into: writer, stems: outputs.stems, gain: Float(decibelsToGain(gainDecibels + policy.correctionDecibels)),
                                         ceilingDecibels: policy.limiterCeilingDecibels, frames: written, measuresOutput: !checked && live == nil,
                                         measuresSpeech: mix.levelsSpeech, parallel: parallel, progress: weighted, stopped: stopped)
-            spliceObserver?(writer.vorbisSplices)
+            vorbisObserver?(writer.vorbisSplices, writer.vorbisEncoders)
             guard checked, let file = writer.temporaryPath else {
                 if let live { decoded = try live.finish() }
                 break

@@ -26,6 +26,8 @@ public struct RenderRequest: Sendable {
     public var part: SessionPart?
     /// The cores the render may keep busy (see `RenderJob.threads`).
     public var threads = 2
+    /// How an OGG is encoded, in pieces or by one encoder (see `RenderJob.oggInPieces`).
+    public var oggInPieces: Bool?
     /// Seconds a speech engine may take to speak one line (see `RenderJob.speechTimeLimitSeconds`).
     public var speechTimeLimitSeconds = SpeechSynthesizer.defaultTimeLimitSeconds
 
@@ -62,6 +64,7 @@ public struct RenderRequest: Sendable {
         job.stemsDirectory = stemsDirectory
         job.soundCache = soundCache
         job.threads = threads
+        job.oggInPieces = oggInPieces
         return job
     }
 }

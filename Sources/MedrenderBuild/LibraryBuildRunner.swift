@@ -261,6 +261,8 @@ extension LibraryBuild {
                                     destination: .file(path), library: job.library)
         request.soundCache = sounds
         request.threads = threads
+        // One encoder for every OGG: a render's bytes never depend on the share of cores it got.
+        request.oggInPieces = false
         request.speechTimeLimitSeconds = speechTimeLimitSeconds
         // The cue sheets are put in place with the audio, so a failed job leaves neither.
         request.cueSheetPaths = job.cueSheetNames.map { folder + "/" + $0 }

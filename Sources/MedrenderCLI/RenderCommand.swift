@@ -73,7 +73,7 @@ struct RenderCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the render report as JSON.")
     var json = false
 
-    @Option(name: .long, help: "Cores to keep busy, 1 to 1024 (default: every core): an OGG is encoded in pieces on this many at once. The bytes are the same for any number.")
+    @Option(name: .long, help: "Cores to keep busy, 1 to 1024 (default: every core): an OGG is encoded in pieces on this many at once, the same bytes for any number. 1 encodes it by one encoder, with no work spent on pieces, as a build's renders are (other bytes, as valid).")
     var threads: Int?
 
     @Option(name: .long, help: "Also write a preview page (.html): a player, the breathing circle in sync, the timeline. It names the audio file when that is in its folder, else holds a copy.")
@@ -162,6 +162,8 @@ struct RenderCommand: ParsableCommand {
             request.stemsDirectory = stems
             request.cueSheetPaths = cues.map { [$0] } ?? []
             request.threads = threads ?? ProcessInfo.processInfo.activeProcessorCount
+            // Pieces unless one core is asked for: the default's bytes are the same on every machine.
+            request.oggInPieces = threads.map { $0 > 1 } ?? true
             request.speechTimeLimitSeconds = session.speech.timeLimitSeconds
             if M4ARender.names(output) { return try renderM4A(request) }
             let bar = ProgressBar(enabled: Console.errorIsTerminal && !json)

@@ -68,6 +68,9 @@ public final class PiecedVorbisEncoder {
     public private(set) var mostHeld = 0
     /// The long block's length in frames, which the stream's rate and quality choose.
     public var longBlockFrames: Int { longBlock }
+    /// The Vorbis encoders started so far: the scout, each piece's, and those that only tried a
+    /// piece's start (a stream of one piece starts two).
+    public private(set) var encodersStarted = 0
 
     /// The scout: where a continuous encoder puts its blocks.
     private let scout: VorbisAnalysis
@@ -124,6 +127,7 @@ public final class PiecedVorbisEncoder {
         self.threads = max(1, threads)
         self.totalFrames = totalFrames
         scout = try VorbisAnalysis(channels: channels, rate: rate, quality: quality)
+        encodersStarted = 2
         shortBlock = scout.shortBlock
         longBlock = scout.longBlock
         // Piece lengths and pre-rolls in whole steps of 4096 frames, half the largest Vorbis block:
@@ -281,6 +285,7 @@ public final class PiecedVorbisEncoder {
     /// The next piece, its encoder starting at `start` and its packets kept after `splice`.
     private func nextPiece(start: Int, splice: Int64) throws(IOError) -> PieceWorker {
         let nextBoundary = boundary + pieceFrames
+        encodersStarted += 1
         return try PieceWorker(index: current.index + 1, start: start, keepAfter: splice,
                                boundary: hasBoundary(nextBoundary) ? nextBoundary : Int.max, channels: channels, rate: rate,
                                quality: quality, shared: shared, onThread: threads > 1)
@@ -383,6 +388,7 @@ public final class PiecedVorbisEncoder {
     /// up to the first one centred at or after `through`.
     private func blocks(of piece: Gathering, from start: Int, through: Int64) throws(IOError) -> [VorbisBlockShape] {
         let analysis = try VorbisAnalysis(channels: channels, rate: rate, quality: quality)
+        encodersStarted += 1
         let at = start - piece.bufferStart
         precondition(at >= 0, "the piece's buffer starts after the start tried")
         return try piece.audio.withUnsafeBufferPointer { (p) throws(IOError) in

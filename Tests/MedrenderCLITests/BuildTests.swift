@@ -119,6 +119,15 @@ import Testing
         let other = try Self.build([presets + "/coherent.yaml", "-o", out, "--minutes", "1.2", "--rate", "11025"])
         #expect(other.rendered == ["coherent-1.2min.ogg"])
         #expect(try Self.manifest(out + "/manifest.json").count == expected.count)
+
+        // However the cores are shared out, the same bytes: the one job alone on 4 cores (each
+        // OGG of a build is encoded by one encoder) and on 1.
+        for jobs in ["4", "1"] {
+            let alone = try Self.build([presets + "/coherent.yaml", "-o", dir.file("j\(jobs)"), "--minutes", "1.2", "--rate", "11025", "-j", jobs])
+            #expect(alone.status == 0, "\(alone.stderr)")
+            let bytes = FileManager.default.contents(atPath: dir.file("j\(jobs)/coherent-1.2min.ogg"))
+            #expect(bytes != nil && bytes == FileManager.default.contents(atPath: out + "/coherent-1.2min.ogg"), "-j \(jobs)")
+        }
     }
 
     @Test func changingOnePresetOrDeletingOneOutputRendersOnlyThat() throws {

@@ -17,12 +17,14 @@ import Testing
     struct Rendered {
         var report: RenderReport
         var splices: [Int64]
+        /// The Vorbis encoders it started.
+        var encoders: Int
         var bytes: Data
         var path: String
     }
 
     static func render(_ preset: String, seconds: Double, rate: Int, channels: Int, quality: Double = 4, threads: Int = 2,
-                       oneEncoder: Bool = false, dir: TemporaryDirectory, name: String) throws -> Rendered {
+                       oneEncoder: Bool = false, viaDefault: Bool = false, dir: TemporaryDirectory, name: String) throws -> Rendered {
         let file = try library.presetPath(preset)
         let out = dir.file("\(name).ogg")
         var request = RenderRequest(
@@ -31,11 +33,14 @@ import Testing
             format: .ogg(quality: quality), destination: .file(out), library: library)
         request.threads = threads
         var job = try request.job()
-        job.oneVorbisEncoder = oneEncoder
-        let seen = Mutex<[Int64]>([])
-        job.spliceObserver = { splices in seen.withLock { $0 = splices } }
+        // In pieces on any number of threads unless one encoder is asked for; with `viaDefault`, as
+        // the thread count chooses.
+        if !viaDefault { job.oggInPieces = !oneEncoder }
+        let seen = Mutex<(splices: [Int64], encoders: Int)>(([], 0))
+        job.vorbisObserver = { splices, encoders in seen.withLock { $0 = (splices, encoders) } }
         let report = try job.run(to: request.destination)
-        return Rendered(report: report, splices: seen.withLock { $0 }, bytes: try Data(contentsOf: URL(fileURLWithPath: out)), path: out)
+        let (splices, encoders) = seen.withLock { $0 }
+        return Rendered(report: report, splices: splices, encoders: encoders, bytes: try Data(contentsOf: URL(fileURLWithPath: out)), path: out)
     }
 
     /// libvorbisfile, the reference decoder's library (`scripts/vorbisfile-seek.py`, through
@@ -166,5 +171,23 @@ import Testing
         #expect(one.splices == four.splices)
         let same = one.bytes == two.bytes && one.bytes == four.bytes
         #expect(same, "\(one.bytes.count), \(two.bytes.count), \(four.bytes.count) bytes")
+    }
+
+    /// One thread (`--threads 1`, a build's share) pays nothing for pieces: one Vorbis encoder is
+    /// started (no scout, no pre-roll, no start tried), and the file is one encoder's bytes. Two
+    /// threads encode in pieces, the pieced stream's bytes.
+    @Test("one thread starts one encoder; two encode in pieces")
+    func oneThreadStartsOneEncoder() throws {
+        let dir = TemporaryDirectory("pieced-one")
+        let one = try Self.render("box-breath", seconds: 40, rate: 48000, channels: 2, threads: 1, viaDefault: true, dir: dir, name: "one")
+        let single = try Self.render("box-breath", seconds: 40, rate: 48000, channels: 2, oneEncoder: true, dir: dir, name: "single")
+        let two = try Self.render("box-breath", seconds: 40, rate: 48000, channels: 2, threads: 2, viaDefault: true, dir: dir, name: "two")
+        let pieced = try Self.render("box-breath", seconds: 40, rate: 48000, channels: 2, threads: 1, dir: dir, name: "pieced")
+        #expect(one.encoders == 1 && one.splices.isEmpty, "one thread: \(one.encoders) encoders, splices \(one.splices)")
+        #expect(one.bytes == single.bytes)
+        // Two threads: the scout, a piece's encoder for each of the four pieces at least.
+        #expect(two.splices.count >= 3 && two.encoders >= two.splices.count + 2, "two threads: \(two.encoders) encoders")
+        #expect(two.bytes == pieced.bytes && two.bytes != one.bytes)
+        #expect(one.report.frames == two.report.frames)
     }
 }
