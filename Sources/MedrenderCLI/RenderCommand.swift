@@ -157,14 +157,8 @@ struct RenderCommand: ParsableCommand {
             }
             defer { TemporaryFiles.unregisterFolders(madeFolders) }
             let library = session.libraries.library()
-            var (request, rateNote) = try renderRequest(library: library)
+            let (request, rateNote) = try renderRequest(library: library)
             if let rateNote { Console.error("medrender: \(rateNote)\n") }
-            request.stemsDirectory = stems
-            request.cueSheetPaths = cues.map { [$0] } ?? []
-            request.threads = threads ?? ProcessInfo.processInfo.activeProcessorCount
-            // Pieces unless one core is asked for: the default's bytes are the same on every machine.
-            request.oggInPieces = threads.map { $0 > 1 } ?? true
-            request.speechTimeLimitSeconds = session.speech.timeLimitSeconds
             if M4ARender.names(output) { return try renderM4A(request) }
             let bar = ProgressBar(enabled: Console.errorIsTerminal && !json)
             // Prepared once: the page's plan is the render's, and no sound is decoded twice.
@@ -300,7 +294,14 @@ extension RenderCommand {
     func renderRequest(library: PresetLibrary) throws -> (RenderRequest, String?) {
         var options = try request()
         if M4ARender.names(output) { options.format = .wav }
-        return try options.renderRequest(library: library, destination: RenderDestination(commandLine: output))
+        var (request, rateNote) = try options.renderRequest(library: library, destination: RenderDestination(commandLine: output))
+        request.stemsDirectory = stems
+        request.cueSheetPaths = cues.map { [$0] } ?? []
+        request.threads = threads ?? ProcessInfo.processInfo.activeProcessorCount
+        // Pieces unless one core is asked for: the default's bytes are the same on every machine.
+        request.oggInPieces = threads.map { $0 > 1 } ?? true
+        request.speechTimeLimitSeconds = session.speech.timeLimitSeconds
+        return (request, rateNote)
     }
 
     /// `-o FILE.m4a`: the session's mix as AAC in an M4A (written by medrender-media), with its
