@@ -2,12 +2,14 @@ import Foundation
 
 /// Values handed from a producing thread to one consumer, in order, at most `capacity` waiting:
 /// the producer waits while the queue is full, so memory stays bounded however far the consumer
-/// falls behind. The consumer is a thread that takes a batch at a time (`take`: an OGG's decode
-/// check) or a task that awaits each value without holding a thread (`next`: a render's bytes read
-/// by the server). Either side may end it: the producer with `finish` (the consumer gets the rest,
-/// then the end or the producer's error), the consumer with `stop` (the producer's next `put`
-/// throws the reason). A `SlotRing` hands memory allocated once between two threads through two
-/// of these, carrying its slots' indices.
+/// falls behind. The consumer is a thread that takes a batch at a time (`take`, or `drain` without
+/// waiting: an OGG's decode check, a pieced OGG's pieces and their packets) or a task that awaits
+/// each value without holding a thread (`next`: a render's bytes read by the server). Either side
+/// may end it: the producer with `finish` (the consumer gets the rest, then the end or the
+/// producer's error), the consumer with `stop` (the producer's next `put` throws the reason). A
+/// `SlotRing` hands memory allocated once between two threads through two of these, carrying its
+/// slots' indices; a pieced OGG's buffers go round through one, which its pieces' threads all
+/// put back into (`put` may be called from several threads).
 // `@unchecked`: the values, the waiting reader, the flags and the errors are read and written
 // under `condition` only; `capacity` and `wake` are constants.
 public final class HandOffQueue<Element: Sendable>: @unchecked Sendable {
@@ -102,6 +104,23 @@ public final class HandOffQueue<Element: Sendable>: @unchecked Sendable {
         for i in head..<head + n { batch.append(values[i]!) }
         removeFirst(n)
         return true
+    }
+
+    /// The consumer's side, on a thread, without waiting: moves every value waiting into `batch`.
+    /// False once the queue has ended and every value was taken (or the consumer has stopped it);
+    /// throws the producer's error after its last value.
+    public func drain(into batch: inout [Element]) throws -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        if stopReason != nil { return false }
+        let n = pending
+        if n > 0 {
+            for i in head..<head + n { batch.append(values[i]!) }
+            removeFirst(n)
+        }
+        guard ended else { return true }
+        if let failure { throw failure }
+        return false
     }
 
     /// The consumer's side, in a task: the next value, or nil at the end; throws the producer's

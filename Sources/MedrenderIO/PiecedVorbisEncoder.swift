@@ -1,5 +1,6 @@
 import CVorbis
 import Foundation
+import Synchronization
 
 /// Encodes one OGG Vorbis stream in pieces, on several threads: to a decoder it is one ordinary
 /// stream, with one header set, granule positions counted from its first frame and pages numbered
@@ -25,9 +26,10 @@ import Foundation
 /// scale, far under what the codec takes away), and the scout and every piece encode those samples.
 ///
 /// Each piece is encoded as its audio arrives, on a thread of its own, and its packets go on the
-/// stream as soon as they are settled, the oldest piece's first. Memory: the audio handed to the
-/// pieces and not yet encoded, which the caller waits to keep under about one piece's, and the
-/// next piece's start (its pre-roll and the starts tried, about a second).
+/// stream as soon as they are settled, the oldest piece's first: the audio goes to a piece, and its
+/// packets come back, through `HandOffQueue`s. Memory: the audio handed to the pieces and not yet
+/// encoded, in buffers that hold about one piece's audio between them (the caller waits for a
+/// free one), and the next piece's start (its pre-roll and the starts tried, about a second).
 /// Not `Sendable`: one encoder belongs to the thread that feeds it.
 public final class PiecedVorbisEncoder {
     /// The stream serial, as for `VorbisEncoder`.
@@ -102,13 +104,20 @@ public final class PiecedVorbisEncoder {
     /// Pieces being encoded (the current one last), oldest first: their packets go on the stream
     /// in this order.
     private var pieces: [PieceWorker] = []
-    private let shared = PieceQueue()
+    /// The buffers that carry the audio to the pieces, as many as `bound` takes.
+    private let shared: PieceAudio
+    /// Audio for the current piece not yet sent to it: a buffer of `shared`, from the stream's
+    /// frame `fillingAt`. It goes when full, or when the piece may encode it (released or closed
+    /// past its start), so the audio a piece holds beyond where it may encode is in full buffers.
+    private var filling: [Int16]?
+    private var fillingAt = 0
     /// How far behind the audio received a piece is held while the splice after it is looked
     /// for, in frames: more than the scout takes to place a block (a long block's lookahead and
     /// a block of audio handed at once), so the piece never sees a frame past its end.
     private let holdBack: Int
-    /// The audio handed to the pieces and not yet encoded, at most (samples): a piece's, so the
-    /// threads never wait on each other; beyond it, the caller waits.
+    /// The audio handed to the pieces and not yet encoded, at most (samples, in buffers of
+    /// `windowStep` frames): a piece's, so the threads never wait on each other; beyond it, the
+    /// caller waits.
     private let bound: Int
     private var finished = false
 
@@ -137,6 +146,7 @@ public final class PiecedVorbisEncoder {
         prerollFrames = max(1, Int((Self.prerollSeconds * Double(rate) / Double(step)).rounded(.up))) * step
         holdBack = 8 * longBlock + 2 * Self.windowStep
         bound = max(pieceFrames, 2 * holdBack) * channels
+        shared = PieceAudio(samples: bound, bufferFrames: Self.windowStep, channels: channels)
         headerPackets = try scout.headerPackets(tags: tags)
         output = try OggPacketWriter(sink: sink, serial: Self.serial)
         try output.writeHeaders(headerPackets)
@@ -150,6 +160,7 @@ public final class PiecedVorbisEncoder {
     deinit {
         // A stream abandoned mid-way stops its pieces and waits for their threads, which hold
         // no reference to it.
+        if let filling { shared.giveBack(filling, samples: filling.count) }
         for piece in pieces { piece.cancel() }
         for piece in pieces { piece.waitUntilFinished() }
     }
@@ -162,11 +173,47 @@ public final class PiecedVorbisEncoder {
     /// How far before a boundary the next piece's buffer starts: the pre-roll and the starts tried.
     private var lead: Int { prerollFrames + 2 * longBlock }
 
-    /// Puts a piece on the stream's list and, with more than one thread, on a thread of its own
-    /// (`BlockingWork`: a piece waits for its audio, which would park a Dispatch worker).
+    /// Puts a piece on the stream's list and, with more than one thread, on a thread of its own.
     private func launch(_ piece: PieceWorker) {
         pieces.append(piece)
-        if threads > 1 { BlockingWork.start("medrender vorbis piece") { piece.work() } }
+        piece.launch()
+    }
+
+    /// Hands the current piece `frameCount` frames from the stream's frame `at` (the frame after
+    /// the last handed), through `filling`: waits while every buffer of `shared` is held.
+    private func hand(_ frames: UnsafePointer<Int16>, frameCount: Int, at: Int) {
+        var done = 0
+        while done < frameCount {
+            if filling == nil {
+                filling = shared.take()
+                fillingAt = at + done
+            }
+            let n = min(shared.bufferFrames - filling!.count / channels, frameCount - done)
+            filling!.append(contentsOf: UnsafeBufferPointer(start: frames + done * channels, count: n * channels))
+            shared.queued.wrappingAdd(n * channels, ordering: .relaxed)
+            done += n
+            if filling!.count == shared.bufferFrames * channels { sendFilling() }
+        }
+        mostHeld = max(mostHeld, shared.queued.load(ordering: .relaxed) + (next?.audio.count ?? 0))
+    }
+
+    private func sendFilling() {
+        guard let audio = filling else { return }
+        filling = nil
+        current.send(.audio(at: fillingAt, samples: audio))
+    }
+
+    /// Lets the current piece encode up to `frame`, sending it the audio it may now encode.
+    private func release(through frame: Int) {
+        if filling != nil, frame > fillingAt { sendFilling() }
+        current.release(through: frame)
+    }
+
+    /// Closes the current piece: its audio ends at `end`, its last kept block is centred on
+    /// `keepThrough` (nil for the last piece).
+    private func closeCurrent(end: Int, keepThrough: Int64?) {
+        sendFilling()
+        current.close(end: end, keepThrough: keepThrough)
     }
 
     /// Encodes `frameCount` interleaved frames.
@@ -197,17 +244,18 @@ public final class PiecedVorbisEncoder {
             if next != nil { n = min(n, Self.windowStep) }
             if let end = currentEnd, received < end { n = min(n, end - received) }
             let chunk = frames + done * channels
-            // The current piece takes everything up to its end, once that is known.
+            // The current piece takes everything up to its end, once that is known; with no
+            // splice looked for, it may encode all of it at once.
             let upTo = min(received + n, currentEnd ?? Int.max)
             if upTo > handed {
-                try waitForRoom()
-                current.push(chunk + (handed - received) * channels, frameCount: upTo - handed, at: handed)
+                if next == nil { release(through: upTo) }
+                hand(chunk + (handed - received) * channels, frameCount: upTo - handed, at: handed)
                 handed = upTo
             }
-            if next != nil { next!.audio.append(contentsOf: UnsafeBufferPointer(start: chunk, count: n * channels)) }
-            shared.condition.lock()
-            mostHeld = max(mostHeld, shared.queued + (next?.audio.count ?? 0))
-            shared.condition.unlock()
+            if next != nil {
+                next!.audio.append(contentsOf: UnsafeBufferPointer(start: chunk, count: n * channels))
+                mostHeld = max(mostHeld, shared.queued.load(ordering: .relaxed) + next!.audio.count)
+            }
             // The scout is needed until the last piece starts.
             if next != nil || !currentLast {
                 try scout.write(chunk, frameCount: n) { (shape) throws(IOError) in scoutBlocks.append(shape) }
@@ -218,19 +266,11 @@ public final class PiecedVorbisEncoder {
         }
     }
 
-    /// Waits while the pieces hold more audio than the bound.
-    private func waitForRoom() throws(IOError) {
-        shared.condition.lock()
-        while shared.queued > bound { shared.condition.wait() }
-        shared.condition.unlock()
-        try emit(untilOneFinishes: false)
-    }
-
     /// Opens the next piece's buffer, finds splices, chooses starts and starts pieces, as far as
     /// the audio received allows.
     private func advance() throws(IOError) {
         // The current piece goes as far as the audio, but for a margin while its splice is not settled.
-        current.release(through: next == nil ? min(received, currentEnd ?? Int.max) : max(0, received - holdBack))
+        release(through: next == nil ? min(received, currentEnd ?? Int.max) : max(0, received - holdBack))
         // The next piece's buffer opens `lead` frames before the boundary.
         if next == nil, !currentLast, received >= boundary - lead {
             precondition(received == boundary - lead, "the next piece's buffer opened late")
@@ -294,7 +334,7 @@ public final class PiecedVorbisEncoder {
     /// Closes the current piece at its splice and starts the next one, with the audio gathered
     /// for it.
     private func startNextPiece(_ gathered: Gathering, piece: PieceWorker, splice: Int64, end: Int) throws(IOError) {
-        current.close(end: end, keepThrough: splice)
+        closeCurrent(end: end, keepThrough: splice)
         splices.append(splice)
         // At most `threads` pieces at once: the oldest is written out before another starts (with
         // more than one thread, `advance` has done so before the piece was made).
@@ -307,12 +347,12 @@ public final class PiecedVorbisEncoder {
         currentLast = !hasBoundary(boundary)
         current = piece
         launch(piece)
-        try waitForRoom()
+        release(through: received)
         gathered.audio.withUnsafeBufferPointer { p in
-            piece.push(p.baseAddress! + (from - gathered.bufferStart) * channels, frameCount: received - from, at: from)
+            hand(p.baseAddress! + (from - gathered.bufferStart) * channels, frameCount: received - from, at: from)
         }
         handed = received
-        piece.release(through: received)
+        sendFilling()
     }
 
     /// Gives up the splice at the current piece's boundary: the piece takes every frame the next
@@ -322,20 +362,21 @@ public final class PiecedVorbisEncoder {
         let gathered = next!
         next = nil
         // What the current piece was not given after its planned end is in the next one's buffer.
+        release(through: received)
         if received > handed {
             let from = handed - gathered.bufferStart
-            try waitForRoom()
             gathered.audio.withUnsafeBufferPointer { p in
-                current.push(p.baseAddress! + from * channels, frameCount: received - handed, at: handed)
+                hand(p.baseAddress! + from * channels, frameCount: received - handed, at: handed)
             }
             handed = received
+            sendFilling()
         }
         splice = nil
         currentEnd = nil
         boundary += pieceFrames
         currentLast = !hasBoundary(boundary)
         current.moveBoundary(to: currentLast ? Int.max : boundary)
-        current.release(through: received)
+        release(through: received)
         scoutBlocks.removeAll(keepingCapacity: true)
     }
 
@@ -362,7 +403,7 @@ public final class PiecedVorbisEncoder {
         let at = base - piece.bufferStart
         precondition(at >= 0, "the piece's buffer starts after the start tried")
         let baseShapes = try piece.audio.withUnsafeBufferPointer { (p) throws(IOError) in
-            try candidate.lead(p.baseAddress! + at * channels, frameCount: p.count / channels - at, through: splice + half)
+            try candidate.lead(UnsafeBufferPointer(rebasing: p[(at * channels)...]), through: splice + half)
         }
         let toSplice = baseShapes.firstIndex(where: { $0.center >= splice }).map { baseShapes[...$0] } ?? baseShapes[...]
         if let grid = toSplice.last(where: \.long)?.center {
@@ -426,7 +467,7 @@ public final class PiecedVorbisEncoder {
         finished = true
         // A splice not settled is given up: the current piece runs to the last frame received.
         if next != nil { try extendCurrentPiece() }
-        current.close(end: received, keepThrough: nil)
+        closeCurrent(end: received, keepThrough: nil)
         while !pieces.isEmpty { try emit(untilOneFinishes: true) }
         try output.flush()
     }
