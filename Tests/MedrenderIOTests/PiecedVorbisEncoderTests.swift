@@ -265,6 +265,51 @@ struct PiecedVorbisEncoderTests {
         let reader = try SoundFileReader(path: path)
         #expect(reader.frameCount == Int64(frames))
     }
+
+    /// Why the packet observer of `aFailingWatcherStopsTheStream` stops.
+    struct WatcherStopped: Error {}
+
+    @Test("a stream whose watcher fails stops with its error, and one abandoned part-way ends its pieces",
+          .timeLimit(.minutes(2)), arguments: [1, 2, 4])
+    func aFailingWatcherStopsTheStream(threads: Int) throws {
+        let rate = 22050, channels = 2
+        let input = sessionSignal(frames: 30 * rate, rate: rate, channels: channels, seed: 9)
+        let reference = try encodePieced(input, channels: channels, rate: rate, threads: threads, pieceSeconds: 2)
+        // The watcher throws at the 200th packet, a few pieces in: the write that gets there
+        // throws the watcher's error, named.
+        var seen = 0
+        let sink = MemorySink()
+        let failing = try PiecedVorbisEncoder(sink: sink, channels: channels, rate: rate, quality: 4, totalFrames: 30 * rate, threads: threads,
+                                              pieceSeconds: 2)
+        failing.packetObserver = { _ in
+            seen += 1
+            if seen == 200 { throw WatcherStopped() }
+        }
+        let thrown = #expect(throws: IOError.self) {
+            try input.withUnsafeBufferPointer { (p) throws(IOError) in
+                var at = 0
+                while at < 30 * rate {
+                    let n = min(1000, 30 * rate - at)
+                    try failing.write(p.baseAddress! + at * channels, frameCount: n)
+                    at += n
+                }
+            }
+            try failing.finish()
+        }
+        #expect(thrown?.description.contains("WatcherStopped") == true, "\(String(describing: thrown))")
+        #expect(seen == 200)
+        // Abandoned before its end, in the middle of a piece (pieces of 45,056 frames here) and
+        // while a splice is looked for:
+        // its pieces stop and the encoder goes (its `deinit` waits for them), and the next stream
+        // is whole.
+        for frames in [3 * rate, 4 * rate - 5000] {
+            let abandoned = try PiecedVorbisEncoder(sink: MemorySink(), channels: channels, rate: rate, quality: 4, totalFrames: 30 * rate,
+                                                    threads: threads, pieceSeconds: 2)
+            try input.withUnsafeBufferPointer { (p) throws(IOError) in try abandoned.write(p.baseAddress!, frameCount: frames) }
+        }
+        let again = try encodePieced(input, channels: channels, rate: rate, threads: threads, pieceSeconds: 2)
+        #expect(again.bytes == reference.bytes)
+    }
 }
 
 extension Float {
