@@ -159,7 +159,7 @@ public enum CueSheetWriter {
 
     /// The cue sheet written to a temporary file beside `path`, to be committed (with the audio
     /// it belongs to).
-    static func prepare(_ plan: RenderPlan, to path: String, format: CueSheetFormat? = nil) throws(IOError) -> AtomicOutputFile {
+    public static func prepare(_ plan: RenderPlan, to path: String, format: CueSheetFormat? = nil) throws(IOError) -> AtomicOutputFile {
         guard let format = format ?? CueSheetFormat.forPath(path) else {
             throw IOError(.cannotCreate, "is not a cue sheet format; end it in .json, .vtt or .txt", path: path)
         }

@@ -312,8 +312,7 @@ extension RenderCommand {
         for warning in prepared.warnings { Console.error("medrender: warning: \(warning)\n") }
         let videoSettings = try video.map { try picture.settings(output: $0, option: "--video") }
         if let video, let videoSettings { try VideoRender.check(settings: videoSettings, output: video, rate: prepared.plan.rate) }
-        let report = try M4ARender.write(prepared, to: output)
-        for path in request.cueSheetPaths { try CueSheetWriter.write(prepared.plan, to: path) }
+        let report = try M4ARender.write(prepared, to: output, cueSheets: request.cueSheetPaths)
         if let video, let videoSettings {
             let made = try VideoRender.write(prepared, settings: videoSettings, to: video)
             if !json { try VideoCommand.say(made, json: false) }
