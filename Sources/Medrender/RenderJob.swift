@@ -217,7 +217,8 @@ public struct RenderJob: Sendable {
                 weighted?(RenderProgress(pass: 3, framesDone: plan.totalFrames, totalFrames: plan.totalFrames))
             }
             // A session levelled on its voice is held to the target by the voice's loudness as
-            // written (the codec moves it by hundredths of a LU), the ceiling by the file's peaks.
+            // written (the decoded file is one mix: its voice cannot be measured apart), the
+            // ceiling by the file's peaks.
             var judged = decoded!
             if mix.levelsSpeech, let speech = figures.speechLoudness, speech.isFinite { judged.loudness = speech }
             guard rewritable, policy.retry(after: judged) else { break }
