@@ -23,7 +23,8 @@ run: deps release
 
 ## Build and run every test, optimized as the program ships (with -enable-testing, for @testable),
 ## in .build-test so the release build stays as it ships: the tests render hundreds of sessions, and
-## an optimized build runs them in about a quarter of a debug build's time (5½ minutes against 20). `swift test` alone runs them debug.
+## an optimized build runs them several times faster than a debug one. `swift test` alone runs them debug;
+## scripts/test-cost lists each suite's processor time.
 TEST_BUILD := -c release -Xswiftc -enable-testing --scratch-path .build-test
 test: test-deps
 	python3 scripts/check-imports
