@@ -312,10 +312,12 @@ extension RenderCommand {
         for warning in prepared.warnings { Console.error("medrender: warning: \(warning)\n") }
         let videoSettings = try video.map { try picture.settings(output: $0, option: "--video") }
         if let video, let videoSettings { try VideoRender.check(settings: videoSettings, output: video, rate: prepared.plan.rate) }
-        let report = try M4ARender.write(prepared, to: output, cueSheets: request.cueSheetPaths)
-        if let video, let videoSettings {
-            let made = try VideoRender.write(prepared, settings: videoSettings, to: video)
-            if !json { try VideoCommand.say(made, json: false) }
+        // The video is made before the M4A is put in place: if it fails, the M4A is left as it was.
+        let report = try M4ARender.write(prepared, to: output, cueSheets: request.cueSheetPaths) { [json] in
+            if let video, let videoSettings {
+                let made = try VideoRender.write(prepared, settings: videoSettings, to: video)
+                if !json { try VideoCommand.say(made, json: false) }
+            }
         }
         if json {
             try Console.outputJSON(report)

@@ -26,8 +26,10 @@ public enum M4ARender {
     /// Writes `prepared`'s mix to `path` as an M4A, with its cue sheets at `cueSheets`. The sheets
     /// are written first, beside their places (a path that cannot take one fails before the mix is
     /// rendered), and put in place with the M4A once it is complete: a render that fails changes
-    /// none of them.
-    public static func write(_ prepared: PreparedRender, to path: String, cueSheets: [String] = []) throws -> M4AReport {
+    /// none of them. `beforePlacing` (the M4A's video) runs once the M4A is complete and before
+    /// anything is put in place, so that when it fails the M4A and its sheets are left as they were.
+    public static func write(_ prepared: PreparedRender, to path: String, cueSheets: [String] = [],
+                             beforePlacing: (() throws -> Void)? = nil) throws -> M4AReport {
         let plan = prepared.plan
         try check(rate: plan.rate)
         let sheets = try cueSheets.map { sheet throws(IOError) in try CueSheetWriter.prepare(plan, to: sheet) }
@@ -35,6 +37,7 @@ public enum M4ARender {
         let master = MasterStream(prepared, headroomDecibels: VideoRender.headroomDecibels(.mp4, rate: plan.rate))
         let job = M4AJob(plan: plan, tags: prepared.tags, path: file.temporaryPath)
         try MediaRun.run("m4a", job, master: master, channels: plan.channels)
+        try beforePlacing?()
         try MediaRun.commit(file, path: path)
         for sheet in sheets { try sheet.commit() }
         return M4AReport(output: path, audioFrames: plan.totalFrames, rate: plan.rate, channels: plan.channels,

@@ -70,6 +70,20 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["session.m4a"], "a file was left behind")
     }
 
+    /// A video that cannot be written fails the render before the M4A is put in place: the M4A
+    /// already there keeps its bytes, and nothing is left beside it.
+    @Test func aVideoThatCannotBeWrittenLeavesTheM4AAsItWas() throws {
+        let dir = TemporaryDirectory("m4a-video")
+        let m4a = dir.file("session.m4a")
+        let good = Data("a session rendered before".utf8)
+        try good.write(to: URL(fileURLWithPath: m4a))
+        let made = try runMedrender(Self.session + ["-o", m4a, "--video", dir.file("no-such-folder/session.mp4")])
+        #expect(made.status != 0, "\(made.stderr)")
+        #expect(made.stderr.contains("no-such-folder"), "\(made.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: m4a)) == good, "the M4A was replaced")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["session.m4a"], "a file was left behind")
+    }
+
     /// Refused before anything is prepared: a guided script is not spoken (its speech cache stays
     /// empty), and no file is written.
     @Test(arguments: [(["--stems", "stems"], "--stems does not go with an .m4a output"),
