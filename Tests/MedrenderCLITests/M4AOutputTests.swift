@@ -56,32 +56,20 @@ import Testing
         #expect(aac.truePeak <= -1.0, "the M4A decodes to a true peak of \(aac.truePeak) dBTP, over the -1 dBTP ceiling")
     }
 
-    /// A cue sheet that cannot be written fails the render before the M4A is made: the M4A already
-    /// at its place keeps its bytes, and nothing is left beside it.
-    @Test func aCueSheetThatCannotBeWrittenLeavesTheM4AAsItWas() throws {
-        let dir = TemporaryDirectory("m4a-sheet")
+    /// A cue sheet or a video that cannot be written fails the render before the M4A is put in
+    /// place (a sheet before it is even made): the M4A already there keeps its bytes, and nothing
+    /// is left beside it.
+    @Test(arguments: [("--cues", "cues.json"), ("--video", "session.mp4")])
+    func whatGoesWithTheM4AFailingLeavesTheM4AAsItWas(option: String, file: String) throws {
+        let dir = TemporaryDirectory("m4a-beside")
         let m4a = dir.file("session.m4a")
         let good = Data("a session rendered before".utf8)
         try good.write(to: URL(fileURLWithPath: m4a))
-        let made = try runMedrender(Self.session + ["-o", m4a, "--cues", dir.file("no-such-folder/cues.json")])
-        #expect(made.status != 0, "\(made.stderr)")
-        #expect(made.stderr.contains("no-such-folder"), "\(made.stderr)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: m4a)) == good, "the M4A was replaced")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["session.m4a"], "a file was left behind")
-    }
-
-    /// A video that cannot be written fails the render before the M4A is put in place: the M4A
-    /// already there keeps its bytes, and nothing is left beside it.
-    @Test func aVideoThatCannotBeWrittenLeavesTheM4AAsItWas() throws {
-        let dir = TemporaryDirectory("m4a-video")
-        let m4a = dir.file("session.m4a")
-        let good = Data("a session rendered before".utf8)
-        try good.write(to: URL(fileURLWithPath: m4a))
-        let made = try runMedrender(Self.session + ["-o", m4a, "--video", dir.file("no-such-folder/session.mp4")])
-        #expect(made.status != 0, "\(made.stderr)")
-        #expect(made.stderr.contains("no-such-folder"), "\(made.stderr)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: m4a)) == good, "the M4A was replaced")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["session.m4a"], "a file was left behind")
+        let made = try runMedrender(Self.session + ["-o", m4a, option, dir.file("no-such-folder/\(file)")])
+        #expect(made.status != 0, "\(option): \(made.stderr)")
+        #expect(made.stderr.contains("no-such-folder"), "\(option): \(made.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: m4a)) == good, "\(option): the M4A was replaced")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["session.m4a"], "\(option): a file was left behind")
     }
 
     /// Refused before anything is prepared: a guided script is not spoken (its speech cache stays
