@@ -31,9 +31,10 @@ import Testing
         #expect(Self.render(kind, rate: rate, frames: 8000, seed: 8) != Array(whole[0..<16000]), "\(kind): another seed, other frames")
     }
 
-    /// A stereo source runs its ears side by side (the ocean's as the lanes of one vector) and a
-    /// mono source runs its one ear alone, a frame at a time: the left ear is the mono source's
-    /// frames to the bit, at rates whose control points and chunks fall differently.
+    /// A stereo source runs its ears side by side (the ocean's as the lanes of one vector, the
+    /// rain's with what the ears share worked out once) and a mono source runs its one ear alone,
+    /// a frame at a time: the left ear is the mono source's frames to the bit, at rates whose
+    /// control points and chunks fall differently.
     @Test(arguments: AmbienceKind.allCases)
     func theLeftEarIsWhatAMonoSourceRenders(kind: AmbienceKind) {
         for rate in [22_050, 44_100] {

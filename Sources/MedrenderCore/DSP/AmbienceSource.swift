@@ -369,27 +369,11 @@ public final class AmbienceSource: GeneratedSource {
         let c = s.here
         let envelope = c.envelope + (s.next.envelope - c.envelope) * Double(frame - q * controlFrames) / Double(controlFrames)
         let x = white(frame, ch, 0)
-        // One-pole filters: high-pass (y = p(y₋₁ + x − x₋₁)) and low-pass (y = x + p(y₋₁ − x)).
-        let hp = highPass * (s.hpOut + x - s.hpIn)
-        s.hpIn = x; s.hpOut = hp
-        s.rumble = x + rumblePole * (s.rumble - x)
-        s.rumble2 = s.rumble + rumblePole * (s.rumble2 - s.rumble)
+        let hp = noiseFilters(x, &s)
         var out: Double
         switch kind {
         case .rain:
-            s.lp1 = hp + tilt * (s.lp1 - hp)
-            s.lp2 = s.lp1 + lowPass * (s.lp2 - s.lp1)
-            // A drop: an impulse of a random size into two short resonators.
-            var impulse = 0.0
-            if uniform(1, frame &* 4 &+ Int64(ch)) < c.eventChance {
-                let size = uniform(2, frame &* 4 &+ Int64(ch))
-                impulse = size * size * (uniform(3, frame &* 4 &+ Int64(ch)) < 0.5 ? -1 : 1)
-            }
-            let r1 = impulse + resonator1.0 * s.r1a - resonator1.1 * s.r1b
-            s.r1b = s.r1a; s.r1a = r1
-            let r2 = impulse + resonator2.0 * s.r2a - resonator2.1 * s.r2b
-            s.r2b = s.r2a; s.r2a = r2
-            out = 1.2 * s.lp2 + 0.05 * (r1 + 0.7 * r2) + 0.8 * s.rumble2
+            out = rain(hp, frame, ch, eventChance: c.eventChance, &s)
         case .ocean:
             preconditionFailure("the ocean renders both ears at once, in renderOcean")
         case .stream:
@@ -411,6 +395,67 @@ public final class AmbienceSource: GeneratedSource {
                 + 0.12 * c.detail * Self.bandPass(x, g: c.g2, q: 6, &s.bLow, &s.bBand) + 1.5 * s.rumble2
         }
         return envelope * out
+    }
+
+    /// The filters every ambience but the ocean runs its white noise `x` through, stepped: a
+    /// one-pole high-pass (y = p(y₋₁ + x − x₋₁)), whose output it returns, and the rumble's two
+    /// one-pole low-passes (y = x + p(y₋₁ − x)).
+    @inline(__always)
+    private func noiseFilters(_ x: Double, _ s: inout State) -> Double {
+        let hp = highPass * (s.hpOut + x - s.hpIn)
+        s.hpIn = x; s.hpOut = hp
+        s.rumble = x + rumblePole * (s.rumble - x)
+        s.rumble2 = s.rumble + rumblePole * (s.rumble2 - s.rumble)
+        return hp
+    }
+
+    /// The rain at `frame` in `ch` before its envelope, from the high-passed noise `hp`: the
+    /// hiss tilted down, drops (an impulse of a random size into two short resonators) and the
+    /// rumble.
+    @inline(__always)
+    private func rain(_ hp: Double, _ frame: Int64, _ ch: Int, eventChance: Double, _ s: inout State) -> Double {
+        s.lp1 = hp + tilt * (s.lp1 - hp)
+        s.lp2 = s.lp1 + lowPass * (s.lp2 - s.lp1)
+        var impulse = 0.0
+        if uniform(1, frame &* 4 &+ Int64(ch)) < eventChance {
+            let size = uniform(2, frame &* 4 &+ Int64(ch))
+            impulse = size * size * (uniform(3, frame &* 4 &+ Int64(ch)) < 0.5 ? -1 : 1)
+        }
+        let r1 = impulse + resonator1.0 * s.r1a - resonator1.1 * s.r1b
+        s.r1b = s.r1a; s.r1a = r1
+        let r2 = impulse + resonator2.0 * s.r2a - resonator2.1 * s.r2b
+        s.r2b = s.r2a; s.r2a = r2
+        return 1.2 * s.lp2 + 0.05 * (r1 + 0.7 * r2) + 0.8 * s.rumble2
+    }
+
+    /// Rain in both ears, frames `frame ..< frame + n` of one chunk, into `out` (interleaved):
+    /// the samples `step` gives each ear, with what the ears share worked out once a frame
+    /// instead of once an ear — the slow variation (the rain's does not depend on the ear: the
+    /// left ear's controls serve both) and the white noise's hash (one for two frames of both
+    /// ears) — and the envelope's step multiplied by the inverse of `controlFrames`, a power of
+    /// two, which is dividing by it exactly. The rain is most beds' generator, and this loop
+    /// took about a third of a render's processor time at 48 kHz.
+    private func rainStereo(from frame: Int64, count n: Int, into out: UnsafeMutablePointer<Float>,
+                            _ left: inout State, _ right: inout State) {
+        let perControl = 1 / Double(controlFrames)
+        var f = frame, o = out
+        let end = frame + Int64(n)
+        while f < end {
+            let q = Self.floorDiv(f, controlFrames)
+            refreshControl(&left, q, channel: 0)
+            let here = left.here.envelope, change = left.next.envelope - here, chance = left.here.eventChance
+            let runEnd = min(end, (q + 1) * controlFrames)
+            while f < runEnd {
+                let envelope = here + change * Double(f - q * controlFrames) * perControl
+                let noise = whitePair(hash(0, f >> 1), odd: f & 1 != 0)
+                let l = rain(noiseFilters(Double(noise[0]), &left), f, 0, eventChance: chance, &left)
+                let r = rain(noiseFilters(Double(noise[1]), &right), f, 1, eventChance: chance, &right)
+                o[0] = Float(envelope * l)
+                o[1] = Float(envelope * r)
+                o += 2
+                f += 1
+            }
+        }
     }
 
     /// A state-variable band-pass (trapezoidal, stable however its centre moves), normalized to
@@ -564,10 +609,14 @@ public final class AmbienceSource: GeneratedSource {
             if channels == 2 {
                 // Both ears in one loop: their filters are two chains the processor runs side by side.
                 var left = states[0], right = states[1]
-                for j in 0..<n {
-                    let f = frame + Int64(j)
-                    out[(i + j) * 2] = Float(step(f, 0, &left))
-                    out[(i + j) * 2 + 1] = Float(step(f, 1, &right))
+                if kind == .rain {
+                    rainStereo(from: frame, count: n, into: out + i * 2, &left, &right)
+                } else {
+                    for j in 0..<n {
+                        let f = frame + Int64(j)
+                        out[(i + j) * 2] = Float(step(f, 0, &left))
+                        out[(i + j) * 2 + 1] = Float(step(f, 1, &right))
+                    }
                 }
                 states[0] = left
                 states[1] = right
