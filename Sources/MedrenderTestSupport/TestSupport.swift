@@ -65,6 +65,17 @@ public enum PackagePaths {
     }()
 }
 
+/// A speech cache (an `XDG_CACHE_HOME`) shared by the tests of one run that do not test the cache
+/// itself: each line is synthesized once for all of them, as a user's renders share theirs (Piper
+/// takes seconds a line, and every guided stock preset was spoken again by each suite that renders
+/// it). Made fresh for the run, so no test finds what another run left; removed when it ends.
+public let sharedSpeechCacheHome: String = {
+    let path = "\(FileManager.default.temporaryDirectory.path)/medrender-speech-\(UUID().uuidString.prefix(8))"
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    atexit { try? FileManager.default.removeItem(atPath: sharedSpeechCacheHome) }
+    return path
+}()
+
 /// Reads a whole sound file as interleaved Float32.
 public func readSound(_ path: String) throws -> (rate: Int, channels: Int, samples: [Float]) {
     let reader = try SoundFileReader(path: path)

@@ -44,7 +44,7 @@ import Testing
     func theBedDipsByItsDuckAndNeverSwitches(preset: String) throws {
         let duck = try #require(Self.presets.first { $0.name == preset }).duck
         let dir = TemporaryDirectory("duck-\(preset)")
-        let environment = ["XDG_CACHE_HOME": dir.file("cache")]
+        let environment = ["XDG_CACHE_HOME": sharedSpeechCacheHome]
         let options = ["--preset", preset, "--minutes", "2", "--rate", "8000"]
         // Each render is levelled on its own loudness: its gain (from its report) is taken back out.
         var gains: [Double] = []

@@ -54,7 +54,7 @@ import Testing
     @Test(arguments: ["body-scan", "guided-sleep-478"])
     func theMixKeepsTheWordsOfTheVoiceAlone(preset: String) throws {
         let dir = TemporaryDirectory("intelligibility-\(preset)")
-        let environment = ["XDG_CACHE_HOME": dir.file("cache")]
+        let environment = ["XDG_CACHE_HOME": sharedSpeechCacheHome]
         let options = ["--preset", preset, "--minutes", "2", "--rate", "16000"]
         let render = try runProcess(PackagePaths.executable, options + ["--channels", "1", "--bits", "16", "--stems", dir.file("stems"),
                                                                         "-o", dir.file("mix.wav")],
@@ -107,7 +107,7 @@ import Testing
 
     /// ESTOI of each line of `preset`'s first two minutes at 16 kHz, rendered with `extra`.
     static func estoi(_ preset: String, _ extra: [String], in dir: TemporaryDirectory) throws -> [Double] {
-        let environment = ["XDG_CACHE_HOME": dir.file("cache")]
+        let environment = ["XDG_CACHE_HOME": sharedSpeechCacheHome]
         let options = ["--preset", preset, "--minutes", "2", "--rate", "16000"] + extra
         let name = extra.isEmpty ? "mix" : "loud"
         let render = try runProcess(PackagePaths.executable, options + ["--channels", "1", "--bits", "16", "--stems", dir.file(name),

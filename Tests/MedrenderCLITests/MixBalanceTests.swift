@@ -81,7 +81,7 @@ import Testing
     @Test(.enabled(if: which("ffmpeg") != nil, "ffmpeg is not installed: `make test-deps` installs it"), arguments: StockAudioTests.presets)
     func theMixIsBalanced(preset: String) throws {
         let dir = TemporaryDirectory("balance-\(preset)")
-        let environment = ["XDG_CACHE_HOME": dir.file("cache")]
+        let environment = ["XDG_CACHE_HOME": sharedSpeechCacheHome]
         var events = try Self.events(preset, rate: 8000, in: dir, environment: environment)
         let voiced = events.contains { $0.type == "voice" }
         let rate = voiced ? 8000 : 48000
