@@ -80,8 +80,10 @@ public final class NoiseSource: GeneratedSource {
     private let zeros: [Double]
     private let poles: [Double]
     private let scale: Double
-    private var lastIn: [[Double]]
-    private var lastOut: [[Double]]
+    /// Each channel's filter memory, section by section: channel c's section k at
+    /// `c * sections + k`.
+    private var lastIn: [Double]
+    private var lastOut: [Double]
     private var next: Int64 = -1
 
     public init(colour: NoiseColour, rate: Int, channels: Int, seed: UInt64) {
@@ -129,7 +131,7 @@ public final class NoiseSource: GeneratedSource {
             gain *= (num / den).squareRoot()
         }
         scale = 1 / gain
-        lastIn = Array(repeating: Array(repeating: 0, count: poles.count), count: channels)
+        lastIn = Array(repeating: 0, count: poles.count * channels)
         lastOut = lastIn
     }
 
@@ -143,38 +145,60 @@ public final class NoiseSource: GeneratedSource {
         return Double(z >> 11) * (2.0 / 9_007_199_254_740_992) - 1
     }
 
-    @inline(__always)
-    private func step(_ frame: Int64, _ c: Int) -> Double {
-        var x = white(frame, c)
-        for k in 0..<poles.count {
-            let y = x - zeros[k] * lastIn[c][k] + poles[k] * lastOut[c][k]
-            lastIn[c][k] = x
-            lastOut[c][k] = y
-            x = y
+    /// Runs frames `frame ..< frame + n` through the filters, a frame of every channel at a
+    /// time, and writes them into `out` (interleaved) when given. The filter memory is taken out
+    /// of the stored arrays for the run and put back after it: written in place, each sample's
+    /// accesses were checked for exclusivity at run time, two thirds of a render's processor time
+    /// with a pink bed at 48 kHz.
+    private func run(from frame: Int64, count n: Int, into out: UnsafeMutablePointer<Float>?) {
+        let sections = poles.count, channels = self.channels, scale = self.scale
+        var ins = lastIn, outs = lastOut
+        lastIn = []
+        lastOut = []
+        zeros.withUnsafeBufferPointer { z in
+            poles.withUnsafeBufferPointer { p in
+                ins.withUnsafeMutableBufferPointer { lastIn in
+                    outs.withUnsafeMutableBufferPointer { lastOut in
+                        for j in 0..<n {
+                            let f = frame + Int64(j)
+                            for c in 0..<channels {
+                                var x = white(f, c)
+                                let at = c * sections
+                                for k in 0..<sections {
+                                    let y = x - z[k] * lastIn[at + k] + p[k] * lastOut[at + k]
+                                    lastIn[at + k] = x
+                                    lastOut[at + k] = y
+                                    x = y
+                                }
+                                out?[j * channels + c] = Float(x * scale)
+                            }
+                        }
+                    }
+                }
+            }
         }
-        return x * scale
+        lastIn = ins
+        lastOut = outs
     }
 
     /// Starts the filters from rest at the warm-up before `frame`'s chunk and runs them up to it.
     private func restart(at frame: Int64) {
-        for c in 0..<channels {
-            for k in 0..<poles.count { lastIn[c][k] = 0; lastOut[c][k] = 0 }
-        }
-        let chunkStart = frame / chunkFrames * chunkFrames
-        var f = max(0, chunkStart - warmUpFrames)
-        while f < frame {
-            for c in 0..<channels { _ = step(f, c) }
-            f += 1
-        }
+        for i in lastIn.indices { lastIn[i] = 0; lastOut[i] = 0 }
+        let from = max(0, frame / chunkFrames * chunkFrames - warmUpFrames)
+        run(from: from, count: Int(frame - from), into: nil)
     }
 
-    /// Writes frames `start ..< start + frameCount` of the noise into `out`, interleaved.
+    /// Writes frames `start ..< start + frameCount` of the noise into `out`, interleaved: a
+    /// chunk's run at a time.
     public func render(into out: UnsafeMutablePointer<Float>, from start: Int64, frameCount: Int) {
-        for i in 0..<frameCount {
+        var i = 0
+        while i < frameCount {
             let frame = start + Int64(i)
             if frame != next || frame % chunkFrames == 0 { restart(at: frame) }
-            for c in 0..<channels { out[i * channels + c] = Float(step(frame, c)) }
-            next = frame + 1
+            let n = Int(min(Int64(frameCount - i), (frame / chunkFrames + 1) * chunkFrames - frame))
+            run(from: frame, count: n, into: out + i * channels)
+            i += n
+            next = frame + Int64(n)
         }
     }
 }
