@@ -477,16 +477,23 @@ public final class Mixer {
             return false
         }
         if duckGains.count < frameCount { duckGains = [Float](repeating: 1, count: max(frameCount, 4096)) }
+        // Written through a local: a stored array written a frame at a time is checked for
+        // exclusive access at each write.
+        var gains = duckGains
+        duckGains = []
         var k = duckCursor
-        for f in 0..<frameCount {
-            let frame = blockStart + Int64(f)
-            while k < duck.stretches.count, duck.stretches[k].end + duck.releaseFrames <= frame { k += 1 }
-            if k < duck.stretches.count, frame >= duck.stretches[k].start - duck.attackFrames {
-                duckGains[f] = duck.gain(at: frame, in: duck.stretches[k])
-            } else {
-                duckGains[f] = 1
+        gains.withUnsafeMutableBufferPointer { gains in
+            for f in 0..<frameCount {
+                let frame = blockStart + Int64(f)
+                while k < duck.stretches.count, duck.stretches[k].end + duck.releaseFrames <= frame { k += 1 }
+                if k < duck.stretches.count, frame >= duck.stretches[k].start - duck.attackFrames {
+                    gains[f] = duck.gain(at: frame, in: duck.stretches[k])
+                } else {
+                    gains[f] = 1
+                }
             }
         }
+        duckGains = gains
         return true
     }
 
