@@ -18,8 +18,8 @@ import Testing
     ]
 
     /// The sounds decoded and resampled once for every render here, as a build's renders share
-    /// them (`LibraryBuildRunner`): resampling the bells and recorded prompts to 8 kHz was half
-    /// of each render's processor time.
+    /// them (`LibraryBuildRunner`): resampling the bells and recorded prompts to 8 kHz was about
+    /// half of a one-minute WAV's processor time.
     static let sounds = SoundCache()
 
     static var recording: Bool { ProcessInfo.processInfo.environment["MEDRENDER_RECORD_GOLDEN"] == "1" }
