@@ -431,10 +431,10 @@ public final class AmbienceSource: GeneratedSource {
     /// Rain in both ears, frames `frame ..< frame + n` of one chunk, into `out` (interleaved):
     /// the samples `step` gives each ear, with what the ears share worked out once a frame
     /// instead of once an ear — the slow variation (the rain's does not depend on the ear: the
-    /// left ear's controls serve both) and the white noise's hash (one for two frames of both
-    /// ears) — and the envelope's step multiplied by the inverse of `controlFrames`, a power of
-    /// two, which is dividing by it exactly. The rain is most beds' generator, and this loop
-    /// took about a third of a render's processor time at 48 kHz.
+    /// left ear's controls serve both) and the white noise's hash (one hash gives both ears'
+    /// noise) — and the envelope's step multiplied by the inverse of `controlFrames`, a power of
+    /// two, which is dividing by it exactly. Half the stock presets' beds are rain, and it took
+    /// about a third of box-breath's render at 48 kHz.
     private func rainStereo(from frame: Int64, count n: Int, into out: UnsafeMutablePointer<Float>,
                             _ left: inout State, _ right: inout State) {
         let perControl = 1 / Double(controlFrames)
