@@ -197,6 +197,12 @@ public final class LoudnessGate {
         for c in 0..<channels {
             energy += s[c * 5 + 4] * channelWeight
             s[c * 5 + 4] = 0
+            // Over silence (a voice layer between its lines) the filters' memory decays towards
+            // zero and, without this, settles among the subnormal numbers, where each operation
+            // costs the processor a hundred times its usual time: a voice meter then took most of
+            // a render. Memory this small adds nothing a float input can change (a sample's
+            // smallest step at any audible level is over 1e-25 times its size), so it is zeroed.
+            for k in c * 5..<c * 5 + 4 where abs(s[k]) < 1e-30 { s[k] = 0 }
         }
         hops[hopsSeen % 4] = energy / Double(hop)
         if withRange { recentHops[hopsSeen % 30] = energy }
