@@ -134,7 +134,10 @@ public final class LoudnessGate {
             var f = 0
             while f < frameCount {
                 let n = min(hop - inHop, frameCount - f)
-                if channels == 2 {
+                if Self.isSilent(s, frames + f * channels, count: n * channels) {
+                    // Silence into filters at rest leaves them at rest and adds nothing to the
+                    // hop's sum: a voice layer between its lines is counted, not filtered.
+                } else if channels == 2 {
                     // Both channels in one loop: two independent filter chains side by side, twice
                     // the work per cycle, the same operations in the same order per channel.
                     var l1 = s[0], l2 = s[1], lt1 = s[2], lt2 = s[3], lsum = s[4]
@@ -187,6 +190,14 @@ public final class LoudnessGate {
                 advance(by: n, s)
             }
         }
+    }
+
+    /// Whether every filter of `s` is at rest (its memory zero) and the `count` samples from
+    /// `samples` are all zero.
+    private static func isSilent(_ s: UnsafeMutableBufferPointer<Double>, _ samples: UnsafePointer<Float>, count: Int) -> Bool {
+        for k in s.indices where k % 5 != 4 && s[k] != 0 { return false }
+        for i in 0..<count where samples[i] != 0 { return false }
+        return true
     }
 
     /// Counts `n` frames into the current 100-ms hop, and closes the hop when it is full.
