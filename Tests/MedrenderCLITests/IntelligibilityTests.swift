@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MedrenderTestSupport
 import Testing
 
@@ -54,18 +55,10 @@ import Testing
     @Test(arguments: ["body-scan", "guided-sleep-478"])
     func theMixKeepsTheWordsOfTheVoiceAlone(preset: String) throws {
         let dir = TemporaryDirectory("intelligibility-\(preset)")
-        let environment = ["XDG_CACHE_HOME": sharedSpeechCacheHome]
-        let options = ["--preset", preset, "--minutes", "2", "--rate", "16000"]
-        let render = try runProcess(PackagePaths.executable, options + ["--channels", "1", "--bits", "16", "--stems", dir.file("stems"),
-                                                                        "-o", dir.file("mix.wav")],
-                                    in: PackagePaths.root, environment: environment)
-        #expect(render.status == 0, "\(render.stderr)")
-        let cues = try runProcess(PackagePaths.executable, ["cues"] + options + ["-o", dir.file("cues.json")],
-                                  in: PackagePaths.root, environment: environment)
-        #expect(cues.status == 0, "\(cues.stderr)")
+        let spoken = try SpokenRender.files(preset)
         let script = dir.write("recognize.py", Self.recognizer)
         let python = try #require(which("python3"))
-        let run = try runProcess(python, [script, dir.file("cues.json"), dir.file("stems/mix-voice.wav"), dir.file("mix.wav")])
+        let run = try runProcess(python, [script, spoken.cues, spoken.voice, spoken.mix])
         #expect(run.status == 0, "pocketsphinx (make test-deps installs it): \(run.stderr)")
         let result = try JSONDecoder().decode(Result.self, from: Data(run.stdout.utf8))
         // The recognizer hears the voice at all: several lines' worth of words.
@@ -105,21 +98,13 @@ import Testing
         print(json.dumps([stoi(voice[e["frame"]:e["endFrame"]], mix[e["frame"]:e["endFrame"]], rate, extended=True) for e in lines]))
         """
 
-    /// ESTOI of each line of `preset`'s first two minutes at 16 kHz, rendered with `extra`.
+    /// ESTOI of each line of `preset`'s first two minutes at 16 kHz, rendered with `extra` (with
+    /// none, the render the recognizer reads too).
     static func estoi(_ preset: String, _ extra: [String], in dir: TemporaryDirectory) throws -> [Double] {
-        let environment = ["XDG_CACHE_HOME": sharedSpeechCacheHome]
-        let options = ["--preset", preset, "--minutes", "2", "--rate", "16000"] + extra
-        let name = extra.isEmpty ? "mix" : "loud"
-        let render = try runProcess(PackagePaths.executable, options + ["--channels", "1", "--bits", "16", "--stems", dir.file(name),
-                                                                        "-o", dir.file("\(name).wav")],
-                                    in: PackagePaths.root, environment: environment)
-        #expect(render.status == 0, "\(render.stderr)")
-        let cues = try runProcess(PackagePaths.executable, ["cues"] + options + ["-o", dir.file("\(name).json")],
-                                  in: PackagePaths.root, environment: environment)
-        #expect(cues.status == 0, "\(cues.stderr)")
+        let spoken = extra.isEmpty ? try SpokenRender.files(preset) : try SpokenRender.render(preset, extra, into: dir.path)
         let script = dir.write("estoi.py", Self.measure)
         let python = try #require(which("python3"))
-        let run = try runProcess(python, [script, dir.file("\(name).json"), dir.file("\(name)/\(name)-voice.wav"), dir.file("\(name).wav")])
+        let run = try runProcess(python, [script, spoken.cues, spoken.voice, spoken.mix])
         #expect(run.status == 0, "pystoi (make test-deps installs it in .venv): \(run.stderr)")
         return try JSONDecoder().decode([Double].self, from: Data(run.stdout.utf8))
     }
@@ -134,4 +119,53 @@ import Testing
         let covered = try Self.estoi(preset, ["--duck", "0", "--ambience-level", "-23"], in: dir)
         #expect(covered.count == lines.count && covered.allSatisfy { $0 < 0.85 }, "\(preset): ESTOI by line with the bed over the words \(covered)")
     }
+}
+
+/// A guided preset's first two minutes at 16 kHz, mono, 16-bit, with its voice stem and cue sheet,
+/// as the recognizer and ESTOI read them: rendered once a run for both suites (in a folder removed
+/// when the run ends), as the two measure the same lines.
+enum SpokenRender {
+    typealias Files = (mix: String, voice: String, cues: String)
+
+    private static let folder: String = {
+        let path = "\(FileManager.default.temporaryDirectory.path)/medrender-spoken-\(UUID().uuidString.prefix(8))"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(atPath: SpokenRender.folder) }
+        return path
+    }()
+
+    /// One lock a preset: the second suite to ask waits for the first one's render.
+    private static let locks = Mutex<[String: NSLock]>([:])
+
+    /// The shared render of `preset`, made by the first caller.
+    static func files(_ preset: String) throws -> Files {
+        let lock = locks.withLock { locks in
+            if let lock = locks[preset] { return lock }
+            let lock = NSLock()
+            locks[preset] = lock
+            return lock
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        let dir = "\(folder)/\(preset)"
+        if FileManager.default.fileExists(atPath: "\(dir)/cues.json") { return files(in: dir) }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return try render(preset, [], into: dir)
+    }
+
+    /// Renders `preset` with `extra` into `dir`: the mix, its stems and then its cue sheet.
+    static func render(_ preset: String, _ extra: [String], into dir: String) throws -> Files {
+        let environment = ["XDG_CACHE_HOME": sharedSpeechCacheHome]
+        let options = ["--preset", preset, "--minutes", "2", "--rate", "16000"] + extra
+        let render = try runProcess(PackagePaths.executable, options + ["--channels", "1", "--bits", "16", "--stems", "\(dir)/stems",
+                                                                        "-o", "\(dir)/mix.wav"],
+                                    in: PackagePaths.root, environment: environment)
+        try #require(render.status == 0, "\(render.stderr)")
+        let cues = try runProcess(PackagePaths.executable, ["cues"] + options + ["-o", "\(dir)/cues.json"],
+                                  in: PackagePaths.root, environment: environment)
+        try #require(cues.status == 0, "\(cues.stderr)")
+        return files(in: dir)
+    }
+
+    private static func files(in dir: String) -> Files { ("\(dir)/mix.wav", "\(dir)/stems/mix-voice.wav", "\(dir)/cues.json") }
 }

@@ -3,7 +3,7 @@ import MedrenderTestSupport
 import Testing
 
 /// The mix is balanced as a broadcast engineer would have it, on every stock preset at default
-/// settings (three minutes at 8 kHz, 32-bit float, read by ffmpeg's `ebur128` and numpy-free sums
+/// settings (two minutes at 8 kHz, 32-bit float, read by ffmpeg's `ebur128` and numpy-free sums
 /// here): a session with a voice is levelled on it (the voice stem at the target, as the report
 /// says), the true-peak limiter takes at most 1 dB off a spoken line and 2 dB anywhere (the file
 /// against the same session at −40 LUFS, where it does nothing, both at one gain), and no bell
@@ -68,9 +68,9 @@ import Testing
         return most
     }
 
-    /// The session's cue sheet, three minutes at `rate`.
+    /// The session's cue sheet, two minutes at `rate`.
     static func events(_ preset: String, rate: Int, in dir: TemporaryDirectory, environment: [String: String]) throws -> [Event] {
-        let cues = try runProcess(PackagePaths.executable, ["cues", "--preset", preset, "--minutes", "3", "--rate", "\(rate)", "-o", dir.file("cues.json")],
+        let cues = try runProcess(PackagePaths.executable, ["cues", "--preset", preset, "--minutes", "2", "--rate", "\(rate)", "-o", dir.file("cues.json")],
                                   in: PackagePaths.root, environment: environment)
         try #require(cues.status == 0, "\(cues.stderr)")
         return try JSONDecoder().decode(CueSheet.self, from: Data(contentsOf: URL(fileURLWithPath: dir.file("cues.json")))).events
@@ -86,7 +86,7 @@ import Testing
         let voiced = events.contains { $0.type == "voice" }
         let rate = voiced ? 8000 : 48000
         if !voiced { events = try Self.events(preset, rate: rate, in: dir, environment: environment) }
-        let options = ["--preset", preset, "--minutes", "3", "--rate", "\(rate)", "--bits", "32f", "--json"]
+        let options = ["--preset", preset, "--minutes", "2", "--rate", "\(rate)", "--bits", "32f", "--json"]
         var reports: [Report] = []
         for (name, extra) in [("mix.wav", ["--stems", dir.file("stems")]), ("quiet.wav", ["--loudness", "-40"])] {
             let render = try runProcess(PackagePaths.executable, options + extra + ["-o", dir.file(name)], in: PackagePaths.root,

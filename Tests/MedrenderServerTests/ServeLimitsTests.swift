@@ -110,8 +110,9 @@ struct RawClient {
         let whole = try server.get(path)
         #expect(whole.status == 200)
         let length = whole.body.count
-        // A reader that takes 32 KiB every 0.15 s (about 200 KB/s, well under loopback's speed):
-        // the writes wait on it for longer than the send timeout, yet it is never cut.
+        // A reader that takes 32 KiB every 0.05 s (about 650 KB/s, well under loopback's speed,
+        // 12 s for the file): the writes wait on it for longer than the send timeout, yet it is
+        // never cut.
         let slow = try RawClient(port: server.port)
         defer { slow.close() }
         var size = Int32(32 << 10)
@@ -120,7 +121,7 @@ struct RawClient {
         var received: [UInt8] = []
         while let chunk = slow.receive(upTo: 32 << 10, waiting: 60), !chunk.isEmpty {
             received += chunk
-            usleep(150_000)
+            usleep(50_000)
         }
         let head = try #require(received.firstRange(of: Array("\r\n\r\n".utf8)))
         #expect(received.count - head.upperBound == length, "the slow reader got \(received.count - head.upperBound) of \(length) bytes")
