@@ -20,6 +20,9 @@ public struct RenderRequest: Sendable {
     public var stockFallback = false
     /// Sounds already decoded and resampled, shared by the renders of one build.
     public var soundCache: SoundCache?
+    /// Mixes already measured (pass 1), shared by the renders of one build: the same session in
+    /// another format starts writing at once.
+    public var loudnessCache: LoudnessCache?
     /// Cue sheets to write beside the audio (`.json`, `.vtt`, `.txt`), put in place with it.
     public var cueSheetPaths: [String] = []
     /// Only this part of the session (`RenderJob.part`).
@@ -63,6 +66,7 @@ public struct RenderRequest: Sendable {
         job.part = part
         job.stemsDirectory = stemsDirectory
         job.soundCache = soundCache
+        job.loudnessCache = loudnessCache
         job.threads = threads
         job.oggInPieces = oggInPieces
         return job

@@ -136,6 +136,8 @@ extension LibraryBuild {
         // Each sound is decoded and resampled once per build, then shared by every job using it.
         let sounds = SoundCache()
         for job in work { sounds.know(hashes: job.soundHashes) }
+        // A session written in several formats is measured once (pass 1), by whichever job comes first.
+        let measured = LoudnessCache(capacity: 64)
         let workers = max(1, min(settings.jobs, work.count))
         // -j N is a budget of N cores: each render gets its share, so -j 1 keeps one core busy and
         // a build with fewer jobs than cores lets each render use more than one. The last job
@@ -159,7 +161,7 @@ extension LibraryBuild {
                     events(.started(output: job.outputName))
                     do {
                         let threads = index == work.count - 1 ? threadsForLast : threadsPerRender
-                        let (entry, warnings) = try render(job, into: folder, sounds: sounds, threads: threads,
+                        let (entry, warnings) = try render(job, into: folder, sounds: sounds, measured: measured, threads: threads,
                                                            speechTimeLimitSeconds: settings.speechTimeLimitSeconds) { fraction in
                             events(.progress(output: job.outputName, fraction: fraction))
                         }
@@ -253,13 +255,14 @@ extension LibraryBuild {
 
     /// Renders one job, the audio and its cue sheets (put in place together), then hashes what was
     /// written.
-    static func render(_ job: LibraryBuildJob, into folder: String, sounds: SoundCache, threads: Int,
+    static func render(_ job: LibraryBuildJob, into folder: String, sounds: SoundCache, measured: LoudnessCache? = nil, threads: Int,
                        speechTimeLimitSeconds: Double = SpeechSynthesizer.defaultTimeLimitSeconds,
                        progress: @escaping @Sendable (Double) -> Void) throws -> (LibraryBuildManifest.Entry, warnings: [String]) {
         let path = folder + "/" + job.outputName
         var request = RenderRequest(session: job.session, presetFile: job.presetFile, options: job.options, format: job.format,
                                     destination: .file(path), library: job.library)
         request.soundCache = sounds
+        request.loudnessCache = measured
         request.threads = threads
         // One encoder for every OGG: a render's bytes never depend on the share of cores it got.
         request.oggInPieces = false

@@ -21,6 +21,8 @@ import Testing
     /// them (`LibraryBuildRunner`): resampling the bells and recorded prompts to 8 kHz was about
     /// half of a one-minute WAV's processor time.
     static let sounds = SoundCache()
+    /// Each mix measured once (pass 1) for its five formats, as a build measures it once.
+    static let measured = LoudnessCache()
 
     static var recording: Bool { ProcessInfo.processInfo.environment["MEDRENDER_RECORD_GOLDEN"] == "1" }
 
@@ -53,6 +55,7 @@ import Testing
                 format: format, destination: .file(out), library: library)
             request.threads = 2
             request.soundCache = sounds
+            request.loudnessCache = measured
             // The guided presets fall back to festival, as where Piper is not installed (see `pathWithoutPiper`).
             _ = try SpeechSynthesizer.$searchPathOverride.withValue(pathWithoutPiper) { try Renderer.render(request) }
             var hasher = SHA256Hasher()

@@ -22,7 +22,7 @@ import Testing
     }
 
     static func render(_ preset: String, format: OutputFormat, ext: String, stems: Bool = false, loudness: Double? = nil,
-                       rate: Int = 8000, dir: TemporaryDirectory) throws -> Counted {
+                       rate: Int = 8000, measured: LoudnessCache? = nil, dir: TemporaryDirectory) throws -> Counted {
         let file = try library.presetPath(preset)
         var session = try PresetDecoder.load(path: file)
         if let loudness { session.master.loudnessLUFS = loudness }
@@ -30,6 +30,7 @@ import Testing
             session: session, presetFile: file,
             options: RenderOptions(rate: rate, channels: 2, length: .duration(.seconds(60))),
             format: format, destination: .file(dir.file("\(preset).\(ext)")), library: library)
+        request.loudnessCache = measured
         if stems {
             request.stemsDirectory = dir.file("stems")
             try FileManager.default.createDirectory(atPath: dir.file("stems"), withIntermediateDirectories: true)
@@ -90,5 +91,23 @@ import Testing
                 "\(counted.passes)")
         #expect(counted.passes.contains("limited"), "\(counted.passes)")
         Self.expectMixesMatch(counted, "loud wav")
+    }
+
+    /// Renders that share a loudness cache (a build's) measure a session once: the same session in
+    /// a second format is written at once, with the first one's gain.
+    @Test func aSecondFormatOfTheSameMixIsNotMeasuredAgain() throws {
+        let dir = TemporaryDirectory("mix-count-shared")
+        let measured = LoudnessCache()
+        let first = try Self.render("box-breath", format: .wav(.int16), ext: "wav", measured: measured, dir: dir)
+        #expect(first.passes == ["measure", "write"])
+        let second = try Self.render("box-breath", format: .flac(.int16), ext: "flac", measured: measured, dir: dir)
+        #expect(second.passes == ["write"], "\(second.passes)")
+        Self.expectMixesMatch(second, "flac after the wav")
+        // The same bytes as the FLAC measured on its own.
+        let aloneDir = TemporaryDirectory("mix-count-alone")
+        let alone = try Self.render("box-breath", format: .flac(.int16), ext: "flac", dir: aloneDir)
+        #expect(alone.passes == ["measure", "write"])
+        let shared = FileManager.default.contents(atPath: dir.file("box-breath.flac"))
+        #expect(shared != nil && shared == FileManager.default.contents(atPath: aloneDir.file("box-breath.flac")))
     }
 }
