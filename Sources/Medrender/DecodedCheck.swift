@@ -51,10 +51,11 @@ enum DecodedCheck {
 
     /// The integrated loudness, loudness range, true peak and sample peak of an encoded file, as
     /// it decodes, read a block at a time (memory does not grow with its length); at
-    /// `playbackRate` when a player decodes it at that rate.
+    /// `playbackRate` when a player decodes it at that rate (an Opus file is decoded at it, as a
+    /// player decodes it, rather than at its own rate and resampled).
     /// `stopped` is asked every block: a stream whose reader has gone ends the check there.
     static func measure(fileAt path: String, playbackRate: Int? = nil, stopped: (@Sendable () -> Bool)? = nil) throws -> DecodedFigures {
-        let reader = try SoundFileReader(path: path)
+        let reader = try SoundFileReader(path: path, opusRate: playbackRate)
         let rate = playbackRate ?? reader.rate
         let measure = try DecodedMeasure(channels: reader.channels, rate: rate)
         let resampler = rate == reader.rate ? nil : try Resampler(channels: reader.channels)

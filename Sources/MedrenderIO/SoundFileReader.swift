@@ -23,8 +23,10 @@ public final class SoundFileReader {
     /// libsndfile's encoding within the container (`SF_FORMAT_SUBMASK`): Vorbis or Opus in Ogg.
     public let encoding: Int32
 
-    /// Opens `path` for reading. The corresponding C function is `sf_open`.
-    public init(path: String) throws(IOError) {
+    /// Opens `path` for reading. The corresponding C function is `sf_open`. An Opus file is
+    /// decoded at `opusRate` when given (8, 12, 16, 24 or 48 kHz; libopus decodes at any of them,
+    /// and a player at 48 kHz), else at the rate it was encoded from.
+    public init(path: String, opusRate: Int? = nil) throws(IOError) {
         self.path = path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -59,6 +61,11 @@ public final class SoundFileReader {
                 throw IOError(
                     .badData, "is not a sound file medrender can read (WAV, FLAC, OGG, Opus, MP3, AIFF, M4A/AAC)", path: path,
                     cause: String(cString: sf_strerror(nil)))
+            }
+            if var wanted = opusRate.map(Int32.init), info.format & Int32(SF_FORMAT_SUBMASK) == Int32(SF_FORMAT_OPUS),
+               sf_command(handle, Int32(SFC_SET_ORIGINAL_SAMPLERATE), &wanted, Int32(MemoryLayout<Int32>.size)) == SF_TRUE {
+                // The decoder now gives that rate, and the length in its frames.
+                sf_command(handle, Int32(SFC_GET_CURRENT_SF_INFO), &info, Int32(MemoryLayout<SF_INFO>.size))
             }
             self.handle = handle
             self.media = nil

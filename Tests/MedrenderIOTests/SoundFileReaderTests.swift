@@ -248,6 +248,28 @@ struct SoundFileReaderTests {
         #expect(error?.kind == .badData)
     }
 
+    /// An Opus file encoded from 8 kHz reads at that rate, or at 48 kHz, as a player decodes it,
+    /// when asked: six times the frames, the same tone (its peak within the codec's 1 dB).
+    @Test(.enabled(if: which("ffmpeg") != nil, "needs ffmpeg"))
+    func anOpusFileDecodesAtTheRateAsked() throws {
+        let dir = TemporaryDirectory("io-reader")
+        let path = dir.file("tone.opus")
+        let result = try runProcess(which("ffmpeg")!, [
+            "-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=8000:duration=1", path,
+        ])
+        try #require(result.status == 0, "ffmpeg failed: \(result.stderr)")
+        let own = try SoundFileReader(path: path), asked = try SoundFileReader(path: path, opusRate: 48000)
+        #expect(own.rate == 8000 && asked.rate == 48000)
+        #expect(asked.frameCount == 6 * own.frameCount, "\(asked.frameCount) frames at 48 kHz, \(own.frameCount) at 8 kHz")
+        let a = try own.readAll(), b = try asked.readAll()
+        #expect(b.frameCount == 6 * a.frameCount, "\(b.frameCount) frames read at 48 kHz, \(a.frameCount) at 8 kHz")
+        #expect(abs(decibels(Double(b.peak) / Double(a.peak))) < 1, "peaks \(a.peak) and \(b.peak)")
+        // A file that is not Opus keeps its own rate.
+        let wav = dir.file("tone.wav")
+        try writeSoundFile(wav, format: .int16, channels: 1, rate: 8000, samples: [Float](repeating: 0.25, count: 800))
+        #expect(try SoundFileReader(path: wav, opusRate: 48000).rate == 8000)
+    }
+
     @Test("MP3 and Opus made by ffmpeg read with their rate and channels",
           .enabled(if: which("ffmpeg") != nil, "needs ffmpeg"), arguments: [("mp3", 44100), ("opus", 48000)])
     func ffmpegFile(ext: String, rate: Int) throws {
