@@ -126,11 +126,13 @@ public final class AmbienceSource: GeneratedSource {
     /// at every ask.
     private let swellCache: UnsafeMutablePointer<(index: Int64, value: Double)>
     private let swellSlots: Int
-    /// Ocean: two neighbouring chunks of both ears (`renderOceanPair`), which pair they are, and
-    /// the warm-up before each chunk in whole control intervals.
-    private let oceanPair: UnsafeMutablePointer<SIMD4<Float>>
+    /// Whether the ambience is rendered two chunks side by side (`renderPair`): the ocean and the rain.
+    private var paired: Bool { kind == .ocean || kind == .rain }
+    /// The ocean and the rain: two neighbouring chunks of both ears (`renderPair`), which pair
+    /// they are, and the warm-up before each chunk in whole control intervals.
+    private let pairBuffer: UnsafeMutablePointer<SIMD4<Float>>
     private var cachedPair: Int64 = .min
-    private let oceanWarmUpFrames: Int64
+    private let pairWarmUpFrames: Int64
     /// Fixed filter coefficients at the rate.
     private let highPass: Double, lowPass: Double, rumblePole: Double
     /// The rain's hiss tilts down above this pole (−6 dB/octave from 1.8 kHz), as rain on leaves does.
@@ -144,13 +146,14 @@ public final class AmbienceSource: GeneratedSource {
         self.seed = seed
         let controlFrames: Int64 = kind == .ocean ? 128 : 64
         self.controlFrames = controlFrames
-        // The ocean's chunks are rendered two side by side: 2 s each, in whole control intervals.
-        chunkFrames = kind == .ocean
+        // The ocean's and the rain's chunks are rendered two side by side: 2 s each, in whole
+        // control intervals.
+        chunkFrames = kind == .ocean || kind == .rain
             ? max(1, SessionTime(milliseconds: 2000).frame(atRate: rate) / controlFrames) * controlFrames
             : SessionTime(milliseconds: 4000).frame(atRate: rate)
         warmUpFrames = kind.warmUp.frame(atRate: rate)
-        oceanWarmUpFrames = (warmUpFrames + controlFrames - 1) / controlFrames * controlFrames
-        oceanPair = .allocate(capacity: kind == .ocean ? Int(chunkFrames) : 0)
+        pairWarmUpFrames = (warmUpFrames + controlFrames - 1) / controlFrames * controlFrames
+        pairBuffer = .allocate(capacity: kind == .ocean || kind == .rain ? Int(chunkFrames) : 0)
         states = Array(repeating: State(), count: channels)
         /// A delay in whole control points, the nearest to `milliseconds`.
         func controls(_ milliseconds: Int64) -> Int64 {
@@ -189,7 +192,7 @@ public final class AmbienceSource: GeneratedSource {
 
     deinit {
         swellCache.deallocate()
-        oceanPair.deallocate()
+        pairBuffer.deallocate()
     }
 
     // MARK: Seeded values
@@ -372,10 +375,8 @@ public final class AmbienceSource: GeneratedSource {
         let hp = noiseFilters(x, &s)
         var out: Double
         switch kind {
-        case .rain:
-            out = rain(hp, frame, ch, eventChance: c.eventChance, &s)
-        case .ocean:
-            preconditionFailure("the ocean renders both ears at once, in renderOcean")
+        case .rain, .ocean:
+            preconditionFailure("the \(kind) renders two chunks of both ears at once, in renderPair")
         case .stream:
             // The babble: two state-variable band-passes wandering, under a fast flutter.
             out = c.detail * (Self.bandPass(x, g: c.g1, q: 2.5, &s.aLow, &s.aBand) + 0.6 * Self.bandPass(x, g: c.g2, q: 3, &s.bLow, &s.bBand))
@@ -409,55 +410,6 @@ public final class AmbienceSource: GeneratedSource {
         return hp
     }
 
-    /// The rain at `frame` in `ch` before its envelope, from the high-passed noise `hp`: the
-    /// hiss tilted down, drops (an impulse of a random size into two short resonators) and the
-    /// rumble.
-    @inline(__always)
-    private func rain(_ hp: Double, _ frame: Int64, _ ch: Int, eventChance: Double, _ s: inout State) -> Double {
-        s.lp1 = hp + tilt * (s.lp1 - hp)
-        s.lp2 = s.lp1 + lowPass * (s.lp2 - s.lp1)
-        var impulse = 0.0
-        if uniform(1, frame &* 4 &+ Int64(ch)) < eventChance {
-            let size = uniform(2, frame &* 4 &+ Int64(ch))
-            impulse = size * size * (uniform(3, frame &* 4 &+ Int64(ch)) < 0.5 ? -1 : 1)
-        }
-        let r1 = impulse + resonator1.0 * s.r1a - resonator1.1 * s.r1b
-        s.r1b = s.r1a; s.r1a = r1
-        let r2 = impulse + resonator2.0 * s.r2a - resonator2.1 * s.r2b
-        s.r2b = s.r2a; s.r2a = r2
-        return 1.2 * s.lp2 + 0.05 * (r1 + 0.7 * r2) + 0.8 * s.rumble2
-    }
-
-    /// Rain in both ears, frames `frame ..< frame + n` of one chunk, into `out` (interleaved):
-    /// the samples `step` gives each ear, with what the ears share worked out once a frame
-    /// instead of once an ear — the slow variation (the rain's does not depend on the ear: the
-    /// left ear's controls serve both) and the white noise's hash (one hash gives both ears'
-    /// noise) — and the envelope's step multiplied by the inverse of `controlFrames`, a power of
-    /// two, which is dividing by it exactly. Half the stock presets' beds are rain, and it took
-    /// about a third of box-breath's render at 48 kHz.
-    private func rainStereo(from frame: Int64, count n: Int, into out: UnsafeMutablePointer<Float>,
-                            _ left: inout State, _ right: inout State) {
-        let perControl = 1 / Double(controlFrames)
-        var f = frame, o = out
-        let end = frame + Int64(n)
-        while f < end {
-            let q = Self.floorDiv(f, controlFrames)
-            refreshControl(&left, q, channel: 0)
-            let here = left.here.envelope, change = left.next.envelope - here, chance = left.here.eventChance
-            let runEnd = min(end, (q + 1) * controlFrames)
-            while f < runEnd {
-                let envelope = here + change * Double(f - q * controlFrames) * perControl
-                let noise = whitePair(hash(0, f >> 1), odd: f & 1 != 0)
-                let l = rain(noiseFilters(Double(noise[0]), &left), f, 0, eventChance: chance, &left)
-                let r = rain(noiseFilters(Double(noise[1]), &right), f, 1, eventChance: chance, &right)
-                o[0] = Float(envelope * l)
-                o[1] = Float(envelope * r)
-                o += 2
-                f += 1
-            }
-        }
-    }
-
     /// A state-variable band-pass (trapezoidal, stable however its centre moves), normalized to
     /// unit gain at the centre.
     @inline(__always)
@@ -472,21 +424,21 @@ public final class AmbienceSource: GeneratedSource {
         return k * v1
     }
 
-    /// The ocean, frames `start ..< start + frameCount`, from the chunk pairs that hold them.
-    private func renderOcean(into out: UnsafeMutablePointer<Float>, from start: Int64, frameCount: Int) {
+    /// The ocean or the rain, frames `start ..< start + frameCount`, from the chunk pairs that hold them.
+    private func renderPaired(into out: UnsafeMutablePointer<Float>, from start: Int64, frameCount: Int) {
         let pairFrames = 2 * chunkFrames
         var i = 0
         while i < frameCount {
             let frame = start + Int64(i)
             let pair = Self.floorDiv(frame, pairFrames)
-            if pair != cachedPair { renderOceanPair(pair) }
+            if pair != cachedPair { renderPair(pair) }
             // The chunk and the frame in it: the pair's frames are held side by side, a vector of
             // four floats a frame of the chunk [first chunk L, R; second chunk L, R].
             let offset = frame - pair * pairFrames
             let second = offset >= chunkFrames
             let at = Int(second ? offset - chunkFrames : offset)
             let n = min(frameCount - i, Int(chunkFrames) - at)
-            let from = UnsafeRawPointer(oceanPair + at) + (second ? 8 : 0)
+            let from = UnsafeRawPointer(pairBuffer + at) + (second ? 8 : 0)
             if channels == 2 {
                 let to = UnsafeMutableRawPointer(out + i * 2)
                 for k in 0..<n { to.storeBytes(of: from.load(fromByteOffset: k * 16, as: UInt64.self), toByteOffset: k * 8, as: UInt64.self) }
@@ -497,7 +449,13 @@ public final class AmbienceSource: GeneratedSource {
         }
     }
 
-    /// Renders chunks 2·`pair` and 2·`pair` + 1 of the ocean, both ears, into `oceanPair` (a
+    /// Renders chunks 2·`pair` and 2·`pair` + 1 of the ambience, both ears, into `pairBuffer`.
+    private func renderPair(_ pair: Int64) {
+        cachedPair = pair
+        if kind == .ocean { renderOceanPair(pair) } else { renderRainPair(pair) }
+    }
+
+    /// Renders chunks 2·`pair` and 2·`pair` + 1 of the ocean, both ears, into `pairBuffer` (a
     /// vector a frame of the chunk, as the loop makes them): the two chunks side by side as the
     /// lanes of vectors of four floats [first chunk L, R; second chunk L, R], each chunk's filters
     /// started from rest at its own warm-up. A filter waits on
@@ -509,10 +467,9 @@ public final class AmbienceSource: GeneratedSource {
     /// then a low-pass) as it breaks, and a rumble under two poles at 110 Hz.
     private func renderOceanPair(_ pair: Int64) {
         // shape: hot loop, the per-frame filter chains of four lanes run in SIMD registers, each frame waiting on the one before
-        cachedPair = pair
         let chunk = chunkFrames, controlFrames = self.controlFrames
         let startA = 2 * pair * chunk
-        let out = oceanPair
+        let out = pairBuffer
         // Each one-pole filter as y = pole·y + (1 − pole)·x: the product of the input is worked
         // out beside the filter, so a frame waits on one product and one sum of the frame before
         // (not a difference, a product and a sum).
@@ -530,7 +487,7 @@ public final class AmbienceSource: GeneratedSource {
             return (control(q, channel: 0), control(q, channel: 1), control(qB, channel: 0), control(qB, channel: 1))
         }
         // Frame `t` of each chunk, from its warm-up (whole control intervals) to its end.
-        var t = -oceanWarmUpFrames
+        var t = -pairWarmUpFrames
         var next = controls(Self.floorDiv(startA + t, controlFrames))
         while t < chunk {
             let q = Self.floorDiv(startA + t, controlFrames)
@@ -573,6 +530,86 @@ public final class AmbienceSource: GeneratedSource {
         }
     }
 
+    /// Renders chunks 2·`pair` and 2·`pair` + 1 of the rain, both ears, into `pairBuffer`, the
+    /// four lanes as `renderOceanPair` has them.
+    ///
+    /// The hiss is the noise high-passed and tilted down (two one-pole low-passes), over the
+    /// rumble (two one-pole low-passes at 140 Hz); a drop is an impulse of a random size into two
+    /// short resonators. Whether a drop falls in a lane at a frame is drawn from 16 bits of one
+    /// hash for the four lanes (its chance to the nearest 1/65536); its size and sign from a hash
+    /// of their own only when one falls, a few frames in a hundred.
+    private func renderRainPair(_ pair: Int64) {
+        // shape: hot loop, the per-frame filter chains of four lanes run in SIMD registers, each frame waiting on the one before
+        let chunk = chunkFrames, controlFrames = self.controlFrames
+        let startA = 2 * pair * chunk
+        let out = pairBuffer
+        func vector(_ x: Double) -> SIMD4<Float> { SIMD4(repeating: Float(x)) }
+        let hp = vector(highPass), rumblePole = vector(self.rumblePole), tilt = vector(self.tilt), lowPole = vector(lowPass)
+        // The mix's weights ride in the last filters' input gains: the hiss's 1.2, the rumble's 0.8.
+        let rumbleGain = 1 - rumblePole, rumbleGain2 = 0.8 * rumbleGain, tiltGain = 1 - tilt, lowGain = 1.2 * (1 - lowPole)
+        let a1 = vector(resonator1.0), b1 = vector(resonator1.1), a2 = vector(resonator2.0), b2 = vector(resonator2.1)
+        var hpOut = SIMD4<Float>(), last = SIMD4<Float>(), rumble = SIMD4<Float>(), rumble2 = SIMD4<Float>()
+        var lp1 = SIMD4<Float>(), lp2 = SIMD4<Float>(), r1a = SIMD4<Float>(), r1b = SIMD4<Float>(), r2a = SIMD4<Float>(), r2b = SIMD4<Float>()
+        /// The two chunks' controls at control point `q` of the first (the rain's are the same in both ears).
+        func controls(_ q: Int64) -> (Control, Control) { (control(q, channel: 0), control(q + chunk / controlFrames, channel: 0)) }
+        /// Each lane's drop at `frameA` of the first chunk where `falls`: size² with a sign.
+        func drops(_ frameA: Int64, _ falls: SIMDMask<SIMD4<Int32>>) -> SIMD4<Float> {
+            var impulse = SIMD4<Float>()
+            for lane in 0..<4 where falls[lane] {
+                let h = hash(2, (frameA + (lane < 2 ? 0 : chunk)) &* 4 &+ Int64(lane & 1))
+                let size = Float(h >> 40) * (1.0 / 16_777_216)
+                impulse[lane] = size * size * (h & 1 == 0 ? -1 : 1)
+            }
+            return impulse
+        }
+        var t = -pairWarmUpFrames
+        var next = controls(Self.floorDiv(startA + t, controlFrames))
+        while t < chunk {
+            let q = Self.floorDiv(startA + t, controlFrames)
+            let here = next
+            next = controls(q + 1)
+            let envelope = SIMD4<Float>(Float(here.0.envelope), Float(here.0.envelope), Float(here.1.envelope), Float(here.1.envelope))
+            let slope = (SIMD4<Float>(Float(next.0.envelope), Float(next.0.envelope), Float(next.1.envelope), Float(next.1.envelope))
+                - envelope) * (1 / Float(controlFrames))
+            let chanceA = Int32(here.0.eventChance * 65536 + 0.5), chanceB = Int32(here.1.eventChance * 65536 + 0.5)
+            let chance = SIMD4<Int32>(chanceA, chanceA, chanceB, chanceB)
+            // The first pair's first chunk starts at the session's start: no noise or drop
+            // before it, so its filters are at rest there.
+            let live = startA + t >= 0 ? SIMD4<Float>(repeating: 1) : SIMD4<Float>(0, 0, 1, 1)
+            let keep = t >= 0
+            var level = envelope
+            @inline(__always)
+            func frame(_ x: SIMD4<Float>, _ at: Int64) {
+                let bits = SIMD4<Int32>(truncatingIfNeeded: unsafeBitCast(hash(1, startA + at), to: SIMD4<UInt16>.self))
+                let falls = bits .< chance
+                let drop = any(falls) ? drops(startA + at, falls) * live : SIMD4<Float>()
+                hpOut = hp * (hpOut + (x - last))
+                last = x
+                rumble = rumblePole * rumble + rumbleGain * x
+                rumble2 = rumblePole * rumble2 + rumbleGain2 * rumble
+                lp1 = tilt * lp1 + tiltGain * hpOut
+                lp2 = lowPole * lp2 + lowGain * lp1
+                let r1 = drop + a1 * r1a - b1 * r1b
+                r1b = r1a; r1a = r1
+                let r2 = drop + a2 * r2a - b2 * r2b
+                r2b = r2a; r2a = r2
+                let v = level * (lp2 + 0.05 * (r1 + 0.7 * r2) + rumble2)
+                level += slope
+                if keep { out[Int(at)] = v }
+            }
+            var k: Int64 = 0
+            while k < controlFrames {
+                // Both chunks' frames at `t + k` and the one after: a hash each, 32 bits a frame.
+                let frameA = startA + t + k
+                let a = hash(0, frameA >> 1), b = hash(0, (frameA + chunk) >> 1)
+                frame(Self.whiteQuad(a, b, odd: false) * live, t + k)
+                frame(Self.whiteQuad(a, b, odd: true) * live, t + k + 1)
+                k += 2
+            }
+            t += controlFrames
+        }
+    }
+
     /// `whitePair` of two frames at once, as four lanes: [the first's L, R; the second's L, R],
     /// from their hashes `a` and `b`.
     @inline(__always)
@@ -599,7 +636,7 @@ public final class AmbienceSource: GeneratedSource {
     /// Writes frames `start ..< start + frameCount` of the ambience into `out`, interleaved: a
     /// chunk's run at a time, each channel's filters in a local through the run.
     public func render(into out: UnsafeMutablePointer<Float>, from start: Int64, frameCount: Int) {
-        if kind == .ocean { return renderOcean(into: out, from: start, frameCount: frameCount) }
+        if paired { return renderPaired(into: out, from: start, frameCount: frameCount) }
         var i = 0
         while i < frameCount {
             let frame = start + Int64(i)
@@ -609,14 +646,10 @@ public final class AmbienceSource: GeneratedSource {
             if channels == 2 {
                 // Both ears in one loop: their filters are two chains the processor runs side by side.
                 var left = states[0], right = states[1]
-                if kind == .rain {
-                    rainStereo(from: frame, count: n, into: out + i * 2, &left, &right)
-                } else {
-                    for j in 0..<n {
-                        let f = frame + Int64(j)
-                        out[(i + j) * 2] = Float(step(f, 0, &left))
-                        out[(i + j) * 2 + 1] = Float(step(f, 1, &right))
-                    }
+                for j in 0..<n {
+                    let f = frame + Int64(j)
+                    out[(i + j) * 2] = Float(step(f, 0, &left))
+                    out[(i + j) * 2 + 1] = Float(step(f, 1, &right))
                 }
                 states[0] = left
                 states[1] = right
