@@ -336,6 +336,24 @@ import Testing
         // Dither moves a sample by at most 1 LSB beyond rounding.
         for (x, q) in zip(input, a) { #expect(abs(Float(q) - x * 32767) <= 1.5) }
     }
+
+    /// Silence dithered is triangular noise of ±1 LSB rounded: −1, 0 and 1 in about 1 : 6 : 1; a
+    /// sample that is not a number is 0, and one past full scale is held at it.
+    @Test func silenceTakesTriangularNoiseAndTheEdgesHold() {
+        let count = 80_000
+        var input = [Float](repeating: 0, count: count)
+        var output = [Int16](repeating: 7, count: count)
+        var dither = TPDFDither(seed: 11)
+        dither.quantize(input, &output, count: count)
+        let ones = output.filter { $0 == 1 }.count, minusOnes = output.filter { $0 == -1 }.count
+        #expect(output.allSatisfy { (-1...1).contains($0) })
+        for share in [Double(ones) / Double(count), Double(minusOnes) / Double(count)] {
+            #expect(abs(share - 0.125) < 0.01, "±1 in \(share) of the samples, not 1 in 8")
+        }
+        input[0...3] = [.nan, .infinity, -.infinity, 1.5]
+        dither.quantize(input, &output, count: 4)
+        #expect(Array(output[0...3]) == [0, 32767, -32768, 32767])
+    }
 }
 
 @Suite struct SamplePeakTests {

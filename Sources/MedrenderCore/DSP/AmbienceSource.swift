@@ -71,7 +71,7 @@ public enum AmbienceKind: String, CaseIterable, Hashable, Sendable {
 /// Two things make the sound. Its texture is white noise (a counter-based generator keyed by the
 /// seed and the frame, a hash every two frames, 16 bits an ear a frame) and random events (drops,
 /// bubbles) through filters that start from rest at the start of each chunk (4 s; the ocean's
-/// 2 s, two rendered side by side), run over a warm-up before it, as `NoiseSource` does: 46 of
+/// and the rain's 2 s, two rendered side by side as the lanes of one vector), run over a warm-up before it, as `NoiseSource` does: 46 of
 /// the slowest filter's time constants (`warmUp`), so what the filters remember from before the
 /// warm-up is under 10⁻²⁰ and a chunk starts where its neighbour left off. Its slow variation
 /// is a closed-form function of time: value noise (seeded knots, smoothly joined) at several

@@ -7,12 +7,17 @@ public struct TPDFDither: Sendable {
         generator = SeededGenerator(seed: seed ^ 0xD1_7E12)
     }
 
-    /// Quantizes `count` samples from `input` to 16-bit integers in `output`.
+    /// Quantizes `count` samples from `input` to 16-bit integers in `output`: one draw of the
+    /// generator a sample, its two 24-bit halves the two uniform values whose difference is the
+    /// noise; clamped, then rounded (a tie to even) by adding 1.5 × 2^23, which leaves the integer
+    /// in the float's low bits, so there is no call into libm and the loop has no branch.
     public mutating func quantize(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Int16>, count: Int) {
         for i in 0..<count {
-            let noise = generator.nextUnit() - generator.nextUnit()
-            let scaled = (input[i] * 32767 + noise).rounded()
-            output[i] = Int16(max(-32768, min(32767, scaled.isFinite ? scaled : 0)))
+            let h = generator.next()
+            let noise = (Float(h >> 40) - Float(h & 0xFF_FFFF)) * (1.0 / 16_777_216)
+            let scaled = input[i] * 32767 + noise
+            let clamped = scaled.isNaN ? 0 : Swift.max(-32768, Swift.min(32767, scaled))
+            output[i] = Int16(truncatingIfNeeded: Int32(bitPattern: (clamped + 12_582_912).bitPattern) &- 0x4B40_0000)
         }
     }
 }
