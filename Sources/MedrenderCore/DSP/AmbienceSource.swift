@@ -146,11 +146,12 @@ public final class AmbienceSource: GeneratedSource {
         self.seed = seed
         let controlFrames: Int64 = kind == .ocean ? 128 : 64
         self.controlFrames = controlFrames
-        // The ocean's and the rain's chunks are rendered two side by side: 2 s each, in whole
-        // control intervals.
-        chunkFrames = kind == .ocean || kind == .rain
-            ? max(1, SessionTime(milliseconds: 2000).frame(atRate: rate) / controlFrames) * controlFrames
-            : SessionTime(milliseconds: 4000).frame(atRate: rate)
+        // The ocean's and the rain's chunks are rendered two side by side, in whole control
+        // intervals: the ocean's 2 s, the rain's 1 s (its warm-up is short, and the pair's 0.7 MiB
+        // at 48 kHz less is a render's peak memory less).
+        let paired: Int64? = [AmbienceKind.ocean: 2000, .rain: 1000][kind]
+        chunkFrames = paired.map { max(1, SessionTime(milliseconds: $0).frame(atRate: rate) / controlFrames) * controlFrames }
+            ?? SessionTime(milliseconds: 4000).frame(atRate: rate)
         warmUpFrames = kind.warmUp.frame(atRate: rate)
         pairWarmUpFrames = (warmUpFrames + controlFrames - 1) / controlFrames * controlFrames
         pairBuffer = .allocate(capacity: kind == .ocean || kind == .rain ? Int(chunkFrames) : 0)
