@@ -238,11 +238,11 @@ def pieced_rows(tmp, common, mix):
     steps = [("`medrender --version`: the runtime and the libraries mapped", [MEDRENDER, "--version"]),
              ("the cues alone, to WAV: the preset, the plan, both passes' mixers and buffers",
               [MEDRENDER, *common, "--layers", "cues", "--threads", "1", "-o", os.path.join(tmp, "parts-cues.wav")]),
-             ("every layer, to WAV, one thread: the sounds held, all in 16 bits (the rain bed, 31 s stereo, decoded straight into them: 5.5 MiB as it loads, a 4.9-MiB loop; the voice, the bell and the cue tones 2.4 MiB)",
+             ("every layer, to WAV, one thread: the sounds held (the voice, the bell and the cue tones) and the rain, generated as it plays two 1-s chunks of both ears at a time (0.7 MiB at 48 kHz)",
               [MEDRENDER, *common, "--threads", "1", "-o", os.path.join(tmp, "parts-one.wav")]),
              ("every layer, to WAV, every core: pass 1's parts side by side, pass 2's ring",
               [MEDRENDER, *common, "-o", os.path.join(tmp, "parts.wav")]),
-             ("to OGG, one thread: a piece's encoder as the audio arrives, the scout, the live decode check (up to 1,088 packets)",
+             ("to OGG, one thread: one encoder as the audio arrives (no scout or pieces) and the live decode check (up to 1,088 packets)",
               [MEDRENDER, *common, "--quality", str(QUALITY), "--threads", "1", "-o", os.path.join(tmp, "parts-one.ogg")]),
              ("to OGG, every core: the audio handed to the pieces and not yet encoded (up to 1.5 MiB, in 16 bits), an encoder a core",
               [MEDRENDER, *common, "--quality", str(QUALITY), "-o", os.path.join(tmp, "parts.ogg")])]
