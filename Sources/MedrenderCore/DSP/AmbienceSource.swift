@@ -469,7 +469,6 @@ public final class AmbienceSource: GeneratedSource {
     private func renderOceanPair(_ pair: Int64) {
         // shape: hot loop, the per-frame filter chains of four lanes run in SIMD registers, each frame waiting on the one before
         let chunk = chunkFrames, controlFrames = self.controlFrames
-        let startA = 2 * pair * chunk
         let out = pairBuffer
         // Each one-pole filter as y = pole·y + (1 − pole)·x: the product of the input is worked
         // out beside the filter, so a frame waits on one product and one sum of the frame before
@@ -487,47 +486,31 @@ public final class AmbienceSource: GeneratedSource {
             let qB = q + chunk / controlFrames
             return (control(q, channel: 0), control(q, channel: 1), control(qB, channel: 0), control(qB, channel: 1))
         }
-        // Frame `t` of each chunk, from its warm-up (whole control intervals) to its end.
-        var t = -pairWarmUpFrames
-        var next = controls(Self.floorDiv(startA + t, controlFrames))
-        while t < chunk {
-            let q = Self.floorDiv(startA + t, controlFrames)
-            let here = next
+        var next: (Control, Control, Control, Control)?
+        var pole = SIMD4<Float>(), gain = SIMD4<Float>(), gain2 = SIMD4<Float>(), detail = SIMD4<Float>()
+        var level = SIMD4<Float>(), slope = SIMD4<Float>()
+        walkPair(pair) { q, _ in
+            let here = next ?? controls(q)
             next = controls(q + 1)
-            let pole = SIMD4<Float>(Float(here.0.pole), Float(here.1.pole), Float(here.2.pole), Float(here.3.pole))
-            let gain = 1 - pole, gain2 = 1.6 * gain
-            let detail = 0.35 * SIMD4<Float>(Float(here.0.detail), Float(here.1.detail), Float(here.2.detail), Float(here.3.detail))
-            let envelope = SIMD4<Float>(Float(here.0.envelope), Float(here.1.envelope), Float(here.2.envelope), Float(here.3.envelope))
-            let slope = (SIMD4<Float>(Float(next.0.envelope), Float(next.1.envelope), Float(next.2.envelope), Float(next.3.envelope))
-                - envelope) * (1 / Float(controlFrames))
-            // The first pair's first chunk starts at the session's start: no noise before it,
-            // so its filters are at rest there.
-            let live = startA + t >= 0 ? SIMD4<Float>(repeating: 1) : SIMD4<Float>(0, 0, 1, 1)
-            let keep = t >= 0
-            var level = envelope
-            @inline(__always)
-            func frame(_ x: SIMD4<Float>, _ at: Int) {
-                hpOut = hp * (hpOut + (x - last))
-                last = x
-                rumble = rumblePole * rumble + rumbleGain * x
-                rumble2 = rumblePole * rumble2 + rumbleGain2 * rumble
-                lp1 = pole * lp1 + gain * x
-                lp2 = pole * lp2 + gain2 * lp1
-                lp3 = foamPole * lp3 + foamGain * hpOut
-                let v = level * (lp2 + detail * lp3 + rumble2)
-                level += slope
-                if keep { out[at] = v }
-            }
-            var k: Int64 = 0
-            while k < controlFrames {
-                // Both chunks' frames at `t + k` and the one after: a hash each, 32 bits a frame.
-                let frameA = startA + t + k
-                let a = hash(0, frameA >> 1), b = hash(0, (frameA + chunk) >> 1)
-                frame(Self.whiteQuad(a, b, odd: false) * live, Int(t + k))
-                frame(Self.whiteQuad(a, b, odd: true) * live, Int(t + k + 1))
-                k += 2
-            }
-            t += controlFrames
+            pole = SIMD4<Float>(Float(here.0.pole), Float(here.1.pole), Float(here.2.pole), Float(here.3.pole))
+            gain = 1 - pole
+            gain2 = 1.6 * gain
+            detail = 0.35 * SIMD4<Float>(Float(here.0.detail), Float(here.1.detail), Float(here.2.detail), Float(here.3.detail))
+            level = SIMD4<Float>(Float(here.0.envelope), Float(here.1.envelope), Float(here.2.envelope), Float(here.3.envelope))
+            let after = next!
+            slope = (SIMD4<Float>(Float(after.0.envelope), Float(after.1.envelope), Float(after.2.envelope), Float(after.3.envelope))
+                - level) * (1 / Float(controlFrames))
+        } frame: { x, at in
+            hpOut = hp * (hpOut + (x - last))
+            last = x
+            rumble = rumblePole * rumble + rumbleGain * x
+            rumble2 = rumblePole * rumble2 + rumbleGain2 * rumble
+            lp1 = pole * lp1 + gain * x
+            lp2 = pole * lp2 + gain2 * lp1
+            lp3 = foamPole * lp3 + foamGain * hpOut
+            let v = level * (lp2 + detail * lp3 + rumble2)
+            level += slope
+            if at >= 0 { out[Int(at)] = v }
         }
     }
 
@@ -563,41 +546,52 @@ public final class AmbienceSource: GeneratedSource {
             }
             return impulse
         }
-        var t = -pairWarmUpFrames
-        var next = controls(Self.floorDiv(startA + t, controlFrames))
-        while t < chunk {
-            let q = Self.floorDiv(startA + t, controlFrames)
-            let here = next
+        var next: (Control, Control)?
+        var level = SIMD4<Float>(), slope = SIMD4<Float>(), chance = SIMD4<Int32>(), live = SIMD4<Float>()
+        walkPair(pair) { q, liveLanes in
+            let here = next ?? controls(q)
             next = controls(q + 1)
-            let envelope = SIMD4<Float>(Float(here.0.envelope), Float(here.0.envelope), Float(here.1.envelope), Float(here.1.envelope))
-            let slope = (SIMD4<Float>(Float(next.0.envelope), Float(next.0.envelope), Float(next.1.envelope), Float(next.1.envelope))
-                - envelope) * (1 / Float(controlFrames))
+            level = SIMD4<Float>(Float(here.0.envelope), Float(here.0.envelope), Float(here.1.envelope), Float(here.1.envelope))
+            let after = next!
+            slope = (SIMD4<Float>(Float(after.0.envelope), Float(after.0.envelope), Float(after.1.envelope), Float(after.1.envelope))
+                - level) * (1 / Float(controlFrames))
             let chanceA = Int32(here.0.eventChance * 65536 + 0.5), chanceB = Int32(here.1.eventChance * 65536 + 0.5)
-            let chance = SIMD4<Int32>(chanceA, chanceA, chanceB, chanceB)
-            // The first pair's first chunk starts at the session's start: no noise or drop
-            // before it, so its filters are at rest there.
+            chance = SIMD4<Int32>(chanceA, chanceA, chanceB, chanceB)
+            live = liveLanes
+        } frame: { x, at in
+            let bits = SIMD4<Int32>(truncatingIfNeeded: unsafeBitCast(hash(1, startA + at), to: SIMD4<UInt16>.self))
+            let falls = bits .< chance
+            let drop = any(falls) ? drops(startA + at, falls) * live : SIMD4<Float>()
+            hpOut = hp * (hpOut + (x - last))
+            last = x
+            rumble = rumblePole * rumble + rumbleGain * x
+            rumble2 = rumblePole * rumble2 + rumbleGain2 * rumble
+            lp1 = tilt * lp1 + tiltGain * hpOut
+            lp2 = lowPole * lp2 + lowGain * lp1
+            let r1 = drop + a1 * r1a - b1 * r1b
+            r1b = r1a; r1a = r1
+            let r2 = drop + a2 * r2a - b2 * r2b
+            r2b = r2a; r2a = r2
+            let v = level * (lp2 + 0.05 * (r1 + 0.7 * r2) + rumble2)
+            level += slope
+            if at >= 0 { out[Int(at)] = v }
+        }
+    }
+
+    /// Walks chunks 2·`pair` and 2·`pair` + 1 side by side, from their warm-up (whole control
+    /// intervals before each) to their end: `interval` at each control interval, with the first
+    /// chunk's control point and the lanes that are live (the first pair's first chunk starts at
+    /// the session's start: no noise before it, so its filters are at rest there), then `frame`
+    /// for each of its frames, with the four lanes' white noise and the frame's place in its
+    /// chunk (below 0 in the warm-up, which is not kept).
+    @inline(__always)
+    private func walkPair(_ pair: Int64, _ interval: (_ q: Int64, _ live: SIMD4<Float>) -> Void,
+                          frame: (_ noise: SIMD4<Float>, _ at: Int64) -> Void) {
+        let chunk = chunkFrames, startA = 2 * pair * chunk
+        var t = -pairWarmUpFrames
+        while t < chunk {
             let live = startA + t >= 0 ? SIMD4<Float>(repeating: 1) : SIMD4<Float>(0, 0, 1, 1)
-            let keep = t >= 0
-            var level = envelope
-            @inline(__always)
-            func frame(_ x: SIMD4<Float>, _ at: Int64) {
-                let bits = SIMD4<Int32>(truncatingIfNeeded: unsafeBitCast(hash(1, startA + at), to: SIMD4<UInt16>.self))
-                let falls = bits .< chance
-                let drop = any(falls) ? drops(startA + at, falls) * live : SIMD4<Float>()
-                hpOut = hp * (hpOut + (x - last))
-                last = x
-                rumble = rumblePole * rumble + rumbleGain * x
-                rumble2 = rumblePole * rumble2 + rumbleGain2 * rumble
-                lp1 = tilt * lp1 + tiltGain * hpOut
-                lp2 = lowPole * lp2 + lowGain * lp1
-                let r1 = drop + a1 * r1a - b1 * r1b
-                r1b = r1a; r1a = r1
-                let r2 = drop + a2 * r2a - b2 * r2b
-                r2b = r2a; r2a = r2
-                let v = level * (lp2 + 0.05 * (r1 + 0.7 * r2) + rumble2)
-                level += slope
-                if keep { out[Int(at)] = v }
-            }
+            interval(Self.floorDiv(startA + t, controlFrames), live)
             var k: Int64 = 0
             while k < controlFrames {
                 // Both chunks' frames at `t + k` and the one after: a hash each, 32 bits a frame.
