@@ -49,6 +49,10 @@ public struct RenderJob: Sendable {
     /// Given, once an OGG is written, where its pieces met (frames at the splices) and how many
     /// Vorbis encoders it started.
     var vorbisObserver: (@Sendable (_ splices: [Int64], _ encoders: Int) -> Void)?
+    /// Given, once an OGG is written, what its check found, and the output's loudness as it went
+    /// into the encoder: with it set, every packet is decoded and, beside, only those a selective
+    /// check picks (at any rate), to compare the two.
+    var decodeAudit: (@Sendable (_ check: LiveVorbisCheck.Outcome, _ encodedLoudness: Double) -> Void)?
     /// The threads an OGG's pieces are encoded on; nil for one encoder.
     var vorbisThreads: Int? { oggInPieces ?? (threads > 1) ? max(1, threads) : nil }
     /// The name a stream's stems take (the output file's name otherwise).
@@ -196,22 +200,30 @@ public struct RenderJob: Sendable {
                                       gainDecibels: gainDecibels, headroomDecibels: headroom)
         var figures: WritePass.Figures
         var decoded: DecodedFigures?
+        // The share of an OGG's packets its check decoded.
+        var share: Double?
+        let selective = DecodedCheck.decodesSelectively(format, rate: plan.rate)
         while true {
             let writer = outputs.audio
             let checked = lossy && writer.temporaryPath != nil
-            let live = lossy ? try writer.vorbisEncoder.map { try LiveVorbisCheck(encoder: $0, totalFrames: Int64(written.count)) } : nil
-            defer { live?.stop() }
+            let live = lossy ? try writer.vorbisEncoder.map { try Self.check($0, plan: plan, frames: Int64(written.count), selective: selective,
+                                                                               audit: decodeAudit != nil) } : nil
+            defer { live?.check.stop() }
+            // Measured here unless the file is measured as it decodes, loudness and all.
+            let measuresOutput = live.map { $0.peaks != nil } ?? !checked
             figures = try WritePass.run(prepared, into: writer, stems: outputs.stems, gain: Float(decibelsToGain(gainDecibels + policy.correctionDecibels)),
-                                        ceilingDecibels: policy.limiterCeilingDecibels, frames: written, measuresOutput: !checked && live == nil,
-                                        measuresSpeech: mix.levelsSpeech, parallel: parallel, progress: weighted, stopped: stopped)
+                                        ceilingDecibels: policy.limiterCeilingDecibels, frames: written, measuresOutput: measuresOutput,
+                                        measuresSpeech: mix.levelsSpeech, stretchPeaks: live?.peaks, parallel: parallel, progress: weighted,
+                                        stopped: stopped)
             vorbisObserver?(writer.vorbisSplices, writer.vorbisEncoders)
-            guard checked, let file = writer.temporaryPath else {
-                if let live { decoded = try live.finish() }
-                break
-            }
             if let live {
-                decoded = try live.finish()
-            } else {
+                let outcome = try live.check.finish()
+                decodeAudit?(outcome, figures.meter?.integratedLoudness ?? -.infinity)
+                decoded = Self.decodedFigures(outcome, written: figures)
+                share = outcome.selective.map { Double($0.packets.decoded) / Double(max(1, $0.packets.of)) } ?? 1
+            }
+            guard checked, let file = writer.temporaryPath else { break }
+            if live == nil {
                 weighted?(RenderProgress(pass: 3, framesDone: 0, totalFrames: plan.totalFrames))
                 decoded = try DecodedCheck.measure(fileAt: file, playbackRate: DecodedCheck.playbackRate(format), stopped: stopped)
                 weighted?(RenderProgress(pass: 3, framesDone: plan.totalFrames, totalFrames: plan.totalFrames))
@@ -243,7 +255,32 @@ public struct RenderJob: Sendable {
                 + Self.streamNotes(truePeak: rewritable || !lossy ? nil : decoded?.truePeak, plan: plan)
                 + Self.overNotes(truePeak: rewritable ? decoded?.truePeak : nil, plan: plan, retries: policy.retries),
             samplePeakDBFS: peak > 0 ? gainToDecibels(Double(peak)) : nil,
-            limiterReductionDecibels: -gainToDecibels(Double(figures.deepestGain)), voice: plan.guide.speaker)
+            limiterReductionDecibels: -gainToDecibels(Double(figures.deepestGain)), voice: plan.guide.speaker,
+            decodedPacketShare: share)
+    }
+
+    /// An OGG's check, and the stretch peaks it picks packets by (none when it decodes every one).
+    static func check(_ encoder: any VorbisPacketSource, plan: RenderPlan, frames: Int64, selective: Bool,
+                      audit: Bool) throws -> (check: LiveVorbisCheck, peaks: StretchPeaks?) {
+        let peaks = selective || audit ? StretchPeaks(channels: plan.channels) : nil
+        let check = try LiveVorbisCheck(encoder: encoder, totalFrames: frames, whole: !selective || audit, peaks: peaks,
+                                        marginDecibels: DecodedCheck.selectionMarginDecibels(rate: plan.rate))
+        return (check, peaks)
+    }
+
+    /// The loudness of an OGG as decoded, from the loudness that went into its encoder and what
+    /// a selective check found the codec did to it.
+    static func decodedLoudness(encoded: Double, _ picked: SelectiveDecode.Figures) -> Double {
+        encoded + (picked.energies.shift(gatedUnder: encoded) ?? 0)
+    }
+
+    /// What an OGG decodes to: the whole decode's figures, or the peaks of the packets its check
+    /// picked with the loudness of what went into the encoder moved as the codec moved it in them.
+    static func decodedFigures(_ outcome: LiveVorbisCheck.Outcome, written: WritePass.Figures) -> DecodedFigures? {
+        if let whole = outcome.whole { return whole }
+        guard let picked = outcome.selective, let meter = written.meter else { return nil }
+        return DecodedFigures(loudness: decodedLoudness(encoded: meter.integratedLoudness, picked), range: meter.loudnessRange,
+                              truePeak: picked.peaks.true, samplePeak: picked.peaks.sample)
     }
 
     /// What the report says of an OGG streamed as it is encoded that decodes over the ceiling: it

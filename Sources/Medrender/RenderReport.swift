@@ -38,6 +38,10 @@ public struct RenderReport: Sendable, Codable, Hashable {
     /// The voice that spoke the guided script, prompts and lead-in, as `ENGINE:VOICE`
     /// (`piper:en_US-joe-medium`); nil when nothing is spoken.
     public var voice: String? = nil
+    /// The share of an OGG's packets decoded to check it, 0…1: 1 under 44.1 kHz (every packet,
+    /// for the loudness as decoded too), less at 44.1 kHz and over (only the packets that can hold
+    /// its peaks: `SelectiveDecode`). Nil for other formats.
+    public var decodedPacketShare: Double? = nil
 }
 
 /// How far a render has come: pass 1 measures, pass 2 writes (from 0 again each time a lossy

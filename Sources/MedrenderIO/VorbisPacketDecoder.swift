@@ -50,6 +50,16 @@ public final class VorbisPacketDecoder {
         try codec.start(decoding: true)
     }
 
+    /// The frames of the stream's long blocks (the longest reach of a packet's window).
+    public var longBlockFrames: Int { Int(vorbis_info_blocksize(info, 1)) }
+
+    /// Forgets the packets decoded so far, to go on from any packet of the stream: the first
+    /// packet decoded after this gives no audio, the next gives what it gives in a decode from the
+    /// start. The corresponding C function is `vorbis_synthesis_restart`.
+    public func restart() throws(IOError) {
+        guard vorbis_synthesis_restart(dsp) == 0 else { throw IOError(.library, "the Vorbis decoder would not restart") }
+    }
+
     deinit {
         vorbis_comment_clear(comment)
         comment.deallocate()

@@ -37,15 +37,15 @@ enum WritePass {
     /// Writes the session's `frames` (a part of it, or all) into `writer`, and `stems` (only of
     /// the whole session) into theirs, each finished.
     static func run(_ prepared: PreparedRender, into writer: OutputWriter, stems: [Stem] = [], gain: Float, ceilingDecibels: Double,
-                    frames: Range<Int64>, measuresOutput: Bool, measuresSpeech: Bool = false, parallel: Bool,
-                    progress: ((RenderProgress) -> Void)?, stopped: (@Sendable () -> Bool)? = nil) throws -> Figures {
+                    frames: Range<Int64>, measuresOutput: Bool, measuresSpeech: Bool = false, stretchPeaks: StretchPeaks? = nil,
+                    parallel: Bool, progress: ((RenderProgress) -> Void)?, stopped: (@Sendable () -> Bool)? = nil) throws -> Figures {
         let plan = prepared.plan
         let channels = plan.channels
         precondition(stems.isEmpty || frames == 0..<plan.totalFrames, "stems are of the whole session")
         prepared.assets.tally.record(pass: "write")
         let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: ceilingDecibels)
         let producer = Handoff(try Producer(prepared, gain: gain, limiter: limiter, frames: frames, measuresOutput: measuresOutput,
-                                            measuresSpeech: measuresSpeech, stems: stems))
+                                            measuresSpeech: measuresSpeech, stretchPeaks: stretchPeaks, stems: stems))
         let pipeline = BlockPipeline(depth: parallel ? 8 : 1, samplesPerBlock: Renderer.blockFrames * channels)
         var written: Int64 = 0
         let total = Int64(frames.count)
@@ -56,6 +56,8 @@ enum WritePass {
             progress?(RenderProgress(pass: 2, framesDone: written, totalFrames: total))
         }
         let p = producer.value
+        // The check waits for the last stretch before the encoder's last packets.
+        stretchPeaks?.finish()
         if let failure = p.failure { throw failure }
         try writer.finish()
         for stem in stems { try stem.writer.finish() }
@@ -81,6 +83,8 @@ enum WritePass {
         /// What stopped the stems being written, thrown once the pipeline is done.
         private(set) var failure: Error?
         let measuresOutput: Bool
+        /// Where each block's stretch peaks go before it is encoded, when a check picks packets by them.
+        let stretchPeaks: StretchPeaks?
         /// The frames written; the chain's frame at the start of its next block.
         let frames: Range<Int64>
         private var position: Int64
@@ -88,7 +92,7 @@ enum WritePass {
         /// A producer of `frames`: a part's chain starts `PointRender.warmUp` before it, so the
         /// limiter has settled by the part's first frame, and the frames before it are dropped.
         init(_ prepared: PreparedRender, gain: Float, limiter: TruePeakLimiter, frames: Range<Int64>,
-             measuresOutput: Bool, measuresSpeech: Bool, stems: [Stem] = []) throws(IOError) {
+             measuresOutput: Bool, measuresSpeech: Bool, stretchPeaks: StretchPeaks? = nil, stems: [Stem] = []) throws(IOError) {
             let plan = prepared.plan
             meter = measuresOutput ? LoudnessGate(channels: plan.channels, rate: plan.rate, withRange: true, binned: true) : nil
             truePeak = TruePeakMeter(channels: plan.channels, rate: plan.rate)
@@ -109,6 +113,10 @@ enum WritePass {
                 gains = speech?.gains
             }
             self.measuresOutput = measuresOutput
+            self.stretchPeaks = stretchPeaks
+            if let stretchPeaks, let meter {
+                meter.reportStretches(of: StretchPeaks.stretchFrames) { stretchPeaks.addEnergy($0) }
+            }
             self.frames = frames
         }
 
@@ -150,11 +158,14 @@ enum WritePass {
             block.offset = offset
             block.frames = count
             let frames = count
-            guard measuresOutput, let meter else { return true }
             let start = block.samples + offset * chain.channels
-            samplePeak = max(samplePeak, SamplePeak.largestMagnitude(start, count: frames * chain.channels))
-            truePeak.add(start, frameCount: frames)
-            meter.add(start, frameCount: frames)
+            if measuresOutput, let meter {
+                samplePeak = max(samplePeak, SamplePeak.largestMagnitude(start, count: frames * chain.channels))
+                truePeak.add(start, frameCount: frames)
+                // The meter hands its stretches' energies to the stretch peaks before they publish them.
+                meter.add(start, frameCount: frames)
+            }
+            stretchPeaks?.add(start, frameCount: frames)
             return true
         }
     }

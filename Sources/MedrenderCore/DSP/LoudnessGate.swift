@@ -44,6 +44,22 @@ public final class LoudnessGate {
     private let withRange: Bool
     private var recentHops: [Double]
     private var shortTerm: [Double] = []
+    /// With `stretchFrames` over 0 (`reportStretches`), each stretch's K-weighted energy (its
+    /// squares summed over channels) goes to `stretchSink` as it ends.
+    private var stretchFrames = 0
+    private var inStretch = 0
+    private var stretchEnergy = 0.0
+    private var stretchSink: ((Double) -> Void)?
+
+    /// From the next frame on, hands the K-weighted energy of each stretch of `frames` frames to
+    /// `sink` as it ends, the first ending `frames − phase` frames on: what a lossy output's check
+    /// compares its decoded frames with (`SelectiveDecode`). The figures this gate gives are the same.
+    public func reportStretches(of frames: Int, phase: Int = 0, to sink: @escaping (Double) -> Void) {
+        stretchFrames = frames
+        inStretch = phase
+        stretchEnergy = 0
+        stretchSink = sink
+    }
 
     public init(channels: Int, rate: Int, withRange: Bool = false, binned: Bool = false) {
         self.channels = channels
@@ -133,7 +149,9 @@ public final class LoudnessGate {
         state.withUnsafeMutableBufferPointer { s in
             var f = 0
             while f < frameCount {
-                let n = min(hop - inHop, frameCount - f)
+                var n = min(hop - inHop, frameCount - f)
+                if stretchFrames > 0 { n = min(n, stretchFrames - inStretch) }
+                let before = stretchFrames > 0 ? Self.sums(s, channels: channels) : 0
                 if Self.isSilent(s, frames + f * channels, count: n * channels) {
                     // Silence into filters at rest leaves them at rest and adds nothing to the
                     // hop's sum: a voice layer between its lines is counted, not filtered.
@@ -187,9 +205,27 @@ public final class LoudnessGate {
                     }
                 }
                 f += n
+                if stretchFrames > 0 { endStretch(after: n, energy: Self.sums(s, channels: channels) - before) }
                 advance(by: n, s)
             }
         }
+    }
+
+    /// The hop's running sums of squares, over channels.
+    private static func sums(_ s: UnsafeMutableBufferPointer<Double>, channels: Int) -> Double {
+        var total = 0.0
+        for c in 0..<channels { total += s[c * 5 + 4] }
+        return total
+    }
+
+    /// Counts `n` frames of `energy` into the stretch, and hands it on when it is full.
+    private func endStretch(after n: Int, energy: Double) {
+        stretchEnergy += energy
+        inStretch += n
+        guard inStretch == stretchFrames else { return }
+        stretchSink?(stretchEnergy)
+        stretchEnergy = 0
+        inStretch = 0
     }
 
     /// Whether every filter of `s` is at rest (its memory zero) and the `count` samples from
@@ -262,6 +298,7 @@ public final class LoudnessGate {
                            frameCount: Int) {
         precondition(first.channels == 2 && second.channels == 2 && first.hop == second.hop && first.inHop == second.inHop,
                      "two gates fed together must be stereo and in step")
+        precondition(first.stretchFrames == 0 && second.stretchFrames == 0, "two gates fed together report no stretches")
         let (b0, b1, b2, c0, c1, c2) = first.b
         let (a1, a2, d1, d2) = first.a
         first.state.withUnsafeMutableBufferPointer { s in

@@ -454,6 +454,28 @@ public final class TruePeakMeter {
     /// How many of the latest frames were all under half the peak found so far.
     private var quietRun = 0
 
+    /// Takes `frameCount` frames as what the next ones follow, without looking for peaks in them:
+    /// where a stream is measured in stretches, the frames just before a stretch, which lead the
+    /// filter into it. What came before them is forgotten (taken as silence, as at the start).
+    public func prime(_ frames: UnsafePointer<Float>, frameCount: Int) {
+        for i in history.indices { history[i] = 0 }
+        keep(frames, frameCount: frameCount)
+        // The frames that follow are looked at one by one, whatever they are.
+        quietRun = 0
+    }
+
+    /// Keeps the last of `frameCount` frames as the history, without looking at them.
+    private func keep(_ frames: UnsafePointer<Float>, frameCount: Int) {
+        for f in max(0, frameCount - historyFrames)..<frameCount {
+            let slot = ((written + f) % historyFrames) * channels, mirror = slot + historyFrames * channels
+            for c in 0..<channels {
+                history[slot + c] = frames[f * channels + c]
+                history[mirror + c] = frames[f * channels + c]
+            }
+        }
+        written += frameCount
+    }
+
     public func add(_ frames: UnsafePointer<Float>, frameCount: Int) {
         // A block under half the peak so far (after a quiet stretch as long as the filter) cannot
         // raise it: only the history is kept.
@@ -461,14 +483,7 @@ public final class TruePeakMeter {
         var lastLoud = -1
         for i in 0..<(frameCount * channels) where !(abs(frames[i]) < threshold) { lastLoud = i / channels }
         if lastLoud < 0, quietRun > historyFrames {
-            for f in max(0, frameCount - historyFrames)..<frameCount {
-                let slot = ((written + f) % historyFrames) * channels, mirror = slot + historyFrames * channels
-                for c in 0..<channels {
-                    history[slot + c] = frames[f * channels + c]
-                    history[mirror + c] = frames[f * channels + c]
-                }
-            }
-            written += frameCount
+            keep(frames, frameCount: frameCount)
             quietRun += frameCount
             return
         }
