@@ -156,6 +156,8 @@ FAULT_RUNS ?= 20
 bench: test-deps release
 	@./scripts/install-packages wrk
 	python3 scripts/bench.py
+	python3 scripts/bench.py --decoded
+	python3 scripts/bench.py --build
 	python3 scripts/bench-serve.py
 	python3 scripts/bench-studio.py
 	python3 scripts/bench-video.py

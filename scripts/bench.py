@@ -23,8 +23,12 @@ reported with its min, median and max. Writes the table into BENCHMARKS.md.
                      the OGG, a 16-bit WAV against libsndfile writing the same mix
                      (scripts/floor/wav-floor.c), and a guided session with its speech cached;
                      `--processor` runs these alone and prints them. MEDRENDER names the binary.
+  decode check    (`--decoded`) each stock preset's 15-min OGG: the share of its packets the check
+                     decoded, written into BENCHMARKS.md
+  library build   (`--build`) `build -j 2` of the stock library at 5 minutes against the floor
+                     encoding each of its mixes, in processor time, written into BENCHMARKS.md
 """
-import json, os, statistics, subprocess, sys, tempfile, time
+import json, os, shutil, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchmarks import write_section  # noqa: E402
@@ -327,7 +331,75 @@ def pieced_only():
     print("\nOne-minute load averages while measuring: " + ", ".join(f"{x:.2f}" for x in loads) + ".")
 
 
+DECODED_HEADING = "## The decode check: the share of packets decoded"
+
+
+def decoded_only():
+    """`--decoded`: every stock preset's 15-min OGG q5 at 48 kHz on one thread, and the share of its
+    packets the decode check decoded (the report's `decodedPacketShare`): the packets that can hold
+    the peaks, the packets sampled to weigh the codec's loudness shift, and the two before each run
+    that lead the decoder in. Written into BENCHMARKS.md under its own heading."""
+    presets = sorted(f[:-5] for f in os.listdir(os.path.join(ROOT, "Presets")) if f.endswith(".yaml"))
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="medrender-bench-") as tmp:
+        for preset in presets:
+            out = subprocess.run([MEDRENDER, "--preset", preset, "--minutes", str(MINUTES), "--rate", str(RATE), "--threads", "1",
+                                  "--quality", str(QUALITY), "--json", "-o", os.path.join(tmp, "d.ogg")],
+                                 cwd=ROOT, capture_output=True, text=True, check=True).stdout
+            rows.append((preset, json.loads(out)["decodedPacketShare"]))
+            print(f"{preset}: {rows[-1][1] * 100:.1f} %", flush=True)
+    shares = [share for _, share in rows]
+    lines = [DECODED_HEADING, "",
+             f"Measured by `python3 scripts/bench.py --decoded`: each stock preset, {MINUTES} min, {RATE} Hz stereo, OGG q{QUALITY}, "
+             "`--threads 1`; the share of the stream's packets its check decoded (the report's `decodedPacketShare`): "
+             "the packets that can hold its peaks, a run of 8 packets in every 140 or so to weigh what the codec does "
+             f"to the loudness, and the two packets before each run. Median {statistics.median(shares) * 100:.1f} %, "
+             f"from {min(shares) * 100:.1f} to {max(shares) * 100:.1f} %.", "",
+             "| preset | packets decoded |", "| --- | --- |"]
+    lines += [f"| `{preset}` | {share * 100:.1f} % |" for preset, share in rows]
+    write_section(DECODED_HEADING, lines + [""])
+
+
+BUILD_HEADING = "## A library build against the floor encoding every mix"
+
+
+def build_only():
+    """`--build`: `medrender build -j 2` of the stock library (5 min, OGG q4, speech warm from a
+    first build) against the floor encoding each of its 24 mixes, in processor time, and its wall
+    time. Written into BENCHMARKS.md under its own heading."""
+    minutes, quality = 5, 4
+    presets = sorted(f[:-5] for f in os.listdir(os.path.join(ROOT, "Presets")) if f.endswith(".yaml"))
+    build_floor()
+    with tempfile.TemporaryDirectory(prefix="medrender-bench-") as tmp:
+        build = [MEDRENDER, "build", "-o", os.path.join(tmp, "lib"), "--minutes", str(minutes), "--format", "ogg",
+                 "--quality", str(quality), "-j", "2"]
+        run(build)  # fills the speech cache
+        floor_cpu = 0.0
+        for preset in presets:
+            mix = os.path.join(tmp, "mix.wav")
+            run([MEDRENDER, "--preset", preset, "--minutes", str(minutes), "--bits", "32f", "-o", mix])
+            floor_cpu += processor_seconds([FLOOR, mix, os.path.join(tmp, "floor.ogg"), str(quality)])[1]
+        runs = []
+        for i in range(2):
+            shutil.rmtree(os.path.join(tmp, "lib"))
+            runs.append(processor_seconds(build))
+    lines = [BUILD_HEADING, "",
+             f"Measured by `python3 scripts/bench.py --build`: `medrender build -o DIR --minutes {minutes} --format ogg "
+             f"--quality {quality} -j 2` of the stock library ({len(presets)} OGGs at 48 kHz stereo, speech cached by a first build), "
+             "two runs, against the C floor encoding each preset's mix (rendered to 32-bit float first) one after the other, "
+             "in processor time (user + system).", "",
+             "| | wall s | processor s | processor / the floor's |", "| --- | --- | --- | --- |"]
+    lines += [f"| build, run {i + 1} | {wall:.1f} | {cpu:.1f} | {cpu / floor_cpu:.2f} |" for i, (wall, cpu) in enumerate(runs)]
+    lines += [f"| the floor, every mix | | {floor_cpu:.1f} | 1 |"]
+    write_section(BUILD_HEADING, lines + [""])
+    print("\n".join(lines))
+
+
 def main():
+    if "--decoded" in sys.argv:
+        return decoded_only()
+    if "--build" in sys.argv:
+        return build_only()
     if "--pieced" in sys.argv:
         return pieced_only()
     if "--processor" in sys.argv:

@@ -13,7 +13,11 @@ public struct RenderReport: Sendable, Codable, Hashable {
     public var gainDecibels: Double
     /// Integrated loudness of the output, in LUFS. An OGG, Opus or MP3 output is measured as it
     /// decodes (Opus at 48 kHz); a WAV or FLAC one as its samples go to the encoder, before
-    /// they are quantized (and dithered, at 16 bits). The same holds for the three figures below.
+    /// they are quantized (and dithered, at 16 bits). The same holds for the three figures below,
+    /// but for an OGG at 44.1 kHz and over: its peaks are those of the packets that can hold them,
+    /// as they decode, and its loudness what went into the encoder moved by what the codec did to
+    /// a sample of it (within 0.2 LU of the whole decode's; its range is what went into the
+    /// encoder's): `SelectiveDecode`.
     public var loudnessLUFS: Double?
     /// The voice's own integrated loudness in the output, in LUFS (the voice layer through the
     /// same chain and the same limiter gains as the mix, before encoding): what the target sets

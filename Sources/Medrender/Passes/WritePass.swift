@@ -25,6 +25,8 @@ enum WritePass {
     struct Figures {
         /// Nil when the output is not measured here (a lossy file measured as it decodes).
         var meter: LoudnessGate?
+        /// The peaks; not measured (left at 0) where a check picks packets by the stretch peaks
+        /// and finds the peaks as decoded.
         var truePeak: TruePeakMeter
         var samplePeak: Float
         /// The limiter's deepest gain (1 when it never acted).
@@ -160,8 +162,11 @@ enum WritePass {
             let frames = count
             let start = block.samples + offset * chain.channels
             if measuresOutput, let meter {
-                samplePeak = max(samplePeak, SamplePeak.largestMagnitude(start, count: frames * chain.channels))
-                truePeak.add(start, frameCount: frames)
+                // A check that picks packets by their stretch peaks finds the peaks as decoded.
+                if stretchPeaks == nil {
+                    samplePeak = max(samplePeak, SamplePeak.largestMagnitude(start, count: frames * chain.channels))
+                    truePeak.add(start, frameCount: frames)
+                }
                 // The meter hands its stretches' energies to the stretch peaks before they publish them.
                 meter.add(start, frameCount: frames)
             }
