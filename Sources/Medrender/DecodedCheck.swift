@@ -47,14 +47,16 @@ enum DecodedCheck {
     }
 
     /// How far under the largest sample so far (before encoding) the frames a packet depends on
-    /// may peak and the packet still be decoded, dB: the most the codec moved a peak over the
-    /// stock library at −12, −16 and −18 LUFS (what `WholeDecode.Required` gives), with 1 dB more.
-    static func selectionMarginDecibels(rate: Int) -> Double { 2.5 }
+    /// may peak and the packet still be decoded, dB: the most any render of the stock library at
+    /// −12, −16 and −18 LUFS needed (what `WholeDecode.Required` gives: 2.05 dB, at 8 kHz, in
+    /// 26-s renders; 1.2 dB in 30-s ones), with 2 dB more.
+    static func selectionMarginDecibels(rate: Int) -> Double { 4 }
 
     /// The most the loudness a selective check gives (`RenderJob.decodedLoudness`) is from the
     /// loudness as decoded, LU, over the stock library at −12, −16 and −18 LUFS at 44.1 and
-    /// 48 kHz (0.13 measured; what went into the encoder was up to 0.32 LU from it): a test holds it.
-    static let selectiveLoudnessError = 0.2
+    /// 48 kHz (0.20 measured in 26-s renders, 0.13 in 30-s ones; what went into the encoder was up
+    /// to 0.32 LU from it): a test holds it.
+    static let selectiveLoudnessError = 0.3
 
     /// Loudness off its target by more than this, as decoded, is corrected by writing the file again.
     static let loudnessTolerance = 0.45

@@ -16,7 +16,7 @@ public struct RenderReport: Sendable, Codable, Hashable {
     /// they are quantized (and dithered, at 16 bits). The same holds for the three figures below,
     /// but for an OGG at 44.1 kHz and over: its peaks are those of the packets that can hold them,
     /// as they decode, and its loudness what went into the encoder moved by what the codec did to
-    /// a sample of it (within 0.2 LU of the whole decode's; its range is what went into the
+    /// a sample of it (within 0.3 LU of the whole decode's; its range is what went into the
     /// encoder's): `SelectiveDecode`.
     public var loudnessLUFS: Double?
     /// The voice's own integrated loudness in the output, in LUFS (the voice layer through the

@@ -45,7 +45,7 @@ import Testing
         let out = dir.file("\(preset)-\(rate)-\(Int(-target))-q\(Int(quality)).ogg")
         var request = RenderRequest(
             session: session, presetFile: file,
-            options: RenderOptions(rate: rate, channels: 2, length: .duration(.seconds(30))),
+            options: RenderOptions(rate: rate, channels: 2, length: .duration(.seconds(26))),
             format: .ogg(quality: quality), destination: .file(out), library: library)
         request.threads = 1
         request.soundCache = sounds
@@ -87,7 +87,8 @@ import Testing
         let result = collector.found.withLock { $0 }
         #expect(result.checks >= library.presetNames().count * Self.targets.count)
         Self.expectAgreement(result, rate: rate)
-        // The margin measured is under the one used, with room for what the library does not show.
+        // The margin measured is under the one used, with room for what the library does not show
+        // (what a render needs moves with its length: 2.05 dB at 8 kHz in 26-s renders, 1.2 in 30-s ones).
         let margin = DecodedCheck.selectionMarginDecibels(rate: rate)
         #expect(max(result.required.truePeak, result.required.samplePeak) + 1 <= margin, "\(result.required)")
         // It decodes less than all.
