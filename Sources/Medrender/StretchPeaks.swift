@@ -28,12 +28,13 @@ final class StretchPeaks: @unchecked Sendable {
     private var partialFrames = 0
     private var largest: Float = 0
     private var energiesDone: [Double] = []
+    /// The stretches ended by the frames being added, kept between calls (no allocation a block).
+    private var peaksDone: [Float] = []
 
     init(channels: Int) { self.channels = channels }
 
     /// The mixer's next `frameCount` frames (interleaved).
     func add(_ frames: UnsafePointer<Float>, frameCount: Int) {
-        var done: [Float] = []
         var offset = 0
         while offset < frameCount {
             let n = min(Self.stretchFrames - partialFrames, frameCount - offset)
@@ -41,12 +42,12 @@ final class StretchPeaks: @unchecked Sendable {
             partialFrames += n
             offset += n
             if partialFrames == Self.stretchFrames {
-                done.append(partial)
+                peaksDone.append(partial)
                 partial = 0
                 partialFrames = 0
             }
         }
-        publish(done, finishing: false)
+        publish(finishing: false)
     }
 
     /// The K-weighted energy of the next stretch (the output's meter hands them over as it
@@ -55,7 +56,8 @@ final class StretchPeaks: @unchecked Sendable {
 
     /// Every frame has been added.
     func finish() {
-        publish(partialFrames > 0 ? [partial] : [], finishing: true)
+        if partialFrames > 0 { peaksDone.append(partial) }
+        publish(finishing: true)
         partialFrames = 0
     }
 
@@ -67,16 +69,17 @@ final class StretchPeaks: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func publish(_ done: [Float], finishing: Bool) {
-        guard !done.isEmpty || finishing else { return }
+    private func publish(finishing: Bool) {
+        guard !peaksDone.isEmpty || finishing else { return }
         condition.lock()
-        for peak in done {
+        for peak in peaksDone {
             largest = max(largest, peak)
             peaks.append(peak)
             largestSoFar.append(largest)
         }
         energies += energiesDone
         energiesDone.removeAll(keepingCapacity: true)
+        peaksDone.removeAll(keepingCapacity: true)
         finished = finished || finishing
         condition.broadcast()
         condition.unlock()
