@@ -119,6 +119,32 @@ public struct RenderJob: Sendable {
         return "\(folder)/\(base)-\(layer.rawValue).\(format.fileExtension)"
     }
 
+    /// Pass 1, or the loudness cache's measure of the same mix. A session levelled on its voice
+    /// into an output that needs no more than its gain (`voiceAlone`: a lossy output measured as
+    /// it decodes and written again when it misses, not the mix's peak) has its voice measured
+    /// alone (`LoudnessPass.measureVoice`): the same gain, without mixing the session.
+    private func measure(_ prepared: PreparedRender, voiceAlone: Bool, parallel: Bool, progress: ((RenderProgress) -> Void)?,
+                         stopped: (@Sendable () -> Bool)?) throws -> LoudnessPass.Measure {
+        let key = LoudnessCache.Key(job: self)
+        if let known = loudnessCache?.measured(key), known.wholeMix || voiceAlone { return known }
+        let voice = voiceAlone ? LoudnessPass.measureVoice(prepared, parallel: parallel, progress: progress, stopped: stopped) : nil
+        let mix = voice ?? LoudnessPass.measure(prepared, parallel: parallel, progress: progress, stopped: stopped)
+        if let stopped, stopped() { throw RenderCancelled() }
+        loudnessCache?.record(mix, for: key)
+        return mix
+    }
+
+    /// The mix's integrated loudness before the gain, for the report: pass 1's; where pass 1
+    /// measured the voice alone, what pass 2 measured before encoding less the gain when its
+    /// limiter never acted (the output is then the mix times the gain), else unknown (nil).
+    static func mixLoudness(_ mix: LoudnessPass.Measure, written figures: WritePass.Figures, gainDecibels: Double) -> Double? {
+        var loudness = mix.loudness
+        if !mix.wholeMix {
+            loudness = figures.deepestGain == 1 ? (figures.meter?.integratedLoudness ?? -.infinity) - gainDecibels : -.infinity
+        }
+        return loudness.isFinite ? loudness : nil
+    }
+
     /// The most the loudness gain raises a quiet mix, in dB.
     static let maximumGainDecibels = 60.0
 
@@ -132,7 +158,8 @@ public struct RenderJob: Sendable {
     /// reports what it wrote. It mixes the session:
     ///
     /// - once to measure it before the gain (pass 1, `LoudnessPass`), unless `loudnessCache`
-    ///   holds the same mix's measure;
+    ///   holds the same mix's measure, or the output is a lossy one written into a temporary file
+    ///   and the session is levelled on its voice (only the voice is measured then);
     /// - for an output written once (a WAV or FLAC file or stream, an OGG streamed as it is
     ///   encoded): 1 to 3 times more to measure it through the gain and the limiter
     ///   (`LimitedLoudnessPass`), only when the gain takes pass 1's largest sample more than 1 dB
@@ -142,7 +169,8 @@ public struct RenderJob: Sendable {
     ///   MP3 stream, or an OGG one under 44.1 kHz, sent once done): once to write it, measured as
     ///   it decodes; again, at most 3 times, while it decodes over the ceiling or more than
     ///   0.45 LU off the target; and once more, as the write that held the ceiling closest to the
-    ///   target, when it is still over then (`LossyRetryPolicy`). 2 to 6 times with pass 1;
+    ///   target, when it is still over then (`LossyRetryPolicy`). 2 to 6 times with pass 1, 1 to 5
+    ///   without;
     ///
     /// The stems are written beside the mix in each write, following its limiter's gains
     /// (`WritePass`): they add no mix.
@@ -172,23 +200,14 @@ public struct RenderJob: Sendable {
             return { sink.isStopped }
         }()
 
-        // Pass 1.
-        let mixKey = LoudnessCache.Key(job: self)
-        let mix: LoudnessPass.Measure
-        if let known = loudnessCache?.measured(mixKey) {
-            mix = known
-        } else {
-            mix = LoudnessPass.measure(prepared, parallel: parallel, progress: weighted, stopped: stopped)
-            if let stopped, stopped() { throw RenderCancelled() }
-            loudnessCache?.record(mix, for: mixKey)
-        }
-        let measured = mix.loudness
         // A WAV, a FLAC and an OGG streamed as it is encoded are written once: what the limiter
         // will take off their loudness is measured first. A lossy output written into a temporary
         // file (any lossy file; an Opus, MP3 or sub-44.1-kHz OGG stream) is measured as it decodes
         // and written again when it misses instead; but not a part, whose own loudness is not
         // the target's (the whole's is).
         let rewritable = lossy && outputs.audio.temporaryPath != nil && frames == nil
+        // Pass 1: of the voice alone for a rewritable output of a session levelled on its voice.
+        let mix = try measure(prepared, voiceAlone: rewritable, parallel: parallel, progress: weighted, stopped: stopped)
         let gainDecibels = try LimitedLoudnessPass.gainDecibels(prepared, mix: mix, ceilingDecibels: plan.master.truePeakDBTP - headroom,
                                                                 limited: !rewritable, parallel: parallel, stopped: stopped)
 
@@ -245,7 +264,7 @@ public struct RenderJob: Sendable {
         return RenderReport(
             output: destination.name, rate: plan.rate, channels: plan.channels, frames: Int64(written.count),
             durationSeconds: Double(written.count) / Double(plan.rate), cycles: plan.schedule.cycleCount,
-            measuredLoudnessLUFS: measured.isFinite ? measured : nil, gainDecibels: gainDecibels + policy.correctionDecibels,
+            measuredLoudnessLUFS: Self.mixLoudness(mix, written: figures, gainDecibels: gainDecibels + policy.correctionDecibels), gainDecibels: gainDecibels + policy.correctionDecibels,
             loudnessLUFS: loudness.isFinite ? loudness : nil, speechLoudnessLUFS: figures.speechLoudness.flatMap { $0.isFinite ? $0 : nil },
             loudnessRangeLU: range.isFinite ? range : nil,
             truePeakDBTP: truePeak.isFinite ? truePeak : nil, stems: outputs.stems.map(\.writer.path),

@@ -6,7 +6,10 @@ public struct RenderReport: Sendable, Codable, Hashable {
     public var frames: Int64
     public var durationSeconds: Double
     public var cycles: Int
-    /// Integrated loudness of the mix before the gain, in LUFS.
+    /// Integrated loudness of the mix before the gain, in LUFS. A lossy file of a session levelled
+    /// on its voice measures the voice alone before the gain (the mix's own loudness sets nothing
+    /// there): its figure is the output's before encoding less the gain, when the limiter never
+    /// acted and the output was measured before encoding (an OGG at 44.1 kHz and over); else nil.
     public var measuredLoudnessLUFS: Double?
     /// The gain applied to reach the target, in dB: pass 1's, raised for what the limiter takes
     /// off an output written once, or corrected by what a lossy output decoded to.

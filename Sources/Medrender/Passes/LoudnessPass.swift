@@ -21,6 +21,9 @@ enum LoudnessPass {
         var peak: Float
         /// The voice layer's own integrated loudness, LUFS; −∞ for a session with no voice.
         var speech: Double = -.infinity
+        /// Whether the whole mix was measured; false when pass 1 measured the voice alone
+        /// (`measureVoice`), the mix's loudness and peak then unknown (−∞ and 0).
+        var wholeMix = true
 
         /// Whether the session is levelled on its voice.
         var levelsSpeech: Bool { speech.isFinite }
@@ -61,7 +64,7 @@ enum LoudnessPass {
     static func measuredOrCached(_ prepared: PreparedRender) -> Measure {
         let job = prepared.job
         let key = LoudnessCache.Key(job: job)
-        if let known = job.loudnessCache?.measured(key) { return known }
+        if let known = job.loudnessCache?.measured(key), known.wholeMix { return known }
         let measured = measure(prepared, parallel: job.threads > 1, progress: nil)
         job.loudnessCache?.record(measured, for: key)
         return measured
@@ -128,6 +131,42 @@ enum LoudnessPass {
         }
         return Measure(loudness: LoudnessGate.integratedLoudness(of: gates.value), peak: peaks.largest,
                        speech: voice?.loudness ?? -.infinity)
+    }
+}
+
+extension LoudnessPass {
+    /// Pass 1 for a render that needs only the gain of a session levelled on its voice (a lossy
+    /// file: it is checked as it decodes and written again when it misses, so the mix's peak,
+    /// which decides a limited pass, is not needed): the voice layer alone, in pass 1's parts, the
+    /// same figure `measure` gives for it, without mixing the session. Nil for a session with no
+    /// voice, or a silent one, whose gain the whole mix sets. `stopped` as for `measure`.
+    static func measureVoice(_ prepared: PreparedRender, parallel: Bool, progress: ((RenderProgress) -> Void)?,
+                             stopped: (@Sendable () -> Bool)? = nil) -> Measure? {
+        let plan = prepared.plan, total = plan.totalFrames
+        let cuts = Self.cuts(totalFrames: total, rate: plan.rate), parts = cuts.count - 1
+        guard let voice = SpeechMeter(plan: plan, assets: prepared.assets, cuts: cuts) else { return nil }
+        let counter = ProgressCounter(parts: parts)
+        let report = Handoff(progress)
+        let measurePart: @Sendable (Int) -> Void = { part in
+            var at = cuts[part]
+            while at < cuts[part + 1] {
+                if let stopped, stopped() { return }
+                // The blocks `measure` gives the voice, so the figure is the same to the bit.
+                let count = Int(min(Int64(Renderer.blockFrames), cuts[part + 1] - at))
+                voice.measure(part: part, frameCount: count)
+                at += Int64(count)
+                counter.record(part: part, framesDone: at - cuts[part])
+                // Side by side, only the first part reports.
+                if part == 0 || !parallel { report.value?(RenderProgress(pass: 1, framesDone: counter.total, totalFrames: total)) }
+            }
+        }
+        if parallel {
+            DispatchQueue.concurrentPerform(iterations: parts, execute: measurePart)
+        } else {
+            for part in 0..<parts { measurePart(part) }
+        }
+        let speech = voice.loudness
+        return speech.isFinite ? Measure(loudness: -.infinity, peak: 0, speech: speech, wholeMix: false) : nil
     }
 }
 
