@@ -96,9 +96,16 @@ public final class MasterChain {
         let channels = self.channels, n = blockFrames
         return step { input in
             delay.process(input, output, frameCount: n)
-            for f in 0..<n {
-                let g = gains[f]
-                for c in 0..<channels { output[f * channels + c] *= g }
+            if channels == 2 {
+                for f in 0..<n {
+                    output[2 * f] *= gains[f]
+                    output[2 * f + 1] *= gains[f]
+                }
+            } else {
+                for f in 0..<n {
+                    let g = gains[f]
+                    for c in 0..<channels { output[f * channels + c] *= g }
+                }
             }
         }
     }
@@ -155,13 +162,15 @@ final class DelayLine {
             return
         }
         ring.withUnsafeMutableBufferPointer { ring in
-            for f in 0..<frameCount {
-                let slot = position * channels
-                for c in 0..<channels {
-                    output[f * channels + c] = ring[slot + c]
-                    ring[slot + c] = input[f * channels + c]
-                }
-                position += 1
+            // Run by run up to the ring's end: what leaves the ring, then what takes its place.
+            var f = 0
+            while f < frameCount {
+                let run = min(frameCount - f, frames - position)
+                let slot = ring.baseAddress! + position * channels
+                (output + f * channels).update(from: slot, count: run * channels)
+                slot.update(from: input + f * channels, count: run * channels)
+                f += run
+                position += run
                 if position == frames { position = 0 }
             }
         }

@@ -156,29 +156,24 @@ public final class LoudnessGate {
                     // Silence into filters at rest leaves them at rest and adds nothing to the
                     // hop's sum: a voice layer between its lines is counted, not filtered.
                 } else if channels == 2 {
-                    // Both channels in one loop: two independent filter chains side by side, twice
-                    // the work per cycle, the same operations in the same order per channel.
-                    var l1 = s[0], l2 = s[1], lt1 = s[2], lt2 = s[3], lsum = s[4]
-                    var r1 = s[5], r2 = s[6], rt1 = s[7], rt2 = s[8], rsum = s[9]
+                    // Both channels as the two lanes of one vector: the same operations in the
+                    // same order per channel, half the instructions.
+                    var s1 = SIMD2(s[0], s[5]), s2 = SIMD2(s[1], s[6]), t1 = SIMD2(s[2], s[7]), t2 = SIMD2(s[3], s[8])
+                    var sum = SIMD2(s[4], s[9])
                     var i = f * 2
                     for _ in 0..<n {
-                        let xl = Double(frames[i]), xr = Double(frames[i + 1])
-                        let yl = b0 * xl + l1, yr = b0 * xr + r1
-                        l1 = b1 * xl - a1 * yl + l2
-                        r1 = b1 * xr - a1 * yr + r2
-                        l2 = b2 * xl - a2 * yl
-                        r2 = b2 * xr - a2 * yr
-                        let zl = c0 * yl + lt1, zr = c0 * yr + rt1
-                        lt1 = c1 * yl - d1 * zl + lt2
-                        rt1 = c1 * yr - d1 * zr + rt2
-                        lt2 = c2 * yl - d2 * zl
-                        rt2 = c2 * yr - d2 * zr
-                        lsum += zl * zl
-                        rsum += zr * zr
+                        let x = SIMD2(Double(frames[i]), Double(frames[i + 1]))
+                        let y = b0 * x + s1
+                        s1 = b1 * x - a1 * y + s2
+                        s2 = b2 * x - a2 * y
+                        let z = c0 * y + t1
+                        t1 = c1 * y - d1 * z + t2
+                        t2 = c2 * y - d2 * z
+                        sum += z * z
                         i += 2
                     }
-                    (s[0], s[1], s[2], s[3], s[4]) = (l1, l2, lt1, lt2, lsum)
-                    (s[5], s[6], s[7], s[8], s[9]) = (r1, r2, rt1, rt2, rsum)
+                    (s[0], s[1], s[2], s[3], s[4]) = (s1[0], s2[0], t1[0], t2[0], sum[0])
+                    (s[5], s[6], s[7], s[8], s[9]) = (s1[1], s2[1], t1[1], t2[1], sum[1])
                 } else {
                     for c in 0..<channels {
                         // The running sum carries over calls, so how the frames are split never
@@ -232,7 +227,17 @@ public final class LoudnessGate {
     /// `samples` are all zero.
     private static func isSilent(_ s: UnsafeMutableBufferPointer<Double>, _ samples: UnsafePointer<Float>, count: Int) -> Bool {
         for k in s.indices where k % 5 != 4 && s[k] != 0 { return false }
-        for i in 0..<count where samples[i] != 0 { return false }
+        // Eight samples at a time (a voice layer is silent for most of a session).
+        var i = 0
+        while i + 8 <= count {
+            let v = UnsafeRawPointer(samples + i).loadUnaligned(as: SIMD8<Float>.self)
+            if any(v .!= 0) { return false }
+            i += 8
+        }
+        while i < count {
+            if samples[i] != 0 { return false }
+            i += 1
+        }
         return true
     }
 
