@@ -85,6 +85,10 @@ enum SoundLoader {
                 asset = QuantizedAsset(channels: channels, held: samples)
                 return (.held(asset), loudness(of: asset.samples, channels: channels, rate: rate))
             }
+            let copy = sound.keepsRates && reader.rate != rate ? Self.copyPath(path, rate: rate) : nil
+            if let copy, let kept = Self.readCopy(copy, of: reader, channels: channels, rate: rate) {
+                return (.floats(kept), loudness(of: kept.samples, channels: kept.channels, rate: rate))
+            }
             var asset = try reader.readAll()
             guard asset.frameCount > 0 else { throw empty }
             try refuseLarger(samples: Double(asset.samples.count) * Double(rate) / Double(reader.rate), bytesPerSample: 4)
@@ -93,8 +97,41 @@ enum SoundLoader {
             asset = AudioAsset(channels: channels, samples: [])
             AudioAsset.removeDCOffset(from: &samples, channels: channels)
             asset = try Resampler.resample(AudioAsset(channels: channels, samples: samples), from: reader.rate, to: rate)
+            if let copy { Self.writeCopy(asset, to: copy, rate: rate) }
             return (.floats(asset), loudness(of: asset.samples, channels: asset.channels, rate: rate))
         }
+    }
+
+    /// Where a kept sound (a spoken line, `ResolvedSound.keepsRates`) resampled to `rate` is
+    /// kept: under the line's folder, in one for the rate (`16000/<line>`), in 32-bit floats, the
+    /// resampled samples exactly.
+    static func copyPath(_ path: String, rate: Int) -> String {
+        let url = URL(fileURLWithPath: path)
+        return url.deletingLastPathComponent().appendingPathComponent("\(rate)").appendingPathComponent(url.lastPathComponent).path
+    }
+
+    /// The copy at `copy` of what `reader` resamples to `rate`, when it is one: the rate, the
+    /// channels and the length resampling gives; nil otherwise (none yet, or not whole).
+    static func readCopy(_ copy: String, of reader: SoundFileReader, channels: Int, rate: Int) -> AudioAsset? {
+        guard let kept = try? SoundFileReader(path: copy), kept.rate == rate, kept.channels == channels,
+              kept.frameCount == Int64(Resampler.targetLength(frameCount: Int(reader.frameCount), from: reader.rate, to: rate)),
+              let asset = try? kept.readAll(), asset.frameCount == Int(kept.frameCount) else { return nil }
+        return asset
+    }
+
+    /// Keeps `asset` at `copy`, atomically; a cache that cannot be written is only resampled again
+    /// next time.
+    static func writeCopy(_ asset: AudioAsset, to copy: String, rate: Int) {
+        var samples = asset.samples
+        try? FileManager.default.createDirectory(atPath: (copy as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        guard let file = try? AtomicOutputFile(path: copy),
+              let writer = try? SoundFileWriter(file: file, container: .wav, sampleFormat: .float32, channels: asset.channels, rate: rate)
+        else { return }
+        let written: Bool = samples.withUnsafeMutableBufferPointer { buffer in
+            (try? writer.write(buffer.baseAddress!, frameCount: asset.frameCount)) != nil
+        }
+        guard written, (try? writer.finish()) != nil else { return }
+        try? file.commit()
     }
 
     /// A sound's integrated loudness as it plays (mono as dual mono) and, for a stereo sound,

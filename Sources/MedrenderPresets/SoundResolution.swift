@@ -11,12 +11,16 @@ public struct ResolvedSound: Sendable, Hashable {
     public var credit: String
     /// Whether the recording already loops at its own length (`loop: natural` in `CREDITS.yaml`).
     public var loopsNaturally: Bool = false
+    /// Whether the file is one medrender keeps (a spoken line in the speech cache), beside which
+    /// its copy resampled to a render's rate is kept too, and read instead of resampling again.
+    public var keepsRates: Bool = false
 
-    public init(ref: SoundRef, path: String, credit: String, loopsNaturally: Bool = false) {
+    public init(ref: SoundRef, path: String, credit: String, loopsNaturally: Bool = false, keepsRates: Bool = false) {
         self.ref = ref
         self.path = path
         self.credit = credit
         self.loopsNaturally = loopsNaturally
+        self.keepsRates = keepsRates
     }
 }
 

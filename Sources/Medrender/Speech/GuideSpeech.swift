@@ -182,7 +182,7 @@ public enum GuideSpeech {
             let path = try synthesizer.audio(for: request, place: item.place)
             let ref = SoundRef("speech-\(request.key.prefix(16))")
             sounds[ref] = ResolvedSound(ref: ref, path: path,
-                                        credit: "\(ref.name).wav: spoken by \(request.engine.rawValue) (\(request.voice))")
+                                        credit: "\(ref.name).wav: spoken by \(request.engine.rawValue) (\(request.voice))", keepsRates: true)
             switch item.target {
             case .line(let index): result.guide!.lines[index].speech = ref
             case .prompt(let kind):
