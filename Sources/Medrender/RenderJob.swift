@@ -29,6 +29,9 @@ public struct RenderJob: Sendable {
     /// Measured loudness of mixes already rendered: a render of the same mix (the same session,
     /// options and sound files, in any format) skips pass 1.
     public var loudnessCache: LoudnessCache?
+    /// Where the waveform of the file written is recorded (a build's preview pages draw it), by
+    /// its path; nil, the default: none is kept.
+    public var waveforms: WaveformStore?
     /// The cores the render may keep busy. With 2 or more, the sounds load side by side (as many
     /// at once as there are cores), pass 1's two pairs of parts and the limited pass's parts run
     /// side by side, pass 2 mixes on one thread while it encodes on another, and an OGG is encoded
@@ -232,7 +235,9 @@ public struct RenderJob: Sendable {
             let measuresOutput = live.map { $0.peaks != nil } ?? !checked
             figures = try WritePass.run(prepared, into: writer, stems: outputs.stems, gain: Float(decibelsToGain(gainDecibels + policy.correctionDecibels)),
                                         ceilingDecibels: policy.limiterCeilingDecibels, frames: written, measuresOutput: measuresOutput,
-                                        measuresSpeech: mix.levelsSpeech, stretchPeaks: live?.peaks, parallel: parallel, progress: weighted,
+                                        measuresSpeech: mix.levelsSpeech, stretchPeaks: live?.peaks,
+                                        waveform: waveforms == nil || frames != nil ? nil : WaveformEnvelope(frames: plan.totalFrames, channels: plan.channels),
+                                        parallel: parallel, progress: weighted,
                                         stopped: stopped)
             vorbisObserver?(writer.vorbisSplices, writer.vorbisEncoders)
             if let live {
@@ -256,6 +261,7 @@ public struct RenderJob: Sendable {
             try outputs.reopenAudio()
         }
         try outputs.commit()
+        if let waveform = figures.waveform, case .file(let path) = destination { waveforms?.record(waveform, for: path) }
 
         let loudness = decoded?.loudness ?? figures.meter?.integratedLoudness ?? -.infinity
         let range = decoded?.range ?? figures.meter?.loudnessRange ?? -.infinity

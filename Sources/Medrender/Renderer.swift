@@ -23,6 +23,8 @@ public struct RenderRequest: Sendable {
     /// Mixes already measured (pass 1), shared by the renders of one build: the same session in
     /// another format starts writing at once.
     public var loudnessCache: LoudnessCache?
+    /// Where the waveform of the file written is recorded (see `RenderJob.waveforms`).
+    public var waveforms: WaveformStore?
     /// Cue sheets to write beside the audio (`.json`, `.vtt`, `.txt`), put in place with it.
     public var cueSheetPaths: [String] = []
     /// Only this part of the session (`RenderJob.part`).
@@ -67,6 +69,7 @@ public struct RenderRequest: Sendable {
         job.stemsDirectory = stemsDirectory
         job.soundCache = soundCache
         job.loudnessCache = loudnessCache
+        job.waveforms = waveforms
         job.threads = threads
         job.oggInPieces = oggInPieces
         return job

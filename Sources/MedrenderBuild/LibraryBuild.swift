@@ -77,6 +77,8 @@ public struct LibraryBuildSettings: Sendable {
     public var library: PresetLibrary
     /// Seconds a speech engine may take to speak one line, above 0, default 120 (`--speech-timeout`).
     public var speechTimeLimitSeconds = SpeechSynthesizer.defaultTimeLimitSeconds
+    /// Where each output's waveform is recorded as it is written, for its preview page; nil: none.
+    public var waveforms: WaveformStore?
 
     public init(presetFiles: [String], outputDirectory: String, lengths: [SessionLength] = [], formats: [FormatName] = [.ogg],
                 rate: Int = 48000, channels: Int = 2, quality: Double = 4, bits: SampleFormat? = nil,

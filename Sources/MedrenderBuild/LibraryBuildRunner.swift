@@ -161,8 +161,8 @@ extension LibraryBuild {
                     events(.started(output: job.outputName))
                     do {
                         let threads = index == work.count - 1 ? threadsForLast : threadsPerRender
-                        let (entry, warnings) = try render(job, into: folder, sounds: sounds, measured: measured, threads: threads,
-                                                           speechTimeLimitSeconds: settings.speechTimeLimitSeconds) { fraction in
+                        let (entry, warnings) = try render(job, into: folder, sounds: sounds, measured: measured, waveforms: settings.waveforms,
+                                                           threads: threads, speechTimeLimitSeconds: settings.speechTimeLimitSeconds) { fraction in
                             events(.progress(output: job.outputName, fraction: fraction))
                         }
                         let seconds = Date().timeIntervalSince(jobStart)
@@ -255,7 +255,8 @@ extension LibraryBuild {
 
     /// Renders one job, the audio and its cue sheets (put in place together), then hashes what was
     /// written.
-    static func render(_ job: LibraryBuildJob, into folder: String, sounds: SoundCache, measured: LoudnessCache? = nil, threads: Int,
+    static func render(_ job: LibraryBuildJob, into folder: String, sounds: SoundCache, measured: LoudnessCache? = nil,
+                       waveforms: WaveformStore? = nil, threads: Int,
                        speechTimeLimitSeconds: Double = SpeechSynthesizer.defaultTimeLimitSeconds,
                        progress: @escaping @Sendable (Double) -> Void) throws -> (LibraryBuildManifest.Entry, warnings: [String]) {
         let path = folder + "/" + job.outputName
@@ -263,6 +264,7 @@ extension LibraryBuild {
                                     destination: .file(path), library: job.library)
         request.soundCache = sounds
         request.loudnessCache = measured
+        request.waveforms = waveforms
         request.threads = threads
         // One encoder for every OGG: a render's bytes never depend on the share of cores it got.
         request.oggInPieces = false

@@ -203,6 +203,8 @@ struct BuildCommand: ParsableCommand {
                 jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, shard: chosen,
                 verify: verify, library: library)
             settings.speechTimeLimitSeconds = speech.timeLimitSeconds
+            // The preview pages draw each output's waveform as it was written, not decoded again.
+            settings.waveforms = WaveformStore()
             if dryRun {
                 try printDryRun(LibraryBuildDryRun(settings), chosen: chosen)
                 return
@@ -212,7 +214,8 @@ struct BuildCommand: ParsableCommand {
             display.finish()
             var names: [String: String] = [:]
             for file in files { names[URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent] = file }
-            BuildIndex.writeOrWarn(folder: folder, manifestPath: settings.manifestPath, presetFiles: names, library: library)
+            BuildIndex.writeOrWarn(folder: folder, manifestPath: settings.manifestPath, presetFiles: names, library: library,
+                                   waveforms: settings.waveforms)
             if let podcast {
                 if chosen != nil {
                     Console.error("the feed of a sharded build is written by 'medrender build --merge … --feed URL'\n")

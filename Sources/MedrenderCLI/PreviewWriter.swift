@@ -8,15 +8,16 @@ import MedrenderPreview
 /// the waveform from the audio written, the file put in place atomically.
 enum PreviewWriter {
     /// Slices of the waveform's envelope: two per unit of the plot's default width.
-    static let envelopeSlices = 2400
+    static let envelopeSlices = WaveformEnvelope.previewSlices
 
     /// The peak of each of `slices` equal slices of the sound file at `path`, read block by block
-    /// (a long session is never held in memory).
+    /// (a long session is never held in memory): what a render records as it writes
+    /// (`WaveformEnvelope`), read from the file.
     static func envelope(of path: String, slices: Int = envelopeSlices) throws -> [Float] {
         let reader = try SoundFileReader(path: path)
         let frames = reader.frameCount, channels = reader.channels
         guard frames > 0, slices > 0 else { return [] }
-        var peaks = [Float](repeating: 0, count: slices)
+        let envelope = WaveformEnvelope(slices: slices, frames: frames, channels: channels)
         let blockFrames = 65536
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames * channels)
         defer { buffer.deallocate() }
@@ -24,15 +25,10 @@ enum PreviewWriter {
         while position < frames {
             let got = try reader.read(into: buffer, frameCount: blockFrames)
             if got <= 0 { break }
-            for frame in 0..<got {
-                var peak: Float = 0
-                for channel in 0..<channels { peak = max(peak, abs(buffer[frame * channels + channel])) }
-                let slice = min(slices - 1, Int((position + Int64(frame)) * Int64(slices) / frames))
-                if peak > peaks[slice] { peaks[slice] = peak }
-            }
+            envelope.add(buffer, frameCount: got)
             position += Int64(got)
         }
-        return peaks
+        return envelope.peaks
     }
 
     /// A line under the page's title: the preset, its pattern, the length and what was measured.
@@ -59,15 +55,16 @@ enum PreviewWriter {
     /// `embed` is false and it lies in the page's folder, else embedded.
     /// (The page's file is created before the render, so a page that cannot be written fails first.)
     static func writePage(_ file: AtomicOutputFile, plan: RenderPlan, session: Session, report: RenderReport?,
-                          audioPath: String, format: OutputFormat, embed: Bool) throws {
+                          audioPath: String, format: OutputFormat, embed: Bool, waveform: [Float]? = nil) throws {
         try writePage(file, plan: plan, session: session, loudnessLUFS: report?.loudnessLUFS, truePeakDBTP: report?.truePeakDBTP,
-                      audioPath: audioPath, format: format, embed: embed)
+                      audioPath: audioPath, format: format, embed: embed, waveform: waveform)
     }
 
+    /// `waveform`: the audio's as it was written (`WaveformStore`), else read from the file.
     static func writePage(_ file: AtomicOutputFile, plan: RenderPlan, session: Session, loudnessLUFS: Double?, truePeakDBTP: Double?,
-                          audioPath: String, format: OutputFormat, embed: Bool) throws {
+                          audioPath: String, format: OutputFormat, embed: Bool, waveform: [Float]? = nil) throws {
         let page = file.path
-        let envelope = try envelope(of: audioPath)
+        let envelope = try waveform ?? envelope(of: audioPath)
         let timeline = SessionTimeline(plan: plan, title: session.name, envelope: envelope)
         let audio: PreviewPage.Audio
         if !embed, let name = relative(audioPath, toPageAt: page) {

@@ -157,9 +157,11 @@ struct RenderCommand: ParsableCommand {
             }
             defer { TemporaryFiles.unregisterFolders(madeFolders) }
             let library = session.libraries.library()
-            let (request, rateNote) = try renderRequest(library: library)
+            var (request, rateNote) = try renderRequest(library: library)
             if let rateNote { Console.error("medrender: \(rateNote)\n") }
             if M4ARender.names(output) { return try renderM4A(request) }
+            // The page draws the waveform as it was written, not decoded again.
+            if preview != nil { request.waveforms = WaveformStore() }
             let bar = ProgressBar(enabled: Console.errorIsTerminal && !json)
             // Prepared once: the page's plan is the render's, and no sound is decoded twice.
             let prepared = try Renderer.prepare(request)
@@ -175,7 +177,7 @@ struct RenderCommand: ParsableCommand {
             }
             if let page {
                 try PreviewWriter.writePage(page, plan: prepared.plan, session: request.session, report: report, audioPath: output,
-                                            format: request.format, embed: false)
+                                            format: request.format, embed: false, waveform: request.waveforms?.peaks(for: output))
             }
             // What fitting a shorter session changed, as the render's plan says it.
             for change in prepared.plan.fitChanges {

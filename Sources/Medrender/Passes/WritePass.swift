@@ -34,13 +34,15 @@ enum WritePass {
         /// The voice's own loudness as written, LUFS, when it was measured (a session levelled
         /// on its voice): the voice layer through the same chain, following the mix's limiter.
         var speechLoudness: Double?
+        /// The waveform of what was written, when asked for.
+        var waveform: [Float]?
     }
 
     /// Writes the session's `frames` (a part of it, or all) into `writer`, and `stems` (only of
     /// the whole session) into theirs, each finished.
     static func run(_ prepared: PreparedRender, into writer: OutputWriter, stems: [Stem] = [], gain: Float, ceilingDecibels: Double,
                     frames: Range<Int64>, measuresOutput: Bool, measuresSpeech: Bool = false, stretchPeaks: StretchPeaks? = nil,
-                    parallel: Bool, progress: ((RenderProgress) -> Void)?, stopped: (@Sendable () -> Bool)? = nil) throws -> Figures {
+                    waveform: WaveformEnvelope? = nil, parallel: Bool, progress: ((RenderProgress) -> Void)?, stopped: (@Sendable () -> Bool)? = nil) throws -> Figures {
         let plan = prepared.plan
         let channels = plan.channels
         precondition(stems.isEmpty || frames == 0..<plan.totalFrames, "stems are of the whole session")
@@ -48,6 +50,7 @@ enum WritePass {
         let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: ceilingDecibels)
         let producer = Handoff(try Producer(prepared, gain: gain, limiter: limiter, frames: frames, measuresOutput: measuresOutput,
                                             measuresSpeech: measuresSpeech, stretchPeaks: stretchPeaks, stems: stems))
+        producer.value.waveform = waveform
         let pipeline = BlockPipeline(depth: parallel ? 8 : 1, samplesPerBlock: Renderer.blockFrames * channels)
         var written: Int64 = 0
         let total = Int64(frames.count)
@@ -64,7 +67,7 @@ enum WritePass {
         try writer.finish()
         for stem in stems { try stem.writer.finish() }
         return Figures(meter: p.meter, truePeak: p.truePeak, samplePeak: p.samplePeak, deepestGain: limiter.deepestGain,
-                       speechLoudness: p.speech?.loudness)
+                       speechLoudness: p.speech?.loudness, waveform: waveform?.peaks)
     }
 
     /// The producing half: the chain's next block into the ring, measured when asked.
@@ -87,6 +90,8 @@ enum WritePass {
         let measuresOutput: Bool
         /// Where each block's stretch peaks go before it is encoded, when a check picks packets by them.
         let stretchPeaks: StretchPeaks?
+        /// Where each block goes for the waveform of what is written, when one is asked for.
+        var waveform: WaveformEnvelope?
         /// The frames written; the chain's frame at the start of its next block.
         let frames: Range<Int64>
         private var position: Int64
@@ -171,6 +176,7 @@ enum WritePass {
                 meter.add(start, frameCount: frames)
             }
             stretchPeaks?.add(start, frameCount: frames)
+            waveform?.add(start, frameCount: frames)
             return true
         }
     }
