@@ -143,9 +143,6 @@ public final class LoudnessGate {
 
     /// Adds `frameCount` interleaved frames.
     public func add(_ frames: UnsafePointer<Float>, frameCount: Int) {
-        // shape: hot loop, the per-sample K-weighting filters of both channels run side by side in locals
-        let (b0, b1, b2, c0, c1, c2) = b
-        let (a1, a2, d1, d2) = a
         state.withUnsafeMutableBufferPointer { s in
             var f = 0
             while f < frameCount {
@@ -158,45 +155,24 @@ public final class LoudnessGate {
                 } else if channels == 2 {
                     // Both channels as the two lanes of one vector: the same operations in the
                     // same order per channel, half the instructions.
-                    var s1 = SIMD2(s[0], s[5]), s2 = SIMD2(s[1], s[6]), t1 = SIMD2(s[2], s[7]), t2 = SIMD2(s[3], s[8])
-                    var sum = SIMD2(s[4], s[9])
-                    var i = f * 2
-                    for _ in 0..<n {
-                        let x = SIMD2(Double(frames[i]), Double(frames[i + 1]))
-                        let y = b0 * x + s1
-                        s1 = b1 * x - a1 * y + s2
-                        s2 = b2 * x - a2 * y
-                        let z = c0 * y + t1
-                        t1 = c1 * y - d1 * z + t2
-                        t2 = c2 * y - d2 * z
-                        sum += z * z
-                        i += 2
-                    }
+                    func lanes(_ k: Int) -> SIMD2<Double> { SIMD2<Double>(s[k], s[k + 5]) }
+                    var chains = Chains<SIMD2<Double>>(s1: lanes(0), s2: lanes(1), t1: lanes(2), t2: lanes(3), sum: lanes(4))
+                    let from = frames + f * 2
+                    filter(&chains, frames: n) { k -> SIMD2<Double> in SIMD2(Double(from[2 * k]), Double(from[2 * k + 1])) }
+                    let (s1, s2, t1, t2, sum) = (chains.s1, chains.s2, chains.t1, chains.t2, chains.sum)
                     (s[0], s[1], s[2], s[3], s[4]) = (s1[0], s2[0], t1[0], t2[0], sum[0])
                     (s[5], s[6], s[7], s[8], s[9]) = (s1[1], s2[1], t1[1], t2[1], sum[1])
                 } else {
+                    // Each channel's chain in turn, in the first lane (the second idle). The running
+                    // sum carries over calls, so how the frames are split never changes the order
+                    // of the additions.
                     for c in 0..<channels {
-                        // The running sum carries over calls, so how the frames are split never
-                        // changes the order of the additions.
-                        var s1 = s[c * 5], s2 = s[c * 5 + 1], t1 = s[c * 5 + 2], t2 = s[c * 5 + 3], sum = s[c * 5 + 4]
-                        var i = (f * channels) + c
-                        for _ in 0..<n {
-                            let x = Double(frames[i])
-                            // Transposed direct form II, twice.
-                            let y = b0 * x + s1
-                            s1 = b1 * x - a1 * y + s2
-                            s2 = b2 * x - a2 * y
-                            let z = c0 * y + t1
-                            t1 = c1 * y - d1 * z + t2
-                            t2 = c2 * y - d2 * z
-                            sum += z * z
-                            i += channels
-                        }
-                        s[c * 5] = s1
-                        s[c * 5 + 1] = s2
-                        s[c * 5 + 2] = t1
-                        s[c * 5 + 3] = t2
-                        s[c * 5 + 4] = sum
+                        func lanes(_ k: Int) -> SIMD2<Double> { SIMD2<Double>(s[c * 5 + k], 0) }
+                        var chains = Chains<SIMD2<Double>>(s1: lanes(0), s2: lanes(1), t1: lanes(2), t2: lanes(3), sum: lanes(4))
+                        let from = frames + f * channels + c
+                        filter(&chains, frames: n) { k -> SIMD2<Double> in SIMD2(Double(from[k * channels]), 0) }
+                        (s[c * 5], s[c * 5 + 1], s[c * 5 + 2]) = (chains.s1[0], chains.s2[0], chains.t1[0])
+                        (s[c * 5 + 3], s[c * 5 + 4]) = (chains.t2[0], chains.sum[0])
                     }
                 }
                 f += n
@@ -204,6 +180,33 @@ public final class LoudnessGate {
                 advance(by: n, s)
             }
         }
+    }
+
+    /// The filters' memory and running sums of squares of several chains, one per lane.
+    struct Chains<V: SIMD> where V.Scalar == Double {
+        var s1, s2, t1, t2, sum: V
+    }
+
+    /// Runs `chains` over `n` frames, `input(k)` giving each chain's sample of frame `k`: the two
+    /// biquads in transposed direct form II, the same operations in the same order per chain as
+    /// the loop over one channel (so lanes give what it gives, to the bit).
+    @inline(__always)
+    private func filter<V: SIMD>(_ chains: inout Chains<V>, frames n: Int, _ input: (Int) -> V) where V.Scalar == Double {
+        // shape: hot loop, each frame waits on the one before through the filters' memory
+        let (b0, b1, b2, c0, c1, c2) = b
+        let (a1, a2, d1, d2) = a
+        var (s1, s2, t1, t2, sum) = (chains.s1, chains.s2, chains.t1, chains.t2, chains.sum)
+        for k in 0..<n {
+            let x = input(k)
+            let y = b0 * x + s1
+            s1 = b1 * x - a1 * y + s2
+            s2 = b2 * x - a2 * y
+            let z = c0 * y + t1
+            t1 = c1 * y - d1 * z + t2
+            t2 = c2 * y - d2 * z
+            sum += z * z
+        }
+        chains = Chains(s1: s1, s2: s2, t1: t1, t2: t2, sum: sum)
     }
 
     /// The hop's running sums of squares, over channels.
@@ -304,29 +307,21 @@ public final class LoudnessGate {
         precondition(first.channels == 2 && second.channels == 2 && first.hop == second.hop && first.inHop == second.inHop,
                      "two gates fed together must be stereo and in step")
         precondition(first.stretchFrames == 0 && second.stretchFrames == 0, "two gates fed together report no stretches")
-        let (b0, b1, b2, c0, c1, c2) = first.b
-        let (a1, a2, d1, d2) = first.a
         first.state.withUnsafeMutableBufferPointer { s in
             second.state.withUnsafeMutableBufferPointer { t in
                 var f = 0
                 while f < frameCount {
                     let n = min(first.hop - first.inHop, frameCount - f)
                     // The four chains as the four lanes of one vector: left and right of each.
-                    var s1 = SIMD4(s[0], s[5], t[0], t[5]), s2 = SIMD4(s[1], s[6], t[1], t[6])
-                    var t1 = SIMD4(s[2], s[7], t[2], t[7]), t2 = SIMD4(s[3], s[8], t[3], t[8])
-                    var sum = SIMD4(s[4], s[9], t[4], t[9])
-                    var i = f * 2
-                    for _ in 0..<n {
-                        let x = SIMD4(Double(a[i]), Double(a[i + 1]), Double(b[i]), Double(b[i + 1]))
-                        let y = b0 * x + s1
-                        s1 = b1 * x - a1 * y + s2
-                        s2 = b2 * x - a2 * y
-                        let z = c0 * y + t1
-                        t1 = c1 * y - d1 * z + t2
-                        t2 = c2 * y - d2 * z
-                        sum += z * z
-                        i += 2
+                    func lanes(_ k: Int) -> SIMD4<Double> { SIMD4<Double>(s[k], s[k + 5], t[k], t[k + 5]) }
+                    var chains = Chains<SIMD4<Double>>(s1: lanes(0), s2: lanes(1), t1: lanes(2), t2: lanes(3), sum: lanes(4))
+                    let x = a + f * 2, y = b + f * 2
+                    first.filter(&chains, frames: n) { k -> SIMD4<Double> in
+                        let left = SIMD2<Double>(Double(x[2 * k]), Double(x[2 * k + 1]))
+                        let right = SIMD2<Double>(Double(y[2 * k]), Double(y[2 * k + 1]))
+                        return SIMD4(lowHalf: left, highHalf: right)
                     }
+                    let (s1, s2, t1, t2, sum) = (chains.s1, chains.s2, chains.t1, chains.t2, chains.sum)
                     (s[0], s[1], s[2], s[3], s[4]) = (s1[0], s2[0], t1[0], t2[0], sum[0])
                     (s[5], s[6], s[7], s[8], s[9]) = (s1[1], s2[1], t1[1], t2[1], sum[1])
                     (t[0], t[1], t[2], t[3], t[4]) = (s1[2], s2[2], t1[2], t2[2], sum[2])
