@@ -77,8 +77,9 @@ public struct RenderRequest: Sendable {
 }
 
 /// Renders requests: decodes the sounds and plans the session once (`prepare`), mixes the session
-/// two to six times, and once more with stems (`RenderJob.run`: measure, write, and measure or
-/// write again where the output needs it), and puts every output file in place together.
+/// one to six times (`RenderJob.run`: measure, write, and measure or write again where the output
+/// needs it; stems are mixed beside the write and add none), and puts every output file in place
+/// together.
 public enum Renderer {
     /// Frames per block; the mixer, the master chain and the encoders all work in these.
     public static let blockFrames = 4096
