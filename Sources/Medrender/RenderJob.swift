@@ -236,7 +236,8 @@ public struct RenderJob: Sendable {
             figures = try WritePass.run(prepared, into: writer, stems: outputs.stems, gain: Float(decibelsToGain(gainDecibels + policy.correctionDecibels)),
                                         ceilingDecibels: policy.limiterCeilingDecibels, frames: written, measuresOutput: measuresOutput,
                                         measuresSpeech: mix.levelsSpeech, stretchPeaks: live?.peaks,
-                                        waveform: waveforms == nil || frames != nil ? nil : WaveformEnvelope(frames: plan.totalFrames, channels: plan.channels),
+                                        waveform: waveforms == nil || frames != nil ? nil
+                                            : WaveformEnvelope(frames: plan.totalFrames, channels: plan.channels),
                                         parallel: parallel, progress: weighted,
                                         stopped: stopped)
             vorbisObserver?(writer.vorbisSplices, writer.vorbisEncoders)
@@ -270,7 +271,8 @@ public struct RenderJob: Sendable {
         return RenderReport(
             output: destination.name, rate: plan.rate, channels: plan.channels, frames: Int64(written.count),
             durationSeconds: Double(written.count) / Double(plan.rate), cycles: plan.schedule.cycleCount,
-            measuredLoudnessLUFS: Self.mixLoudness(mix, written: figures, gainDecibels: gainDecibels + policy.correctionDecibels), gainDecibels: gainDecibels + policy.correctionDecibels,
+            measuredLoudnessLUFS: Self.mixLoudness(mix, written: figures, gainDecibels: gainDecibels + policy.correctionDecibels),
+            gainDecibels: gainDecibels + policy.correctionDecibels,
             loudnessLUFS: loudness.isFinite ? loudness : nil, speechLoudnessLUFS: figures.speechLoudness.flatMap { $0.isFinite ? $0 : nil },
             loudnessRangeLU: range.isFinite ? range : nil,
             truePeakDBTP: truePeak.isFinite ? truePeak : nil, stems: outputs.stems.map(\.writer.path),

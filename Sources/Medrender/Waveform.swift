@@ -27,7 +27,7 @@ public final class WaveformEnvelope {
         while f < count {
             let at = position + Int64(f)
             let slice = Int(at * Int64(slices) / frames)
-            // The slice's last frame: the next slice starts at the first frame past (slice + 1) × frames / slices.
+            // The next slice's first frame: the least `i` with i × slices / frames ≥ slice + 1.
             let next = (Int64(slice + 1) * frames + Int64(slices) - 1) / Int64(slices)
             let n = Int(min(Int64(count - f), next - at))
             peaks[slice] = max(peaks[slice], SamplePeak.largestMagnitude(samples + f * channels, count: n * channels))
