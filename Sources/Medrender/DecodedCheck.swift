@@ -50,7 +50,7 @@ enum DecodedCheck {
     /// may peak and the packet still be decoded, dB: the most any render of the stock library at
     /// −12, −16 and −18 LUFS needed (what `WholeDecode.Required` gives: 2.05 dB, at 8 kHz, in
     /// 26-s renders; 1.2 dB in 30-s ones), with 2 dB more.
-    static func selectionMarginDecibels(rate: Int) -> Double { 4 }
+    static let selectionMarginDecibels = 4.0
 
     /// The most the loudness a selective check gives (`RenderJob.decodedLoudness`) is from the
     /// loudness as decoded, LU, over the stock library at −12, −16 and −18 LUFS at 44.1 and

@@ -291,7 +291,7 @@ public struct RenderJob: Sendable {
                       audit: Bool) throws -> (check: LiveVorbisCheck, peaks: StretchPeaks?) {
         let peaks = selective || audit ? StretchPeaks(channels: plan.channels) : nil
         let check = try LiveVorbisCheck(encoder: encoder, totalFrames: frames, whole: !selective || audit, peaks: peaks,
-                                        marginDecibels: DecodedCheck.selectionMarginDecibels(rate: plan.rate))
+                                        marginDecibels: DecodedCheck.selectionMarginDecibels)
         return (check, peaks)
     }
 

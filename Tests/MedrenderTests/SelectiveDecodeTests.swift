@@ -89,7 +89,7 @@ import Testing
         Self.expectAgreement(result, rate: rate)
         // The margin measured is under the one used, with room for what the library does not show
         // (what a render needs moves with its length: 2.05 dB at 8 kHz in 26-s renders, 1.2 in 30-s ones).
-        let margin = DecodedCheck.selectionMarginDecibels(rate: rate)
+        let margin = DecodedCheck.selectionMarginDecibels
         #expect(max(result.required.truePeak, result.required.samplePeak) + 1 <= margin, "\(result.required)")
         // It decodes less than all.
         #expect(result.decoded < result.packets)
@@ -121,7 +121,7 @@ import Testing
             let result = collector.found.withLock { $0 }
             #expect(result.checks >= 6)
             Self.expectAgreement(result, rate: rate)
-            #expect(max(result.required.truePeak, result.required.samplePeak) + 1 <= DecodedCheck.selectionMarginDecibels(rate: rate),
+            #expect(max(result.required.truePeak, result.required.samplePeak) + 1 <= DecodedCheck.selectionMarginDecibels,
                     "\(result.required)")
             print(String(format: "selective decode at %d Hz, q%.0f: margin needed %.2f dB (true peak), %.2f dB (sample peak); loudness %.2f LU from the check's",
                          rate, quality, result.required.truePeak, result.required.samplePeak, result.loudnessGap))
