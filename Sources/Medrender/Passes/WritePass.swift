@@ -49,8 +49,7 @@ enum WritePass {
         prepared.assets.tally.record(pass: "write")
         let limiter = TruePeakLimiter(channels: channels, rate: plan.rate, ceilingDecibels: ceilingDecibels)
         let producer = Handoff(try Producer(prepared, gain: gain, limiter: limiter, frames: frames, measuresOutput: measuresOutput,
-                                            measuresSpeech: measuresSpeech, stretchPeaks: stretchPeaks, stems: stems))
-        producer.value.waveform = waveform
+                                            measuresSpeech: measuresSpeech, stretchPeaks: stretchPeaks, waveform: waveform, stems: stems))
         let pipeline = BlockPipeline(depth: parallel ? 8 : 1, samplesPerBlock: Renderer.blockFrames * channels)
         var written: Int64 = 0
         let total = Int64(frames.count)
@@ -91,7 +90,7 @@ enum WritePass {
         /// Where each block's stretch peaks go before it is encoded, when a check picks packets by them.
         let stretchPeaks: StretchPeaks?
         /// Where each block goes for the waveform of what is written, when one is asked for.
-        var waveform: WaveformEnvelope?
+        let waveform: WaveformEnvelope?
         /// The frames written; the chain's frame at the start of its next block.
         let frames: Range<Int64>
         private var position: Int64
@@ -99,7 +98,8 @@ enum WritePass {
         /// A producer of `frames`: a part's chain starts `PointRender.warmUp` before it, so the
         /// limiter has settled by the part's first frame, and the frames before it are dropped.
         init(_ prepared: PreparedRender, gain: Float, limiter: TruePeakLimiter, frames: Range<Int64>,
-             measuresOutput: Bool, measuresSpeech: Bool, stretchPeaks: StretchPeaks? = nil, stems: [Stem] = []) throws(IOError) {
+             measuresOutput: Bool, measuresSpeech: Bool, stretchPeaks: StretchPeaks? = nil, waveform: WaveformEnvelope? = nil,
+             stems: [Stem] = []) throws(IOError) {
             let plan = prepared.plan
             meter = measuresOutput ? LoudnessGate(channels: plan.channels, rate: plan.rate, withRange: true, binned: true) : nil
             truePeak = TruePeakMeter(channels: plan.channels, rate: plan.rate)
@@ -121,6 +121,7 @@ enum WritePass {
             }
             self.measuresOutput = measuresOutput
             self.stretchPeaks = stretchPeaks
+            self.waveform = waveform
             if let stretchPeaks, let meter {
                 meter.reportStretches(of: StretchPeaks.stretchFrames) { stretchPeaks.addEnergy($0) }
             }
