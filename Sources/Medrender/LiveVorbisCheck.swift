@@ -252,7 +252,9 @@ final class SelectiveDecode: TrimmedVorbisDecoder {
         sampleStart = sampled ? sampleStart ?? start : nil
         let picked = sampled || window.local > 0 && window.local >= window.soFar * ratio
         defer {
-            recent = Array((recent + [(packet, start)]).suffix(2))
+            // The oldest gives way in place: no new array per packet.
+            if recent.count == 2 { recent.removeFirst() }
+            recent.append((packet, start))
             pickedLast = picked
         }
         guard picked || pickedLast else {
