@@ -130,6 +130,25 @@ final class BeatGenerator {
         return lastGain
     }
 
+    /// An isochronic beat's phase at `frame`, in cycles: twice its half beat's.
+    @inline(__always)
+    private static func beatPhase(_ halfBeat: inout PhaseCursor, at frame: Int64) -> Double {
+        (2 * halfBeat.phase(at: frame)).truncatingRemainder(dividingBy: 1)
+    }
+
+    /// The isochronic pulse's level through frames `first...last` when it holds one level there
+    /// (1 on the pulse's top, 0 in its rest), else nil. The phase only rises, so a stretch whose
+    /// two ends sit in one flat part of the pulse, clear of its edges by far more than a phase's
+    /// rounding, is flat throughout: each frame's level is the one `isochronicPulse` gives it.
+    private static func steadyPulse(_ halfBeat: inout PhaseCursor, from first: Int64, through last: Int64) -> Double? {
+        let margin = 1e-6, e = Beats.isochronicEdge
+        let start = beatPhase(&halfBeat, at: first), end = beatPhase(&halfBeat, at: last)
+        guard end >= start else { return nil }
+        if start >= e + margin, end <= 0.5 - e - margin { return 1 }
+        if start >= 0.5 + margin, end <= 1 - margin { return 0 }
+        return nil
+    }
+
     /// Adds frames `blockStart ..< blockStart + frameCount` of the beats to `out` (interleaved).
     func render(into out: UnsafeMutablePointer<Float>, blockStart: Int64, frameCount: Int) {
         // shape: hot loop, the per-frame oscillators, gain and fades run on cursors kept in locals for the block
@@ -203,6 +222,7 @@ final class BeatGenerator {
                 low.turn()
                 if turnsHigh { high.turn() }
             }
+            let pulse = plan.kind == .isochronic ? Self.steadyPulse(&halfBeat, from: here, through: here + Int64(n) - 1) : nil
             for f in runStart..<(runStart + n) {
                 let frame = blockStart + Int64(f)
                 Self.seek(&gainSegment, plan.gainDecibels, frame)
@@ -227,8 +247,8 @@ final class BeatGenerator {
                     let v = Float(0.5 * (low.sine + high.sine) * gain)
                     for c in 0..<channels { out[o + c] += v }
                 case .isochronic:
-                    let beatPhase = (2 * halfBeat.phase(at: frame)).truncatingRemainder(dividingBy: 1)
-                    let v = Float(low.sine * Beats.isochronicPulse(beatPhase) * gain)
+                    let level = pulse ?? Beats.isochronicPulse(Self.beatPhase(&halfBeat, at: frame))
+                    let v = Float(low.sine * level * gain)
                     for c in 0..<channels { out[o + c] += v }
                 }
                 low.turn()
