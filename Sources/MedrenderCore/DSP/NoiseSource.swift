@@ -122,8 +122,6 @@ public final class NoiseSource: GeneratedSource {
             poles += [coefficient(NoiseColour.highPassHertz), coefficient(NoiseColour.highPassHertz)]
             zeros += [1, 1]
         }
-        self.zeros = zeros
-        self.poles = poles
         // Unit gain at 1 kHz: the colours agree there, and the bed's level sets the rest.
         let w = 2 * Double.pi * 1000 / Double(rate)
         var gain = 1.0
@@ -133,7 +131,13 @@ public final class NoiseSource: GeneratedSource {
             gain *= (num / den).squareRoot()
         }
         scale = 1 / gain
-        let memory = max(1, poles.count * channels)
+        // Sections that pass their input through ahead of the rest, so the sections come in fours:
+        // white noise is never −0, and x − 0·x₋₁ + 0·y₋₁ is x for every other x, so they change no
+        // sample.
+        let passing = (4 - zeros.count % 4) % 4
+        self.zeros = Array(repeating: 0, count: passing) + zeros
+        self.poles = Array(repeating: 0, count: passing) + poles
+        let memory = max(1, self.poles.count * channels)
         lastIn = .allocate(capacity: memory)
         lastIn.initialize(repeating: 0, count: memory)
         lastOut = .allocate(capacity: memory)
@@ -161,8 +165,8 @@ public final class NoiseSource: GeneratedSource {
     }
 
     /// Runs frames `frame ..< frame + n` through the filters and writes them into `out`
-    /// (interleaved) when given: a stretch of a channel at a time, through up to four sections at
-    /// a time. A section's output waits on its own last, so four sections in one loop keep four
+    /// (interleaved) when given: a stretch of a channel at a time, through four sections at a
+    /// time. A section's output waits on its own last, so four sections in one loop keep four
     /// of those waits going at once where one frame through every section in turn waited on
     /// each; every sample goes through the same operations in the same order.
     private func run(from frame: Int64, count n: Int, into out: UnsafeMutablePointer<Float>?) {
@@ -172,12 +176,7 @@ public final class NoiseSource: GeneratedSource {
             let m = min(Self.stretchFrames, n - done)
             for c in 0..<channels {
                 for j in 0..<m { stretch[j] = white(frame + Int64(done + j), c) }
-                var k = 0
-                while k < sections {
-                    let count = min(4, sections - k)
-                    filter(frames: m, sections: (c * sections + k, k, count))
-                    k += count
-                }
+                for k in stride(from: 0, to: sections, by: 4) { filter(frames: m, memory: c * sections + k, first: k) }
                 guard let out else { continue }
                 for j in 0..<m { out[(done + j) * channels + c] = Float(stretch[j] * scale) }
             }
@@ -185,60 +184,25 @@ public final class NoiseSource: GeneratedSource {
         }
     }
 
-    /// Runs the stretch's first `frames` through `count` (1…4) sections from section `first`,
-    /// whose memory is at `memory`: y = x − z·x₋₁ + p·y₋₁, the memory held in locals for the run.
-    private func filter(frames: Int, sections: (memory: Int, first: Int, count: Int)) {
-        let (at, k, count) = sections
-        let z0 = zeros[k], p0 = poles[k]
-        let z1 = count > 1 ? zeros[k + 1] : 0, p1 = count > 1 ? poles[k + 1] : 0
-        let z2 = count > 2 ? zeros[k + 2] : 0, p2 = count > 2 ? poles[k + 2] : 0
-        let z3 = count > 3 ? zeros[k + 3] : 0, p3 = count > 3 ? poles[k + 3] : 0
-        var in0 = lastIn[at], out0 = lastOut[at]
-        var in1 = count > 1 ? lastIn[at + 1] : 0, out1 = count > 1 ? lastOut[at + 1] : 0
-        var in2 = count > 2 ? lastIn[at + 2] : 0, out2 = count > 2 ? lastOut[at + 2] : 0
-        var in3 = count > 3 ? lastIn[at + 3] : 0, out3 = count > 3 ? lastOut[at + 3] : 0
+    /// Runs the stretch's first `frames` through the four sections from section `first`, whose
+    /// memory is at `memory`: y = x − z·x₋₁ + p·y₋₁, the memory held in locals for the run.
+    private func filter(frames: Int, memory at: Int, first k: Int) {
+        let z0 = zeros[k], z1 = zeros[k + 1], z2 = zeros[k + 2], z3 = zeros[k + 3]
+        let p0 = poles[k], p1 = poles[k + 1], p2 = poles[k + 2], p3 = poles[k + 3]
+        var in0 = lastIn[at], in1 = lastIn[at + 1], in2 = lastIn[at + 2], in3 = lastIn[at + 3]
+        var out0 = lastOut[at], out1 = lastOut[at + 1], out2 = lastOut[at + 2], out3 = lastOut[at + 3]
         let stretch = self.stretch
-        switch count {
-        case 4:
-            for j in 0..<frames {
-                let x0 = stretch[j]
-                let y0 = x0 - z0 * in0 + p0 * out0
-                let y1 = y0 - z1 * in1 + p1 * out1
-                let y2 = y1 - z2 * in2 + p2 * out2
-                let y3 = y2 - z3 * in3 + p3 * out3
-                in0 = x0; out0 = y0; in1 = y0; out1 = y1; in2 = y1; out2 = y2; in3 = y2; out3 = y3
-                stretch[j] = y3
-            }
-        case 3:
-            for j in 0..<frames {
-                let x0 = stretch[j]
-                let y0 = x0 - z0 * in0 + p0 * out0
-                let y1 = y0 - z1 * in1 + p1 * out1
-                let y2 = y1 - z2 * in2 + p2 * out2
-                in0 = x0; out0 = y0; in1 = y0; out1 = y1; in2 = y1; out2 = y2
-                stretch[j] = y2
-            }
-        case 2:
-            for j in 0..<frames {
-                let x0 = stretch[j]
-                let y0 = x0 - z0 * in0 + p0 * out0
-                let y1 = y0 - z1 * in1 + p1 * out1
-                in0 = x0; out0 = y0; in1 = y0; out1 = y1
-                stretch[j] = y1
-            }
-        default:
-            for j in 0..<frames {
-                let x0 = stretch[j]
-                let y0 = x0 - z0 * in0 + p0 * out0
-                in0 = x0; out0 = y0
-                stretch[j] = y0
-            }
+        for j in 0..<frames {
+            let x = stretch[j]
+            let y0 = x - z0 * in0 + p0 * out0
+            let y1 = y0 - z1 * in1 + p1 * out1
+            let y2 = y1 - z2 * in2 + p2 * out2
+            let y3 = y2 - z3 * in3 + p3 * out3
+            in0 = x; out0 = y0; in1 = y0; out1 = y1; in2 = y1; out2 = y2; in3 = y2; out3 = y3
+            stretch[j] = y3
         }
-        let memory = [in0, out0, in1, out1, in2, out2, in3, out3]
-        for i in 0..<count {
-            lastIn[at + i] = memory[2 * i]
-            lastOut[at + i] = memory[2 * i + 1]
-        }
+        (lastIn[at], lastIn[at + 1], lastIn[at + 2], lastIn[at + 3]) = (in0, in1, in2, in3)
+        (lastOut[at], lastOut[at + 1], lastOut[at + 2], lastOut[at + 3]) = (out0, out1, out2, out3)
     }
 
     /// Starts the filters from rest at the warm-up before `frame`'s chunk and runs them up to it.
