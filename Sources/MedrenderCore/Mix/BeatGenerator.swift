@@ -149,6 +149,26 @@ final class BeatGenerator {
         return nil
     }
 
+    /// The gain at `frame`: the gain curve's level, in and out of the fades.
+    @inline(__always)
+    private static func gain(_ plan: BeatPlan, at frame: Int64, fadeOutStart: Int64, gainSegment: inout Int,
+                             lastDecibels: inout Double, lastGain: inout Double) -> Double {
+        seek(&gainSegment, plan.gainDecibels, frame)
+        let decibels = plan.gainDecibels.value(at: frame, segment: gainSegment)
+        if decibels != lastDecibels {
+            lastDecibels = decibels
+            lastGain = pow(10, decibels / 20)
+        }
+        var gain = lastGain
+        if frame < plan.fadeInFrames {
+            gain *= FadeCurve.halfCosine.value(at: (Double(frame) + 0.5) / Double(plan.fadeInFrames))
+        }
+        if frame >= fadeOutStart {
+            gain *= FadeCurve.halfCosine.value(at: (Double(plan.totalFrames - frame) - 0.5) / Double(plan.fadeOutFrames))
+        }
+        return gain
+    }
+
     /// Adds frames `blockStart ..< blockStart + frameCount` of the beats to `out` (interleaved).
     func render(into out: UnsafeMutablePointer<Float>, blockStart: Int64, frameCount: Int) {
         // shape: hot loop, the per-frame oscillators, gain and fades run on cursors kept in locals for the block
@@ -223,21 +243,12 @@ final class BeatGenerator {
                 if turnsHigh { high.turn() }
             }
             let pulse = plan.kind == .isochronic ? Self.steadyPulse(&halfBeat, from: here, through: here + Int64(n) - 1) : nil
+            let steadyGain = Self.levelGain(plan, first: here, last: here + Int64(n) - 1, fadeOutStart: fadeOutStart,
+                                            gainSegment: &gainSegment, lastDecibels: &lastDecibels, lastGain: &lastGain)
             for f in runStart..<(runStart + n) {
                 let frame = blockStart + Int64(f)
-                Self.seek(&gainSegment, plan.gainDecibels, frame)
-                let decibels = plan.gainDecibels.value(at: frame, segment: gainSegment)
-                if decibels != lastDecibels {
-                    lastDecibels = decibels
-                    lastGain = pow(10, decibels / 20)
-                }
-                var gain = lastGain
-                if frame < plan.fadeInFrames {
-                    gain *= FadeCurve.halfCosine.value(at: (Double(frame) + 0.5) / Double(plan.fadeInFrames))
-                }
-                if frame >= fadeOutStart {
-                    gain *= FadeCurve.halfCosine.value(at: (Double(total - frame) - 0.5) / Double(plan.fadeOutFrames))
-                }
+                let gain = steadyGain ?? Self.gain(plan, at: frame, fadeOutStart: fadeOutStart, gainSegment: &gainSegment,
+                                                   lastDecibels: &lastDecibels, lastGain: &lastGain)
                 let o = f * channels
                 switch plan.kind {
                 case .binaural:
