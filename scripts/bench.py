@@ -361,12 +361,14 @@ def decoded_only():
 
 
 BUILD_HEADING = "## A library build against the floor encoding every mix"
+BUILD_PAIRS = int(os.environ.get("BENCH_BUILD_PAIRS", "4"))
 
 
 def build_only():
     """`--build`: `medrender build -j 2` of the stock library (5 min, OGG q4, speech warm from a
-    first build) against the floor encoding each of its 24 mixes, in processor time, and its wall
-    time. Written into BENCHMARKS.md under its own heading."""
+    first build) against the floor encoding each of its 24 mixes one after the other, in
+    processor time, alternated (floor, build, build, floor, ...) so that drift in the machine
+    cancels, and the build's wall time. Written into BENCHMARKS.md under its own heading."""
     minutes, quality = 5, 4
     presets = sorted(f[:-5] for f in os.listdir(os.path.join(ROOT, "Presets")) if f.endswith(".yaml"))
     build_floor()
@@ -374,23 +376,34 @@ def build_only():
         build = [MEDRENDER, "build", "-o", os.path.join(tmp, "lib"), "--minutes", str(minutes), "--format", "ogg",
                  "--quality", str(quality), "-j", "2"]
         run(build)  # fills the speech cache
-        floor_cpu = 0.0
+        mixes = []
         for preset in presets:
-            mix = os.path.join(tmp, "mix.wav")
-            run([MEDRENDER, "--preset", preset, "--minutes", str(minutes), "--bits", "32f", "-o", mix])
-            floor_cpu += processor_seconds([FLOOR, mix, os.path.join(tmp, "floor.ogg"), str(quality)])[1]
-        runs = []
-        for i in range(2):
+            mixes.append(os.path.join(tmp, f"{preset}.wav"))
+            run([MEDRENDER, "--preset", preset, "--minutes", str(minutes), "--bits", "32f", "-o", mixes[-1]])
+
+        def floor():
+            return sum(processor_seconds([FLOOR, mix, os.path.join(tmp, "floor.ogg"), str(quality)])[1] for mix in mixes)
+
+        def library():
             shutil.rmtree(os.path.join(tmp, "lib"))
-            runs.append(processor_seconds(build))
+            return processor_seconds(build)
+
+        floors, builds = [], []
+        for i in range(BUILD_PAIRS):
+            for side in ("floor", "build") if i % 2 == 0 else ("build", "floor"):
+                if side == "floor":
+                    floors.append(floor())
+                else:
+                    builds.append(library())
+    ratios = [cpu / f for (_, cpu), f in zip(builds, floors)]
     lines = [BUILD_HEADING, "",
              f"Measured by `python3 scripts/bench.py --build`: `medrender build -o DIR --minutes {minutes} --format ogg "
              f"--quality {quality} -j 2` of the stock library ({len(presets)} OGGs at 48 kHz stereo, speech cached by a first build), "
-             "two runs, against the C floor encoding each preset's mix (rendered to 32-bit float first) one after the other, "
-             "in processor time (user + system).", "",
-             "| | wall s | processor s | processor / the floor's |", "| --- | --- | --- | --- |"]
-    lines += [f"| build, run {i + 1} | {wall:.1f} | {cpu:.1f} | {cpu / floor_cpu:.2f} |" for i, (wall, cpu) in enumerate(runs)]
-    lines += [f"| the floor, every mix | | {floor_cpu:.1f} | 1 |"]
+             f"against the C floor encoding each preset's mix (rendered to 32-bit float first) one after the other, "
+             f"in processor time (user + system), {BUILD_PAIRS} alternated pairs (floor, build, build, floor, ...).", "",
+             "| pair | build wall s | build processor s | the floor's processor s | build / the floor |", "| --- | --- | --- | --- | --- |"]
+    lines += [f"| {i + 1} | {wall:.1f} | {cpu:.1f} | {f:.1f} | {cpu / f:.2f} |" for i, ((wall, cpu), f) in enumerate(zip(builds, floors))]
+    lines += ["", f"Build / the floor, min / median / max: {summary(ratios, '×')}."]
     write_section(BUILD_HEADING, lines + [""])
     print("\n".join(lines))
 
