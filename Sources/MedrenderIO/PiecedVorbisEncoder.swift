@@ -385,26 +385,30 @@ public final class PiecedVorbisEncoder {
     ///
     /// An encoder starting on a step of 4096 frames has a continuous one's grid unless short
     /// blocks moved the stream's grid (by multiples of half a short block), so the starts tried
-    /// are the boundary's pre-roll and then each shift by half a short block, up to two long blocks.
+    /// are the boundary's pre-roll and then each shift by half a short block, up to two long blocks,
+    /// the shift that puts the base's grid on the splice first.
     ///
-    /// The base is tried with the next piece's own encoder, which codes its pre-roll as it goes:
-    /// when the base meets the splice (it mostly does), that encoder is the piece's and goes on
-    /// from there, so no encoder is started for the try and the pre-roll is coded once. The other
-    /// starts are tried with encoders that only choose block sizes.
+    /// The base is tried with an encoder that only chooses block sizes: it gives that shift, and
+    /// rarely meets the splice itself. The shift is tried with the next piece's own encoder, which
+    /// codes its pre-roll as it goes: when the shift meets the splice (it mostly does), that
+    /// encoder is the piece's and goes on from there, so its pre-roll is coded once and no encoder
+    /// is started that codes a pre-roll for nothing. The other starts are tried with encoders that
+    /// only choose block sizes.
     private func chooseStart(_ piece: Gathering, splice: Int64) throws(IOError) -> PieceWorker? {
         let base = boundary - prerollFrames
         let step = max(1, shortBlock / 2)
         let count = 2 * longBlock / step
-        // First the base; then the shift that puts the base's grid on the splice; then the rest.
-        var order: [Int] = [0]
         let half = Int64(longBlock / 2)
-        // The base's blocks, once: through the splice for its grid, and on to the block after for its try.
-        let candidate = try nextPiece(start: base, splice: splice)
-        let at = base - piece.bufferStart
-        precondition(at >= 0, "the piece's buffer starts after the start tried")
-        let baseShapes = try piece.audio.withUnsafeBufferPointer { (p) throws(IOError) in
-            try candidate.lead(UnsafeBufferPointer(rebasing: p[(at * channels)...]), through: splice + half)
+        /// Whether blocks `shapes` meet the splice: a long block on it, and another after it.
+        func meets(_ shapes: [VorbisBlockShape]) -> Bool {
+            guard let i = shapes.firstIndex(where: { $0.center == splice }), i + 1 < shapes.count else { return false }
+            return shapes[i].long && shapes[i + 1].long && shapes[i + 1].center == splice + half
         }
+        // The base's blocks: through the splice for its grid, and on to the block after for its try.
+        let baseShapes = try blocks(of: piece, from: base, through: splice + half)
+        if meets(baseShapes) { return try nextPiece(start: base, splice: splice) }
+        // The shift that puts the base's grid on the splice; then the rest.
+        var order: [Int] = []
         let toSplice = baseShapes.firstIndex(where: { $0.center >= splice }).map { baseShapes[...$0] } ?? baseShapes[...]
         if let grid = toSplice.last(where: \.long)?.center {
             let shift = Int(((grid - splice) % half + half) % half)
@@ -413,14 +417,19 @@ public final class PiecedVorbisEncoder {
             }
         }
         for j in 1..<count where !order.contains(j * step) { order.append(j * step) }
-        for d in order {
+        for (n, d) in order.enumerated() {
             let start = base - d
-            let shapes = d == 0 ? baseShapes : try blocks(of: piece, from: start, through: splice + half)
-            if let i = shapes.firstIndex(where: { $0.center == splice }), i + 1 < shapes.count, shapes[i].long,
-                shapes[i + 1].long, shapes[i + 1].center == splice + half
-            {
-                return d == 0 ? candidate : try nextPiece(start: start, splice: splice)
+            guard n == 0 else {
+                if meets(try blocks(of: piece, from: start, through: splice + half)) { return try nextPiece(start: start, splice: splice) }
+                continue
             }
+            let candidate = try nextPiece(start: start, splice: splice)
+            let at = start - piece.bufferStart
+            precondition(at >= 0, "the piece's buffer starts after the start tried")
+            let shapes = try piece.audio.withUnsafeBufferPointer { (p) throws(IOError) in
+                try candidate.lead(UnsafeBufferPointer(rebasing: p[(at * channels)...]), through: splice + half)
+            }
+            if meets(shapes) { return candidate }
         }
         return nil
     }
