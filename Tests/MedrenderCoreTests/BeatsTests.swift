@@ -159,6 +159,27 @@ enum Spectrum {
         }
     }
 
+    /// An isochronic beat rests for half of every beat and sounds for the other half, at the
+    /// fastest beat (40 Hz) at 8 kHz, where a 256-frame run of the generator spans more than a
+    /// beat, and at 10 Hz at 48 kHz, where a run spans a twentieth of one: no stretch of silence or
+    /// of sound runs past half a beat.
+    @Test(arguments: [(8000, 40.0), (48000, 10.0)])
+    func isochronicRestsEveryHalfBeat(rate: Int, beatHertz: Double) throws {
+        let plan = try Self.plan(Beats(kind: .isochronic, points: [BeatPoint(at: .time(.zero), beatHertz: beatHertz, carrierHertz: 300)]),
+                                 rate: rate, seconds: 60)
+        let (left, _) = Self.second(plan, from: Int64(30 * rate))
+        var longest = (silent: 0, sounding: 0), run = 0
+        for i in left.indices {
+            run = i > 0 && (left[i] == 0) == (left[i - 1] == 0) ? run + 1 : 1
+            if left[i] == 0 { longest.silent = max(longest.silent, run) } else { longest.sounding = max(longest.sounding, run) }
+        }
+        let halfBeat = Int(Double(rate) / beatHertz / 2)
+        #expect(longest.silent <= halfBeat + 2 && longest.sounding <= halfBeat + 2,
+                "\(beatHertz) Hz at \(rate) Hz: longest silence \(longest.silent) frames, sound \(longest.sounding), half a beat \(halfBeat)")
+        let silent = Double(left.filter { $0 == 0 }.count) / Double(left.count)
+        #expect(silent > 0.45 && silent < 0.55, "rests half the time: \(silent)")
+    }
+
     @Test func isochronicPulseHasNoStep() {
         var previous = Beats.isochronicPulse(0)
         #expect(previous == 0)

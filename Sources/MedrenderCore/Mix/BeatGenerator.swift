@@ -16,9 +16,14 @@ final class BeatGenerator {
     private var lastDecibels = Double.nan
     private var lastGain = 0.0
 
+    /// Whether a run is under half a cycle of the fastest beat the plan reaches, so that the
+    /// phases at its two ends say whether it wraps (`steadyPulse`): 40 Hz at 8 kHz is 1.28 cycles.
+    private let runsUnderHalfABeat: Bool
+
     init(_ plan: BeatPlan, channels: Int) {
         self.plan = plan
         self.channels = channels
+        runsUnderHalfABeat = 2 * (plan.halfBeat.values.max() ?? 0) * Double(Self.runFrames) < 0.5 * Double(plan.carrier.rate)
         carrier = PhaseCursor(plan.carrier)
         halfBeat = PhaseCursor(plan.halfBeat)
     }
@@ -137,9 +142,10 @@ final class BeatGenerator {
     }
 
     /// The isochronic pulse's level through frames `first...last` when it holds one level there
-    /// (1 on the pulse's top, 0 in its rest), else nil. The phase only rises, so a stretch whose
-    /// two ends sit in one flat part of the pulse, clear of its edges by far more than a phase's
-    /// rounding, is flat throughout: each frame's level is the one `isochronicPulse` gives it.
+    /// (1 on the pulse's top, 0 in its rest), else nil. The phase only rises, by under half a
+    /// cycle over a run (`runsUnderHalfABeat`), so a stretch whose two ends sit in one flat part
+    /// of the pulse, in that order and clear of its edges by far more than a phase's rounding, is
+    /// flat throughout: each frame's level is the one `isochronicPulse` gives it.
     private static func steadyPulse(_ halfBeat: inout PhaseCursor, from first: Int64, through last: Int64) -> Double? {
         let margin = 1e-6, e = Beats.isochronicEdge
         let start = beatPhase(&halfBeat, at: first), end = beatPhase(&halfBeat, at: last)
@@ -242,7 +248,8 @@ final class BeatGenerator {
                 low.turn()
                 if turnsHigh { high.turn() }
             }
-            let pulse = plan.kind == .isochronic ? Self.steadyPulse(&halfBeat, from: here, through: here + Int64(n) - 1) : nil
+            let pulse = plan.kind == .isochronic && runsUnderHalfABeat
+                ? Self.steadyPulse(&halfBeat, from: here, through: here + Int64(n) - 1) : nil
             let steadyGain = Self.levelGain(plan, first: here, last: here + Int64(n) - 1, fadeOutStart: fadeOutStart,
                                             gainSegment: &gainSegment, lastDecibels: &lastDecibels, lastGain: &lastGain)
             for f in runStart..<(runStart + n) {
