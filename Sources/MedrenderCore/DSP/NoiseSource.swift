@@ -151,7 +151,7 @@ public final class NoiseSource: GeneratedSource {
         stretch.deallocate()
     }
 
-    /// Frames a pair of channels goes through the sections at a time.
+    /// The frames of one channel that go through the sections at a time.
     private static let stretchFrames = 1024
 
     /// White noise, uniform in −1…1, for `channel` at `frame`.
