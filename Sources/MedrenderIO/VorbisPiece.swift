@@ -112,7 +112,7 @@ final class PieceWorker: Sendable {
     /// encoder has placed a block centred at or after `through`. Gives the shapes of the blocks it
     /// placed, centred in the stream's frames: the stream tries the piece's start on them, and
     /// when the start meets its splice this encoder goes on from there (from `nextFrame`), its
-    /// pre-roll coded once and no other encoder started for the try.
+    /// pre-roll coded once.
     func lead(_ audio: UnsafeBufferPointer<Int16>, through: Int64) throws(IOError) -> [VorbisBlockShape] {
         // A copy (about a second of audio, once a piece): the state behind the lock takes none of
         // the caller's memory.
