@@ -417,19 +417,17 @@ public final class PiecedVorbisEncoder {
             }
         }
         for j in 1..<count where !order.contains(j * step) { order.append(j * step) }
-        for (n, d) in order.enumerated() {
-            let start = base - d
-            guard n == 0 else {
-                if meets(try blocks(of: piece, from: start, through: splice + half)) { return try nextPiece(start: start, splice: splice) }
-                continue
-            }
-            let candidate = try nextPiece(start: start, splice: splice)
-            let at = start - piece.bufferStart
-            precondition(at >= 0, "the piece's buffer starts after the start tried")
-            let shapes = try piece.audio.withUnsafeBufferPointer { (p) throws(IOError) in
-                try candidate.lead(UnsafeBufferPointer(rebasing: p[(at * channels)...]), through: splice + half)
-            }
-            if meets(shapes) { return candidate }
+        // The first shift with the piece's own encoder, coding its pre-roll as it goes.
+        guard let first = order.first else { return nil }
+        let candidate = try nextPiece(start: base - first, splice: splice)
+        let at = base - first - piece.bufferStart
+        precondition(at >= 0, "the piece's buffer starts after the start tried")
+        let shapes = try piece.audio.withUnsafeBufferPointer { (p) throws(IOError) in
+            try candidate.lead(UnsafeBufferPointer(rebasing: p[(at * channels)...]), through: splice + half)
+        }
+        if meets(shapes) { return candidate }
+        for d in order.dropFirst() where meets(try blocks(of: piece, from: base - d, through: splice + half)) {
+            return try nextPiece(start: base - d, splice: splice)
         }
         return nil
     }
