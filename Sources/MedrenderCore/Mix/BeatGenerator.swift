@@ -23,7 +23,7 @@ final class BeatGenerator {
     init(_ plan: BeatPlan, channels: Int) {
         self.plan = plan
         self.channels = channels
-        runsUnderHalfABeat = 2 * (plan.halfBeat.values.max() ?? 0) * Double(Self.runFrames) < 0.5 * Double(plan.carrier.rate)
+        runsUnderHalfABeat = 2 * (plan.halfBeat.values.max() ?? 0) * Double(Self.runFrames) < 0.5 * Double(plan.halfBeat.rate)
         carrier = PhaseCursor(plan.carrier)
         halfBeat = PhaseCursor(plan.halfBeat)
     }
