@@ -80,12 +80,13 @@ public final class NoiseSource: GeneratedSource {
     private let zeros: [Double]
     private let poles: [Double]
     private let scale: Double
-    /// Each channel's filter memory, section by section: channel c's section k at
-    /// `c * sections + k`.
-    private let lastIn: UnsafeMutablePointer<Double>
-    private let lastOut: UnsafeMutablePointer<Double>
-    /// A stretch of one channel's samples between the sections.
-    private let stretch: UnsafeMutablePointer<Double>
+    /// The filters' memory, section by section, a channel to a lane (a mono source's second
+    /// lane runs a channel it does not write): the last input of each fourth section (the
+    /// others' is the last output of the one before) and every section's last output.
+    private let lastIn: UnsafeMutablePointer<SIMD2<Double>>
+    private let lastOut: UnsafeMutablePointer<SIMD2<Double>>
+    /// A stretch of samples between the sections, a channel to a lane.
+    private let stretch: UnsafeMutablePointer<SIMD2<Double>>
     private var next: Int64 = -1
 
     public init(colour: NoiseColour, rate: Int, channels: Int, seed: UInt64) {
@@ -137,11 +138,12 @@ public final class NoiseSource: GeneratedSource {
         let passing = (4 - zeros.count % 4) % 4
         self.zeros = Array(repeating: 0, count: passing) + zeros
         self.poles = Array(repeating: 0, count: passing) + poles
-        let memory = max(1, self.poles.count * channels)
+        precondition((1...2).contains(channels), "a noise source has one or two channels")
+        let memory = max(1, self.poles.count)
         lastIn = .allocate(capacity: memory)
-        lastIn.initialize(repeating: 0, count: memory)
+        lastIn.initialize(repeating: .zero, count: memory)
         lastOut = .allocate(capacity: memory)
-        lastOut.initialize(repeating: 0, count: memory)
+        lastOut.initialize(repeating: .zero, count: memory)
         stretch = .allocate(capacity: Self.stretchFrames)
     }
 
@@ -165,50 +167,58 @@ public final class NoiseSource: GeneratedSource {
     }
 
     /// Runs frames `frame ..< frame + n` through the filters and writes them into `out`
-    /// (interleaved) when given: a stretch of a channel at a time, through four sections at a
-    /// time. A section's output waits on its own last, so four sections in one loop keep four
-    /// of those waits going at once where one frame through every section in turn waited on
-    /// each; every sample goes through the same operations in the same order.
+    /// (interleaved) when given: a stretch at a time, both channels side by side as the lanes of
+    /// one vector, through four sections at a time. A section's output waits on its own last, so
+    /// four sections in one loop keep four of those waits going at once where one frame through
+    /// every section in turn waited on each; every sample goes through the same operations in the
+    /// same order, in its lane.
     private func run(from frame: Int64, count n: Int, into out: UnsafeMutablePointer<Float>?) {
         let sections = poles.count, channels = self.channels
         var done = 0
         while done < n {
             let m = min(Self.stretchFrames, n - done)
-            for c in 0..<channels {
-                for j in 0..<m { stretch[j] = white(frame + Int64(done + j), c) }
-                for k in stride(from: 0, to: sections, by: 4) { filter(frames: m, memory: c * sections + k, first: k) }
-                guard let out else { continue }
-                for j in 0..<m { out[(done + j) * channels + c] = Float(stretch[j] * scale) }
+            for j in 0..<m {
+                let at = frame + Int64(done + j)
+                stretch[j] = SIMD2(white(at, 0), channels == 2 ? white(at, 1) : 0)
+            }
+            for k in stride(from: 0, to: sections, by: 4) { filter(frames: m, first: k) }
+            if let out {
+                for j in 0..<m {
+                    let y = stretch[j] * scale
+                    for c in 0..<channels { out[(done + j) * channels + c] = Float(y[c]) }
+                }
             }
             done += m
         }
     }
 
-    /// Runs the stretch's first `frames` through the four sections from section `first`, whose
-    /// memory is at `memory`: y = x − z·x₋₁ + p·y₋₁, the memory held in locals for the run.
-    private func filter(frames: Int, memory at: Int, first k: Int) {
-        let z0 = zeros[k], z1 = zeros[k + 1], z2 = zeros[k + 2], z3 = zeros[k + 3]
-        let p0 = poles[k], p1 = poles[k + 1], p2 = poles[k + 2], p3 = poles[k + 3]
-        var in0 = lastIn[at], in1 = lastIn[at + 1], in2 = lastIn[at + 2], in3 = lastIn[at + 3]
-        var out0 = lastOut[at], out1 = lastOut[at + 1], out2 = lastOut[at + 2], out3 = lastOut[at + 3]
+    /// Runs the stretch's first `frames` through the four sections from section `first`, both
+    /// channels at once (the lanes): y = x − z·x₋₁ + p·y₋₁, the memory held in locals for the run.
+    private func filter(frames: Int, first k: Int) {
+        let z0 = SIMD2(repeating: zeros[k]), z1 = SIMD2(repeating: zeros[k + 1])
+        let z2 = SIMD2(repeating: zeros[k + 2]), z3 = SIMD2(repeating: zeros[k + 3])
+        let p0 = SIMD2(repeating: poles[k]), p1 = SIMD2(repeating: poles[k + 1])
+        let p2 = SIMD2(repeating: poles[k + 2]), p3 = SIMD2(repeating: poles[k + 3])
+        // A section's last input is the last output of the section before it.
+        var in0 = lastIn[k], out0 = lastOut[k], out1 = lastOut[k + 1], out2 = lastOut[k + 2], out3 = lastOut[k + 3]
         let stretch = self.stretch
         for j in 0..<frames {
             let x = stretch[j]
             let y0 = x - z0 * in0 + p0 * out0
-            let y1 = y0 - z1 * in1 + p1 * out1
-            let y2 = y1 - z2 * in2 + p2 * out2
-            let y3 = y2 - z3 * in3 + p3 * out3
-            in0 = x; out0 = y0; in1 = y0; out1 = y1; in2 = y1; out2 = y2; in3 = y2; out3 = y3
+            let y1 = y0 - z1 * out0 + p1 * out1
+            let y2 = y1 - z2 * out1 + p2 * out2
+            let y3 = y2 - z3 * out2 + p3 * out3
+            in0 = x; out0 = y0; out1 = y1; out2 = y2; out3 = y3
             stretch[j] = y3
         }
-        (lastIn[at], lastIn[at + 1], lastIn[at + 2], lastIn[at + 3]) = (in0, in1, in2, in3)
-        (lastOut[at], lastOut[at + 1], lastOut[at + 2], lastOut[at + 3]) = (out0, out1, out2, out3)
+        lastIn[k] = in0
+        (lastOut[k], lastOut[k + 1], lastOut[k + 2], lastOut[k + 3]) = (out0, out1, out2, out3)
     }
 
     /// Starts the filters from rest at the warm-up before `frame`'s chunk and runs them up to it.
     private func restart(at frame: Int64) {
-        lastIn.update(repeating: 0, count: poles.count * channels)
-        lastOut.update(repeating: 0, count: poles.count * channels)
+        lastIn.update(repeating: .zero, count: max(1, poles.count))
+        lastOut.update(repeating: .zero, count: max(1, poles.count))
         let from = max(0, frame / chunkFrames * chunkFrames - warmUpFrames)
         run(from: from, count: Int(frame - from), into: nil)
     }
