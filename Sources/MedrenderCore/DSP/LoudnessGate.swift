@@ -27,6 +27,9 @@ public final class LoudnessGate {
     // Two cascaded biquads per channel (the shelf, then the high-pass), in Double.
     private let b: (Double, Double, Double, Double, Double, Double)
     private let a: (Double, Double, Double, Double)
+    /// Each biquad's feed-forward coefficients with its output folded in (`filter`): b1 − a1·b0 and
+    /// b2 − a2·b0 of the shelf, then of the high-pass.
+    private let folded: (Double, Double, Double, Double)
     private var state: [Double]  // 4 filter values and the hop's running sum, per channel
     private let channelWeight: Double
     /// Mean-square energy of the last four 100-ms hops, summed over channels.
@@ -85,6 +88,7 @@ public final class LoudnessGate {
         let hpA = (2 * (k * k - 1) / (1 + k / q + k * k), (1 - k / q + k * k) / (1 + k / q + k * k))
         b = (shelf.0, shelf.1, shelf.2, 1, -2, 1)
         a = (shelfA.0, shelfA.1, hpA.0, hpA.1)
+        folded = (b.1 - a.0 * b.0, b.2 - a.1 * b.0, b.4 - a.2 * b.3, b.5 - a.3 * b.3)
         state = [Double](repeating: 0, count: 5 * channels)
         if !binned { blocks.reserveCapacity(1024) }
     }
@@ -190,20 +194,25 @@ public final class LoudnessGate {
     /// Runs `chains` over `n` frames, `input(k)` giving each chain's sample of frame `k`: the two
     /// biquads in transposed direct form II, the same operations in the same order per chain as
     /// the loop over one channel (so lanes give what it gives, to the bit).
+    ///
+    /// Each biquad's output, y = b0·x + s1, is put into its memory's update beforehand:
+    /// s1 ← (b1 − a1·b0)·x + s2 − a1·s1 and s2 ← (b2 − a2·b0)·x − a2·s1. The same filter, but a frame
+    /// waits on the one before for a multiply and a subtraction instead of four operations, so the
+    /// processor runs the next frames' other work meanwhile. The energy measured moves by a few
+    /// parts in 10¹⁵, and every stock preset's bytes are what they were.
     @inline(__always)
     private func filter<V: SIMD>(_ chains: inout Chains<V>, frames n: Int, _ input: (Int) -> V) where V.Scalar == Double {
         // shape: hot loop, each frame waits on the one before through the filters' memory
-        let (b0, b1, b2, c0, c1, c2) = b
+        let (b0, c0) = (b.0, b.3)
+        let (e1, e2, f1, f2) = folded
         let (a1, a2, d1, d2) = a
         var (s1, s2, t1, t2, sum) = (chains.s1, chains.s2, chains.t1, chains.t2, chains.sum)
         for k in 0..<n {
             let x = input(k)
             let y = b0 * x + s1
-            s1 = b1 * x - a1 * y + s2
-            s2 = b2 * x - a2 * y
+            (s1, s2) = ((e1 * x + s2) - a1 * s1, e2 * x - a2 * s1)
             let z = c0 * y + t1
-            t1 = c1 * y - d1 * z + t2
-            t2 = c2 * y - d2 * z
+            (t1, t2) = ((f1 * y + t2) - d1 * t1, f2 * y - d2 * t1)
             sum += z * z
         }
         chains = Chains(s1: s1, s2: s2, t1: t1, t2: t2, sum: sum)
