@@ -29,16 +29,20 @@ public struct MasterFades: Sendable {
         return g
     }
 
-    /// Applies the fades to `frameCount` interleaved frames that start at `startFrame`.
+    /// Applies the fades to `frameCount` interleaved frames that start at `startFrame`: the gains
+    /// `gain(at:)` gives, followed frame to frame (`FadeRun`).
     public func apply(_ buffer: UnsafeMutablePointer<Float>, channels: Int, startFrame: Int64, frameCount: Int) {
         let end = startFrame + Int64(frameCount)
-        if end <= fadeInFrames || startFrame < fadeInFrames || end > totalFrames - fadeOutFrames {
-            for f in 0..<frameCount {
-                let frame = startFrame + Int64(f)
-                if frame >= fadeInFrames && frame < totalFrames - fadeOutFrames { continue }
-                let g = gain(at: frame)
-                for c in 0..<channels { buffer[f * channels + c] *= g }
-            }
+        guard startFrame < fadeInFrames || end > totalFrames - fadeOutFrames else { return }
+        var fadeIn = FadeRun(curve, over: fadeInFrames, step: 1), fadeOut = FadeRun(curve, over: fadeOutFrames, step: -1)
+        for f in 0..<frameCount {
+            let frame = startFrame + Int64(f)
+            if frame >= fadeInFrames && frame < totalFrames - fadeOutFrames { continue }
+            var g: Float = 1
+            if frame < fadeInFrames { g *= fadeIn.value(at: Double(frame + 1)) }
+            let fromEnd = totalFrames - 1 - frame
+            if fromEnd < fadeOutFrames { g *= fromEnd < 0 ? 0 : fadeOut.value(at: Double(fromEnd)) }
+            for c in 0..<channels { buffer[f * channels + c] *= g }
         }
     }
 }

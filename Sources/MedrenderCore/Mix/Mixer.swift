@@ -525,15 +525,12 @@ public final class Mixer {
                     if frame < fadeInEnd { end = min(end, fadeInEnd) } else if frame < fadeOutStart { end = min(end, fadeOutStart) }
                     let o = Int(frame - blockStart), n = Int(end - frame), s = Int(k)
                     if fading {
+                        var fades = event.fadeRuns
                         for j in 0..<n {
                             let at = frame + Int64(j)
                             var g = event.gain
-                            if at < fadeInEnd {
-                                g *= Float(event.fadeCurve.value(at: (Double(at - event.startFrame) + 0.5) / Double(event.fadeInFrames)))
-                            }
-                            if at >= fadeOutStart {
-                                g *= Float(event.fadeCurve.value(at: (Double(event.endFrame - at) - 0.5) / Double(event.fadeOutFrames)))
-                            }
+                            if at < fadeInEnd { g *= fades.in.value(at: Double(at - event.startFrame) + 0.5) }
+                            if at >= fadeOutStart { g *= fades.out.value(at: Double(event.endFrame - at) - 0.5) }
                             if ducked { g *= duck[o + j] }
                             Self.add(src, s + j, ac, into: out, o + j, oc, gl, gr, g * asset.scale)
                         }
@@ -584,14 +581,11 @@ extension Mixer {
             duckGains.withUnsafeBufferPointer { duck in
                 /// Frames `range` at the bed's gain under its fades and the duck, frame by frame.
                 func faded(_ range: Range<Int64>) {
+                    var fades = event.fadeRuns
                     for at in range {
                         var g = event.gain
-                        if at < fadeInEnd {
-                            g *= Float(event.fadeCurve.value(at: (Double(at - event.startFrame) + 0.5) / Double(event.fadeInFrames)))
-                        }
-                        if at >= fadeOutStart {
-                            g *= Float(event.fadeCurve.value(at: (Double(event.endFrame - at) - 0.5) / Double(event.fadeOutFrames)))
-                        }
+                        if at < fadeInEnd { g *= fades.in.value(at: Double(at - event.startFrame) + 0.5) }
+                        if at >= fadeOutStart { g *= fades.out.value(at: Double(event.endFrame - at) - 0.5) }
                         if ducked { g *= duck[Int(at - blockStart)] }
                         let o = Int(at - blockStart) * oc, j = Int(at - from) * oc
                         for c in 0..<oc { out[o + c] += source[j + c] * g }

@@ -59,6 +59,12 @@ public struct BedEvent: Hashable, Sendable {
     public var loopOffsetSeed: UInt64
     /// Noise or an ambience generated as it plays, instead of the sound's loop.
     public var generator: BedGenerator? = nil
+
+    /// Its fades' gains frame after frame: the fade in's at (frames from the start + ½) / its
+    /// length, the fade out's at (frames to the end − ½) / its length.
+    var fadeRuns: (in: FadeRun, out: FadeRun) {
+        (FadeRun(fadeCurve, over: fadeInFrames, step: 1), FadeRun(fadeCurve, over: fadeOutFrames, step: -1))
+    }
 }
 
 /// What sounds at a phase of one kind, at the output rate.
