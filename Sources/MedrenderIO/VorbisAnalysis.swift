@@ -127,11 +127,7 @@ final class VorbisAnalysis {
     private func hand<Sample: SoundSample>(_ frames: UnsafePointer<Sample>, frameCount n: Int,
                                             block: (VorbisBlockShape) throws(IOError) -> Void) throws(IOError) {
         guard let buffers = vorbis_analysis_buffer(dsp, Int32(n)) else { throw IOError(.library, "the Vorbis encoder had no buffer") }
-        let channels = self.channels
-        for c in 0..<channels {
-            let channel = buffers[c]!
-            for i in 0..<n { channel[i] = frames[i * channels + c].soundValue }
-        }
+        VorbisEncoder.deinterleave(frames, frameCount: n, channels: channels, into: buffers)
         guard vorbis_analysis_wrote(dsp, Int32(n)) == 0 else { throw IOError(.library, "the Vorbis encoder refused audio") }
         try drain(block: block)
     }

@@ -124,11 +124,7 @@ public final class VorbisEncoder {
         guard let buffers = vorbis_analysis_buffer(dsp, Int32(n)) else {
             throw IOError(.library, "the Vorbis encoder had no buffer")
         }
-        let channels = self.channels
-        for c in 0..<channels {
-            let channel = buffers[c]!
-            for i in 0..<n { channel[i] = frames[i * channels + c] }
-        }
+        VorbisEncoder.deinterleave(frames, frameCount: n, channels: channels, into: buffers)
         guard vorbis_analysis_wrote(dsp, Int32(n)) == 0 else { throw IOError(.library, "the Vorbis encoder refused audio") }
         try drain()
     }
@@ -150,6 +146,25 @@ public final class VorbisEncoder {
                 ogg_stream_packetin(stream, &packet)
                 while ogg_stream_pageout(stream, &page) != 0 { try write(page) }
             }
+        }
+    }
+
+    /// Copies `frameCount` interleaved frames into libvorbis's buffers, one per channel: a stereo
+    /// frame's two samples in one step (the loop the compiler makes vectors of), other counts a
+    /// channel at a time.
+    @inline(__always)
+    static func deinterleave<Sample: SoundSample>(_ frames: UnsafePointer<Sample>, frameCount n: Int, channels: Int,
+                                                  into buffers: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>) {
+        if channels == 2, let left = buffers[0], let right = buffers[1] {
+            for i in 0..<n {
+                left[i] = frames[2 * i].soundValue
+                right[i] = frames[2 * i + 1].soundValue
+            }
+            return
+        }
+        for c in 0..<channels {
+            let channel = buffers[c]!
+            for i in 0..<n { channel[i] = frames[i * channels + c].soundValue }
         }
     }
 
