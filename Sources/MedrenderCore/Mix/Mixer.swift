@@ -596,15 +596,18 @@ extension Mixer {
                 let plainFrom = max(from, fadeInEnd), plainTo = min(to, fadeOutStart)
                 guard plainFrom < plainTo else { return faded(from..<to) }
                 faded(from..<plainFrom)
-                let o = Int(plainFrom - blockStart), j = Int(plainFrom - from), count = Int(plainTo - plainFrom)
+                let o = Int(plainFrom - blockStart), count = Int(plainTo - plainFrom)
+                // From pointers to the run's first frame, so the loops index from 0 (the compiler
+                // makes vectors of them).
+                let into = out + o * oc, bed = source + Int(plainFrom - from) * oc
                 if ducked {
                     for f in 0..<count {
                         let g = event.gain * duck[o + f]
-                        for c in 0..<oc { out[(o + f) * oc + c] += source[(j + f) * oc + c] * g }
+                        for c in 0..<oc { into[f * oc + c] += bed[f * oc + c] * g }
                     }
                 } else {
                     let g = event.gain
-                    for i in 0..<(count * oc) { out[o * oc + i] += source[j * oc + i] * g }
+                    for i in 0..<(count * oc) { into[i] += bed[i] * g }
                 }
                 faded(plainTo..<to)
             }
