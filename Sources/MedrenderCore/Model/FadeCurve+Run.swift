@@ -9,8 +9,8 @@ import Foundation
 /// the rotation's value stays within `tolerance` of the one `value(at:)` works out (its rounding
 /// grows by a few units of 10⁻¹⁶ a frame). A value is kept only when no Float rounding boundary
 /// lies within `tolerance` of it: then both round to the same Float. Otherwise (a few frames in
-/// ten thousand, most where the gain is near 0 and a Float's steps are fine), and for the other
-/// curves, the frame's value is worked out by `value(at:)`.
+/// ten thousand, as many in each octave of the gain, the Float's steps halving with it), and for
+/// the other curves, the frame's value is worked out by `value(at:)`.
 public struct FadeRun {
     public let curve: FadeCurve
     private let length: Double
