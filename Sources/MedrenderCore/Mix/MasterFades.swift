@@ -16,21 +16,23 @@ public struct MasterFades: Sendable {
     }
 
     /// The gain of frame `frame`.
-    @inline(__always)
     public func gain(at frame: Int64) -> Float {
+        var fadeIn = FadeRun(curve, over: fadeInFrames, step: 1), fadeOut = FadeRun(curve, over: fadeOutFrames, step: -1)
+        return gain(at: frame, fadeIn: &fadeIn, fadeOut: &fadeOut)
+    }
+
+    /// The gain of frame `frame`, the fades followed by `fadeIn` and `fadeOut` (runs over
+    /// consecutive frames give each frame's gain without working out its curve afresh).
+    @inline(__always)
+    private func gain(at frame: Int64, fadeIn: inout FadeRun, fadeOut: inout FadeRun) -> Float {
         var g: Float = 1
-        if frame < fadeInFrames {
-            g *= Float(curve.value(at: Double(frame + 1) / Double(fadeInFrames)))
-        }
+        if frame < fadeInFrames { g *= fadeIn.value(at: Double(frame + 1)) }
         let fromEnd = totalFrames - 1 - frame
-        if fromEnd < fadeOutFrames {
-            g *= fromEnd < 0 ? 0 : Float(curve.value(at: Double(fromEnd) / Double(fadeOutFrames)))
-        }
+        if fromEnd < fadeOutFrames { g *= fromEnd < 0 ? 0 : fadeOut.value(at: Double(fromEnd)) }
         return g
     }
 
-    /// Applies the fades to `frameCount` interleaved frames that start at `startFrame`: the gains
-    /// `gain(at:)` gives, followed frame to frame (`FadeRun`).
+    /// Applies the fades to `frameCount` interleaved frames that start at `startFrame`.
     public func apply(_ buffer: UnsafeMutablePointer<Float>, channels: Int, startFrame: Int64, frameCount: Int) {
         let end = startFrame + Int64(frameCount)
         guard startFrame < fadeInFrames || end > totalFrames - fadeOutFrames else { return }
@@ -38,10 +40,7 @@ public struct MasterFades: Sendable {
         for f in 0..<frameCount {
             let frame = startFrame + Int64(f)
             if frame >= fadeInFrames && frame < totalFrames - fadeOutFrames { continue }
-            var g: Float = 1
-            if frame < fadeInFrames { g *= fadeIn.value(at: Double(frame + 1)) }
-            let fromEnd = totalFrames - 1 - frame
-            if fromEnd < fadeOutFrames { g *= fromEnd < 0 ? 0 : fadeOut.value(at: Double(fromEnd)) }
+            let g = gain(at: frame, fadeIn: &fadeIn, fadeOut: &fadeOut)
             for c in 0..<channels { buffer[f * channels + c] *= g }
         }
     }

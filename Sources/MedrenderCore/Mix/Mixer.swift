@@ -581,6 +581,7 @@ extension Mixer {
             duckGains.withUnsafeBufferPointer { duck in
                 /// Frames `range` at the bed's gain under its fades and the duck, frame by frame.
                 func faded(_ range: Range<Int64>) {
+                    guard !range.isEmpty else { return }
                     var fades = event.fadeRuns
                     for at in range {
                         var g = event.gain
