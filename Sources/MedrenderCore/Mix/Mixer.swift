@@ -440,8 +440,15 @@ public final class Mixer {
         let duck = plan.bellDucking
         var stretch = voice.ducked ? duck.firstStretch(endingAfter: from) : duck.stretches.count
         let dip = voice.dip
+        // Up to its release, an undipped voice clear of the bells' ducking plays at a gain of 1:
+        // the loop below multiplies by exactly 1 there, so these frames are added without it.
+        let plainEnd = dip == nil && stretch == duck.stretches.count ? min(to, voice.startFrame + releaseStart) : from
         asset.samples.withUnsafeBufferPointer { src in
-            for frame in from..<to {
+            if plainEnd > from {
+                Self.addPlain(src.baseAddress! + Int(from - voice.startFrame) * ac, channels: ac, count: Int(plainEnd - from),
+                              to: out + Int(from - blockStart) * oc, channels: oc, gains: (voice.gainLeft, voice.gainRight))
+            }
+            for frame in max(from, plainEnd)..<to {
                 let k = frame - voice.startFrame
                 var g: Float = 1
                 if k >= releaseStart { g = Ramp.release(Int(k - releaseStart), length: Int(voice.releaseFrames)) }
@@ -463,6 +470,30 @@ public final class Mixer {
                     out[o] += x * voice.gainLeft * g
                 }
             }
+        }
+    }
+
+    /// Adds `count` frames of a voice's samples at `src` to `out` at its left and right gains: what
+    /// `mixVoice`'s frame loop adds at a gain of 1, a loop the compiler makes vectors of.
+    private static func addPlain(_ src: UnsafePointer<Int16>, channels ac: Int, count: Int, to out: UnsafeMutablePointer<Float>,
+                                 channels oc: Int, gains: (left: Float, right: Float)) {
+        let gl = gains.left, gr = gains.right
+        switch (ac, oc) {
+        case (2, 2):
+            for i in 0..<count {
+                out[2 * i] += Float(src[2 * i]) * gl
+                out[2 * i + 1] += Float(src[2 * i + 1]) * gr
+            }
+        case (1, 2):
+            for i in 0..<count {
+                let x = Float(src[i])
+                out[2 * i] += x * gl
+                out[2 * i + 1] += x * gr
+            }
+        case (2, _):
+            for i in 0..<count { out[i] += (Float(src[2 * i]) + Float(src[2 * i + 1])) * 0.5 * gl }
+        default:
+            for i in 0..<count { out[i] += Float(src[i]) * gl }
         }
     }
 
