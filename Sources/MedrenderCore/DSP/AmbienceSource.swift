@@ -126,6 +126,16 @@ public final class AmbienceSource: GeneratedSource {
     /// at every ask.
     private let swellCache: UnsafeMutablePointer<(index: Int64, value: Double)>
     private let swellSlots: Int
+    /// The knots `smooth` last joined, by stream modulo `knotSlots`: a knot lasts seconds, and
+    /// the slow variation asks for the same two every control point in between. Raw memory, as
+    /// `swellCache`.
+    private let knotCache: UnsafeMutablePointer<Knots>
+    private static let knotSlots = 32
+    private struct Knots {
+        var stream: UInt64 = .max
+        var index: Int64 = .min
+        var a = 0.0, b = 0.0
+    }
     /// Whether the ambience is rendered two chunks side by side (`renderPair`): the ocean and the rain.
     private var paired: Bool { kind == .ocean || kind == .rain }
     /// The ocean and the rain: two neighbouring chunks of both ears (`renderPair`), which pair
@@ -167,6 +177,8 @@ public final class AmbienceSource: GeneratedSource {
         swellSlots = kind == .ocean ? slots : 1
         swellCache = .allocate(capacity: swellSlots)
         swellCache.initialize(repeating: (.min, 0), count: swellSlots)
+        knotCache = .allocate(capacity: Self.knotSlots)
+        knotCache.initialize(repeating: Knots(), count: Self.knotSlots)
         tilt = exp(-2 * .pi * min(1800, 0.45 * Double(rate)) / Double(rate))
         func pole(_ hertz: Double) -> Double { exp(-2 * .pi * min(hertz, 0.45 * Double(rate)) / Double(rate)) }
         /// A two-pole resonator at `hertz` ringing for about `seconds`: (2r cos w, r²).
@@ -193,6 +205,7 @@ public final class AmbienceSource: GeneratedSource {
 
     deinit {
         swellCache.deallocate()
+        knotCache.deallocate()
         pairBuffer.deallocate()
     }
 
@@ -215,7 +228,12 @@ public final class AmbienceSource: GeneratedSource {
         let x = t / period
         let k = x.rounded(.down)
         let f = x - k
-        let a = 2 * uniform(stream, Int64(k)) - 1, b = 2 * uniform(stream, Int64(k) + 1) - 1
+        let index = Int64(k)
+        let slot = knotCache + (Int(truncatingIfNeeded: stream) & (Self.knotSlots - 1))
+        if slot.pointee.stream != stream || slot.pointee.index != index {
+            slot.pointee = Knots(stream: stream, index: index, a: 2 * uniform(stream, index) - 1, b: 2 * uniform(stream, index + 1) - 1)
+        }
+        let a = slot.pointee.a, b = slot.pointee.b
         return a + (b - a) * f * f * (3 - 2 * f)
     }
 
