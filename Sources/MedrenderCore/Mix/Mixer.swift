@@ -103,8 +103,7 @@ public struct MixAssets: Sendable {
             played[ref] = QuantizedAsset(quantizing: asset)
         }
         for key in Self.toneKeys(for: plan) where tones[key] == nil {
-            tones[key] = QuantizedAsset(quantizing: ToneSynth.tone(timbre: key.timbre, pitchHertz: key.pitchHertz,
-                                                                   frameCount: key.frameCount, rate: key.rate))
+            tones[key] = ToneCache.shared.entry(key).quantized
         }
     }
 
@@ -123,8 +122,7 @@ public struct MixAssets: Sendable {
 
     /// The tone of `key`: the one baked, or synthesized now.
     func tone(_ key: ToneKey) -> QuantizedAsset {
-        tones[key] ?? QuantizedAsset(quantizing: ToneSynth.tone(timbre: key.timbre, pitchHertz: key.pitchHertz,
-                                                                frameCount: key.frameCount, rate: key.rate))
+        tones[key] ?? ToneCache.shared.entry(key).quantized
     }
 
     /// The sound `ref` as it plays: the one baked, or rounded now; nil when it was not loaded.

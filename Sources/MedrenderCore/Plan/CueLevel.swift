@@ -25,14 +25,8 @@ extension CuePlan {
         case .sound(let ref):
             return sounds?[ref]?.loudestLUFS
         case .synth(let timbre):
-            let tone = ToneSynth.tone(timbre: timbre, pitchHertz: sound.pitchHertz, frameCount: Int(lengthFrames), rate: rate)
-            // At least one whole 400-ms block, silence after a shorter cue, as a meter hears it.
-            var samples = tone.samples
-            samples += [Float](repeating: 0, count: max(0, rate * 2 / 5 - samples.count))
-            let gate = LoudnessGate(channels: 1, rate: rate)
-            samples.withUnsafeBufferPointer { gate.add($0.baseAddress!, frameCount: $0.count) }
-            let loudest = gate.momentaryMaximum
-            return loudest.isFinite ? loudest : nil
+            let key = MixAssets.ToneKey(timbre: timbre, pitchHertz: sound.pitchHertz, frameCount: Int(lengthFrames), rate: rate)
+            return ToneCache.shared.entry(key).loudestLUFS
         }
     }
 }
