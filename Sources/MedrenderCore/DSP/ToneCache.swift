@@ -2,9 +2,9 @@ import Synchronization
 
 /// Synthesized tones, each made once a process: a cue's tone is weighed when its level is set
 /// (`CuePlan.loudestLUFS`) and rounded to 16 bits when the mix's assets are baked, and a build's
-/// renders share their cues' timbres, pitches and lengths. What it holds is what the renders hold
-/// anyway (the 16-bit samples are shared with each render's assets), up to `maximumSamples`;
-/// past that it starts again empty.
+/// renders share their cues' timbres, pitches and lengths. A render's assets share the 16-bit
+/// samples it holds, so a render holds no tone twice; it keeps them after the render, up to
+/// `maximumSamples` in all, and past that starts again empty.
 public final class ToneCache: Sendable {
     /// A tone, rounded as it plays, and its loudest 400 ms as a mono cue (nil when silent).
     public struct Entry: Sendable {

@@ -47,7 +47,7 @@ public struct MixAssets: Sendable {
     }
 
     /// Bakes the seam into every bed `plan` loops, rounds every sound it plays as it is to 16 bits
-    /// and synthesizes every tone it plays, once, so every mixer of the render (pass 1's parts,
+    /// and takes every tone it plays from `ToneCache` (synthesized once a process), so every mixer of the render (pass 1's parts,
     /// pass 2, the stems) shares them. The sounds baked are then let go: the loops and the 16-bit
     /// sounds are what plays, and a sound held twice, or in floats, is most of a render's memory.
     /// So the assets serve `plan`: another plan's sounds are baked from sounds loaded for it.
@@ -120,7 +120,7 @@ public struct MixAssets: Sendable {
         return QuantizedAsset(channels: channels, held: loop)
     }
 
-    /// The tone of `key`: the one baked, or synthesized now.
+    /// The tone of `key`: the one baked, or the process's (`ToneCache`), synthesized if it has none.
     func tone(_ key: ToneKey) -> QuantizedAsset {
         tones[key] ?? ToneCache.shared.entry(key).quantized
     }
