@@ -39,49 +39,72 @@ public struct PreparedRender: Sendable {
 }
 
 /// A sound as a render keeps it once loaded: a bed's decoded into 16 bits, any other rounded as
-/// it plays.
+/// it plays; for a plan alone, its facts.
 private enum LoadedSound: Sendable {
     case bed(QuantizedAsset, SoundFacts)
     case played(QuantizedAsset, SoundFacts)
+    case facts(SoundFacts)
+}
+
+/// What a render holds of its sounds while it is planned: the samples of each (none for a plan
+/// alone) and the facts the plan takes.
+private struct LoadedSounds {
+    /// Whether the samples are kept (and a voice's peaks held), or only the facts.
+    let keepsSamples: Bool
+    var beds: [SoundRef: QuantizedAsset] = [:]
+    var played: [SoundRef: QuantizedAsset] = [:]
+    var facts: [SoundRef: SoundFacts] = [:]
 }
 
 extension RenderJob {
     /// Stage 1: decodes every sound the session plays (from the cache when it holds them) and
     /// plans the session with their lengths.
     public func prepare() throws -> PreparedRender {
-        var beds: [SoundRef: QuantizedAsset] = [:]
-        var played: [SoundRef: QuantizedAsset] = [:]
-        var facts: [SoundRef: SoundFacts] = [:]
+        var sounds = LoadedSounds(keepsSamples: true)
+        let plan = try plan(loading: &sounds)
+        var mix = MixAssets(sounds: [:], beds: sounds.beds, played: sounds.played, facts: sounds.facts)
+        mix.pages = ProcessMemory.pageRelease
+        sounds = LoadedSounds(keepsSamples: true)
+        mix.bake(for: plan)
+        return PreparedRender(job: self, plan: plan, assets: mix, tags: try outputTags(plan: plan))
+    }
+
+    /// Everything a render checks before mixing: every sound decoded (from the cache when it
+    /// holds them), the plan made with their lengths (clips and prompts that fit). Returns the
+    /// plan, as the cue sheet gives it, without what only a mix needs: no sample is kept or
+    /// rounded, no voice's peaks held and no tone made.
+    public func plan() throws -> RenderPlan {
+        var sounds = LoadedSounds(keepsSamples: false)
+        return try plan(loading: &sounds)
+    }
+
+    /// Loads the sounds the session names into `sounds` and plans the session with their facts.
+    private func plan(loading sounds: inout LoadedSounds) throws -> RenderPlan {
         // What the session names for these layers and this length, found before the render
         // (`RenderRequest.job`): decoded first, so the session is planned once, with the lengths.
         let fitted = fitted
-        try load(RenderPlan.soundsNamed(fitted).filter { sounds.sounds[$0] != nil }, beds: &beds, played: &played, facts: &facts)
+        try load(RenderPlan.soundsNamed(fitted).filter { self.sounds.sounds[$0] != nil }, into: &sounds)
         do {
-            var plan = try RenderPlan(fitted: fitted, sounds: facts)
+            var plan = try RenderPlan(fitted: fitted, sounds: sounds.facts)
             // Should the plan play a sound not named so (none does), it is loaded and the session
             // planned again with its length, rather than mixed without it.
             for _ in 0..<2 {
-                let missing = plan.soundsUsed.filter { beds[$0] == nil && played[$0] == nil }
+                let missing = plan.soundsUsed.filter { sounds.facts[$0] == nil }
                 if missing.isEmpty { break }
-                try load(missing, beds: &beds, played: &played, facts: &facts)
-                plan = try RenderPlan(fitted: fitted, sounds: facts)
+                try load(missing, into: &sounds)
+                plan = try RenderPlan(fitted: fitted, sounds: sounds.facts)
             }
-            var mix = MixAssets(sounds: [:], beds: beds, played: played, facts: facts)
-            mix.pages = ProcessMemory.pageRelease
-            beds = [:]
-            played = [:]
-            mix.bake(for: plan)
-            return PreparedRender(job: self, plan: plan, assets: mix, tags: try outputTags(plan: plan))
+            return plan
         } catch let error as PlanError {
             throw RenderError.plan(error, preset: origin)
         }
     }
 
-    /// Decodes `refs` (from the cache when it holds them), with their facts: a bed's sound into
-    /// `beds`, decoded straight into 16 bits (`MixAssets.beds`), and every other sound into
-    /// `played`, rounded to 16 bits as soon as it is loaded, as it plays (`MixAssets.played`).
-    private func load(_ refs: [SoundRef], beds: inout [SoundRef: QuantizedAsset], played: inout [SoundRef: QuantizedAsset],
-                      facts: inout [SoundRef: SoundFacts]) throws {
+    /// Decodes `refs` (from the cache when it holds them), with their facts, into `loaded`: when
+    /// it keeps samples, a bed's sound into `beds`, decoded straight into 16 bits
+    /// (`MixAssets.beds`), and every other sound into `played`, rounded to 16 bits as soon as it
+    /// is loaded, as it plays (`MixAssets.played`).
+    private func load(_ refs: [SoundRef], into loaded: inout LoadedSounds) throws {
         var wanted: [ResolvedSound] = []
         for ref in refs {
             guard let sound = sounds.sounds[ref] else {
@@ -90,36 +113,37 @@ extension RenderJob {
             }
             wanted.append(sound)
         }
-        do {
-            // A render with no shared cache keeps none (a cache of no bytes): a sound is held once,
-            // as `keep` makes it, and a bed that plays only as a bed is baked in place, without a
-            // second copy.
-            let bedSounds = Set(session.ambience.map(\.sound) + session.segments.compactMap { $0.ambience?.sound })
-            let channels = options.channels
-            let voice = session.voiceSounds
-            let crest = VoicePeaks.crest(targetLUFS: session.master.loudnessLUFS, ceilingDBTP: session.master.truePeakDBTP)
-            let loaded = try SoundLoader.load(wanted, rate: options.rate, cache: soundCache ?? SoundCache(maximumBytes: 0),
-                                              parallel: threads > 1, held: { bedSounds.contains($0.ref) }) { sound, decoded, loudness in
-                let facts = SoundFacts(frameCount: Int64(decoded.frameCount), loudnessLUFS: loudness.forOutput(channels: channels),
-                                       loopsNaturally: sound.loopsNaturally, loudestLUFS: loudness.loudestForOutput(channels: channels))
-                switch decoded {
-                case .held(let asset): return LoadedSound.bed(asset, facts)
-                case .floats(let asset) where voice.contains(sound.ref):
-                    guard let level = loudness.stereo else { fallthrough }
-                    let held = VoicePeaks.held(asset.samples, channels: asset.channels, rate: options.rate, loudnessLUFS: level, crest: crest)
-                    return .played(QuantizedAsset(quantizing: AudioAsset(channels: asset.channels, samples: held)), facts)
-                case .floats(let asset): return .played(QuantizedAsset(quantizing: asset), facts)
-                }
+        // A render with no shared cache keeps none (a cache of no bytes): a sound is held once,
+        // as `keep` makes it, and a bed that plays only as a bed is baked in place, without a
+        // second copy.
+        let bedSounds = Set(session.ambience.map(\.sound) + session.segments.compactMap { $0.ambience?.sound })
+        let channels = options.channels, rate = options.rate, keepsSamples = loaded.keepsSamples
+        let voice = session.voiceSounds
+        let crest = VoicePeaks.crest(targetLUFS: session.master.loudnessLUFS, ceilingDBTP: session.master.truePeakDBTP)
+        let kept = try SoundLoader.load(wanted, rate: rate, cache: soundCache ?? SoundCache(maximumBytes: 0),
+                                        parallel: threads > 1, held: { bedSounds.contains($0.ref) }) { sound, decoded, loudness in
+            let facts = SoundFacts(frameCount: Int64(decoded.frameCount), loudnessLUFS: loudness.forOutput(channels: channels),
+                                   loopsNaturally: sound.loopsNaturally, loudestLUFS: loudness.loudestForOutput(channels: channels))
+            guard keepsSamples else { return LoadedSound.facts(facts) }
+            switch decoded {
+            case .held(let asset): return LoadedSound.bed(asset, facts)
+            case .floats(let asset) where voice.contains(sound.ref):
+                guard let level = loudness.stereo else { fallthrough }
+                let held = VoicePeaks.held(asset.samples, channels: asset.channels, rate: rate, loudnessLUFS: level, crest: crest)
+                return .played(QuantizedAsset(quantizing: AudioAsset(channels: asset.channels, samples: held)), facts)
+            case .floats(let asset): return .played(QuantizedAsset(quantizing: asset), facts)
             }
-            for (sound, kept) in zip(wanted, loaded) {
-                switch kept {
-                case .bed(let asset, let soundFacts):
-                    beds[sound.ref] = asset
-                    facts[sound.ref] = soundFacts
-                case .played(let asset, let soundFacts):
-                    played[sound.ref] = asset
-                    facts[sound.ref] = soundFacts
-                }
+        }
+        for (sound, one) in zip(wanted, kept) {
+            switch one {
+            case .bed(let asset, let facts):
+                loaded.beds[sound.ref] = asset
+                loaded.facts[sound.ref] = facts
+            case .played(let asset, let facts):
+                loaded.played[sound.ref] = asset
+                loaded.facts[sound.ref] = facts
+            case .facts(let facts):
+                loaded.facts[sound.ref] = facts
             }
         }
     }

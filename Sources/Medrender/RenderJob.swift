@@ -97,12 +97,6 @@ public struct RenderJob: Sendable {
         }
     }
 
-    /// Everything a render checks before mixing: every sound decoded, the plan made with their
-    /// lengths (clips and prompts that fit). Returns the plan, as the cue sheet gives it.
-    public func plan() throws -> RenderPlan {
-        try prepare().plan
-    }
-
     /// The files the render writes: the audio (when it goes to a file), the cue sheets, the stems.
     func outputPaths(to destination: RenderDestination, layers: Set<Layer>) -> [String] {
         var paths = destination.filePath.map { [$0] } ?? []

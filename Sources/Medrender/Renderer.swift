@@ -101,9 +101,11 @@ public enum Renderer {
 
     /// Everything a render of `request` checks before mixing: the preset, every sound (found,
     /// readable, decoded, not too long) and the plan with the sounds' lengths (clips and prompts
-    /// that fit). Returns the plan.
+    /// that fit). Returns the plan (`RenderJob.plan()`: nothing kept that only a mix needs).
     public static func check(_ request: RenderRequest) throws -> RenderPlan {
-        try prepare(request).plan
+        let job = try request.job()
+        try job.checkOutputs(job.outputPaths(to: request.destination, layers: Set(Layer.allCases)))
+        return try job.plan()
     }
 
     /// Renders `request` to its output file (and its cue sheets and stems) and reports what it

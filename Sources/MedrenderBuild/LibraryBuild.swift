@@ -79,6 +79,9 @@ public struct LibraryBuildSettings: Sendable {
     public var speechTimeLimitSeconds = SpeechSynthesizer.defaultTimeLimitSeconds
     /// Where each output's waveform is recorded as it is written, for its preview page; nil: none.
     public var waveforms: WaveformStore?
+    /// The sounds decoded for the build, kept for what follows it (its preview pages plan each
+    /// output with them); nil: the build keeps its own.
+    public var sounds: SoundCache?
 
     public init(presetFiles: [String], outputDirectory: String, lengths: [SessionLength] = [], formats: [FormatName] = [.ogg],
                 rate: Int = 48000, channels: Int = 2, quality: Double = 4, bits: SampleFormat? = nil,

@@ -134,7 +134,7 @@ extension LibraryBuild {
 
         let work = toRender
         // Each sound is decoded and resampled once per build, then shared by every job using it.
-        let sounds = SoundCache()
+        let sounds = settings.sounds ?? SoundCache()
         for job in work { sounds.know(hashes: job.soundHashes) }
         // A session written in several formats is measured once (pass 1), by whichever job comes first.
         let measured = LoudnessCache(capacity: 64)

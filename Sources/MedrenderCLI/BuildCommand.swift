@@ -205,6 +205,8 @@ struct BuildCommand: ParsableCommand {
             settings.speechTimeLimitSeconds = speech.timeLimitSeconds
             // The preview pages draw each output's waveform as it was written, not decoded again.
             settings.waveforms = WaveformStore()
+            // ... and are planned with the sounds the build decoded, not decoded again.
+            settings.sounds = SoundCache()
             if dryRun {
                 try printDryRun(LibraryBuildDryRun(settings), chosen: chosen)
                 return
@@ -215,7 +217,7 @@ struct BuildCommand: ParsableCommand {
             var names: [String: String] = [:]
             for file in files { names[URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent] = file }
             BuildIndex.writeOrWarn(folder: folder, manifestPath: settings.manifestPath, presetFiles: names, library: library,
-                                   waveforms: settings.waveforms)
+                                   waveforms: settings.waveforms, sounds: settings.sounds)
             if let podcast {
                 if chosen != nil {
                     Console.error("the feed of a sharded build is written by 'medrender build --merge … --feed URL'\n")

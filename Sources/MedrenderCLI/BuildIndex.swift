@@ -14,10 +14,11 @@ enum BuildIndex {
 
     /// Writes the preview page of each output in `manifest` that has none newer than its audio, and
     /// `index.html`. `presetFiles` maps preset names to their files; `waveforms`, the waveforms of
-    /// the outputs this build wrote (any other is read from its file). Returns the pages written.
+    /// the outputs this build wrote (any other is read from its file); `sounds`, the sounds it
+    /// decoded. Returns the pages written.
     @discardableResult
     static func write(folder: String, manifestPath: String, presetFiles: [String: String], library: PresetLibrary,
-                      waveforms: WaveformStore? = nil) throws -> Int {
+                      waveforms: WaveformStore? = nil, sounds: SoundCache? = nil) throws -> Int {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: manifestPath, isDirectory: &isFolder), !isFolder.boolValue,
               FileManager.default.fileExists(atPath: folder) else { return 0 }
@@ -33,7 +34,7 @@ enum BuildIndex {
             var hasPage = FileManager.default.fileExists(atPath: pagePath)
             if !hasPage || modified(pagePath) < modified(audioPath) {
                 hasPage = (try? writePreview(output, audioPath: audioPath, pagePath: pagePath, presetFile: presetFiles[output.preset] ?? output.preset,
-                                             library: library, waveform: waveforms?.peaks(for: audioPath))) != nil
+                                             library: library, waveform: waveforms?.peaks(for: audioPath), sounds: sounds)) != nil
                 if hasPage { written += 1 }
             }
             let length = output.cycles.map { "\($0) cycles" } ?? output.minutes.map { $0 == $0.rounded() ? "\(Int($0)) min" : "\($0) min" } ?? ""
@@ -54,9 +55,10 @@ enum BuildIndex {
     /// Writes the index and the pages, which help to browse a build but never fail it: a page that
     /// cannot be made is left out of the index, an index that cannot be written is a warning.
     static func writeOrWarn(folder: String, manifestPath: String, presetFiles: [String: String], library: PresetLibrary,
-                            waveforms: WaveformStore? = nil) {
+                            waveforms: WaveformStore? = nil, sounds: SoundCache? = nil) {
         do {
-            try write(folder: folder, manifestPath: manifestPath, presetFiles: presetFiles, library: library, waveforms: waveforms)
+            try write(folder: folder, manifestPath: manifestPath, presetFiles: presetFiles, library: library, waveforms: waveforms,
+                      sounds: sounds)
         } catch {
             Console.error("medrender: warning: \(folder)/index.html was not written: \((error as? any DiagnosedError)?.description ?? "\(error)")\n")
         }
@@ -66,16 +68,17 @@ enum BuildIndex {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date) ?? .distantPast
     }
 
-    /// The preview page of one output: the plan a render of it makes, its file's waveform
-    /// (`waveform`, as written, else read from the file).
+    /// The preview page of one output: the plan a render of it makes (its sounds from `sounds`
+    /// when it holds them), its file's waveform (`waveform`, as written, else read from the file).
     static func writePreview(_ output: LibraryBuildManifest.Entry, audioPath: String, pagePath: String, presetFile: String,
-                             library: PresetLibrary, waveform: [Float]? = nil) throws {
+                             library: PresetLibrary, waveform: [Float]? = nil, sounds: SoundCache? = nil) throws {
         var parameters = SessionRequest(preset: presetFile)
         parameters.length = try LengthChoice(minutes: output.minutes, cycles: output.cycles)
         parameters.rate = output.rate
         parameters.channels = output.channels
         parameters.format = FormatName(spelled: output.format)
-        let (request, _) = try parameters.renderRequest(library: library, destination: .file(audioPath))
+        var (request, _) = try parameters.renderRequest(library: library, destination: .file(audioPath))
+        request.soundCache = sounds
         let plan = try Renderer.check(request)
         try PreviewWriter.writePage(try AtomicOutputFile(path: pagePath), plan: plan, session: request.session, loudnessLUFS: output.loudnessLUFS,
                                     truePeakDBTP: output.truePeakDBTP, audioPath: audioPath, format: request.format, embed: false,

@@ -150,6 +150,29 @@ let fractional = """
         #expect(outputs[0] != nil && outputs[0] == outputs[1] && outputs[1] == outputs[2])
     }
 
+    /// A plan alone (`Renderer.check`: what a preview page, a cue sheet or a validation takes,
+    /// with no sample kept or voice's peaks held) is the plan a render makes of the same sounds:
+    /// a voice read from files, and a teacher's take cut into lines. With a shared cache, the
+    /// render after it decodes nothing again.
+    @Test(arguments: ["box-breath", "teacher-take"])
+    func aPlanAloneIsTheRendersPlan(preset: String) throws {
+        let dir = TemporaryDirectory("planalone-\(preset)")
+        let yaml = try String(contentsOfFile: PackagePaths.root + "/Presets/\(preset).yaml", encoding: .utf8)
+        var req = try request(yaml, minutes: 2, rate: 22050, format: .wav(.int16), output: dir.file("out.wav"), dir: dir)
+        let cache = SoundCache()
+        req.soundCache = cache
+        let plan = try Renderer.check(req)
+        let decoded = cache.decodeCount
+        #expect(decoded >= 3)
+        let prepared = try Renderer.prepare(req)
+        let made = prepared.plan
+        #expect(made.totalFrames == plan.totalFrames && made.schedule == plan.schedule && made.master == plan.master)
+        #expect(made.soundFrameCounts == plan.soundFrameCounts && made.guide == plan.guide && made.notes == plan.notes)
+        #expect(made.ducking == plan.ducking && made.bellDucking == plan.bellDucking && made.sections == plan.sections)
+        #expect(!prepared.assets.played.isEmpty)
+        #expect(cache.decodeCount == decoded)
+    }
+
     /// Known by their bytes' SHA-256 (as a build knows them), two files of the same bytes are one
     /// sound: decoded once, and the renders using either give the same bytes.
     @Test func filesOfTheSameBytesAreDecodedOnce() throws {
