@@ -7,7 +7,8 @@ import MedrenderPresets
 ///
 /// 1. **prepare** (`RenderJob.prepare()`, `Renderer.prepare(_:)`): the session's sounds decoded and
 ///    conditioned at the output rate, and the session planned with their lengths, once. What needs
-///    only the plan (a cue sheet, a preview page, a plot, a check) stops here.
+///    only the plan (a cue sheet, a build's preview pages, a plot without its waveform, a check)
+///    takes `RenderJob.plan()`: the sounds decoded for their facts, none of their samples kept.
 /// 2. **the master chain** (`MasterChain`): mix → fades → gain → limiter, the one chain that pass
 ///    1 measures (up to the gain), pass 2 writes and every stem follows.
 /// 3. **write** (`RenderJob.run(_:to:progress:)`): pass 1, the limited pass for an output written

@@ -41,12 +41,16 @@ struct PlotCommand: ParsableCommand {
             let library = session.libraries.library()
             var (request, _) = try p.renderRequest(library: library, destination: .file(audioPath))
             request.speechTimeLimitSeconds = session.speech.timeLimitSeconds
-            let prepared = try Renderer.prepare(request)
-            let plan = prepared.plan
+            // Only the waveform needs the audio: the plot alone takes the plan alone.
+            let plan: RenderPlan
             var envelope: [Float] = []
             if waveform {
+                let prepared = try Renderer.prepare(request)
+                plan = prepared.plan
                 _ = try Renderer.render(prepared, to: request.destination)
                 envelope = try PreviewWriter.envelope(of: audioPath)
+            } else {
+                plan = try Renderer.check(request)
             }
             let timeline = SessionTimeline(plan: plan, title: request.session.name, envelope: envelope)
             try PreviewWriter.writeText(SessionPlot(timeline: timeline, width: width).svg, to: output)
