@@ -73,7 +73,7 @@ extension RenderJob {
     /// Everything a render checks before mixing: every sound decoded (from the cache when it
     /// holds them), the plan made with their lengths (clips and prompts that fit). Returns the
     /// plan, as the cue sheet gives it, without what only a mix needs: no sample is kept or
-    /// rounded, no voice's peaks held and no tone made.
+    /// rounded, no voice's peaks held and no loop or tone baked.
     public func plan() throws -> RenderPlan {
         var sounds = LoadedSounds(keepsSamples: false)
         return try plan(loading: &sounds)
