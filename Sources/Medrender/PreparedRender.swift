@@ -71,12 +71,14 @@ extension RenderJob {
     }
 
     /// Everything a render checks before mixing: every sound decoded (from the cache when it
-    /// holds them), the plan made with their lengths (clips and prompts that fit). Returns the
-    /// plan, as the cue sheet gives it, without what only a mix needs: no sample is kept or
-    /// rounded, no voice's peaks held and no loop or tone baked.
+    /// holds them), the plan made with their lengths (clips and prompts that fit), the tags and
+    /// their cover read. Returns the plan, as the cue sheet gives it, without what only a mix
+    /// needs: no sample is kept or rounded, no voice's peaks held and no loop or tone baked.
     public func plan() throws -> RenderPlan {
         var sounds = LoadedSounds(keepsSamples: false)
-        return try plan(loading: &sounds)
+        let plan = try plan(loading: &sounds)
+        _ = try outputTags(plan: plan)
+        return plan
     }
 
     /// Loads the sounds the session names into `sounds` and plans the session with their facts.

@@ -82,5 +82,8 @@ struct CoverArtTests {
         #expect(!FileManager.default.fileExists(atPath: dir.file("out.mp3")))
         let preset = try runMedrender(["validate", dir.write("p.yaml", "pattern: 4-0-4-0\nmetadata: { cover: '' }\n")])
         #expect(preset.status == 65 && preset.stderr.contains("cover"), "\(preset.stderr)")
+        // A check reads the cover as a render does: a preset naming this one is refused alike.
+        let named = try runMedrender(["validate", dir.write("named.yaml", "pattern: 4-0-4-0\nmetadata: { cover: \(name) }\n")])
+        #expect(named.status == code && named.stderr.contains("\(name): \(message)"), "\(named.stderr)")
     }
 }
