@@ -39,5 +39,9 @@ import Testing
             #expect(entry.quantized.samples.count == 30_000)
             #expect(cache.heldSamples <= 100_000)
         }
+        // A tone longer than the bound alone is made, and not kept.
+        let long = cache.entry(.init(timbre: .pure, pitchHertz: 440, frameCount: 150_000, rate: 48_000))
+        #expect(long.quantized.samples.count == 150_000)
+        #expect(cache.heldSamples <= 100_000)
     }
 }

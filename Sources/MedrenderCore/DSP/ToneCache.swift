@@ -4,7 +4,8 @@ import Synchronization
 /// (`CuePlan.loudestLUFS`) and rounded to 16 bits when the mix's assets are baked, and a build's
 /// renders share their cues' timbres, pitches and lengths. A render's assets share the 16-bit
 /// samples it holds, so a render holds no tone twice; it keeps them after the render, up to
-/// `maximumSamples` in all, and past that starts again empty.
+/// `maximumSamples` in all, and past that starts again empty (a tone longer than that alone is
+/// made and not kept).
 public final class ToneCache: Sendable {
     /// A tone, rounded as it plays, and its loudest 400 ms as a mono cue (nil when silent).
     public struct Entry: Sendable {
@@ -30,9 +31,11 @@ public final class ToneCache: Sendable {
         if let held = entries.withLock({ $0.tones[key] }) { return held }
         let tone = ToneSynth.tone(timbre: key.timbre, pitchHertz: key.pitchHertz, frameCount: key.frameCount, rate: key.rate)
         let made = Entry(quantized: QuantizedAsset(quantizing: tone), loudestLUFS: Self.loudest(tone, rate: key.rate))
+        let count = made.quantized.samples.count
+        guard count <= maximumSamples else { return made }
         entries.withLock { held in
-            if held.samples + made.quantized.samples.count > maximumSamples { held = ([:], 0) }
-            if held.tones.updateValue(made, forKey: key) == nil { held.samples += made.quantized.samples.count }
+            if held.samples + count > maximumSamples { held = ([:], 0) }
+            if held.tones.updateValue(made, forKey: key) == nil { held.samples += count }
         }
         return made
     }
