@@ -94,18 +94,21 @@ public enum Renderer {
     /// their lengths (see `PreparedRender`). The plan, the cue sheets and the preview come from it;
     /// `render(_:to:progress:)` writes it without decoding or planning again.
     public static func prepare(_ request: RenderRequest) throws -> PreparedRender {
-        let job = try request.job()
-        try job.checkOutputs(job.outputPaths(to: request.destination, layers: Set(Layer.allCases)))
-        return try job.prepare()
+        try checkedJob(request).prepare()
     }
 
     /// Everything a render of `request` checks before mixing: the preset, every sound (found,
     /// readable, decoded, not too long) and the plan with the sounds' lengths (clips and prompts
     /// that fit). Returns the plan (`RenderJob.plan()`: nothing kept that only a mix needs).
     public static func check(_ request: RenderRequest) throws -> RenderPlan {
+        try checkedJob(request).plan()
+    }
+
+    /// The job of `request`, its outputs checked against the files it reads.
+    private static func checkedJob(_ request: RenderRequest) throws -> RenderJob {
         let job = try request.job()
         try job.checkOutputs(job.outputPaths(to: request.destination, layers: Set(Layer.allCases)))
-        return try job.plan()
+        return job
     }
 
     /// Renders `request` to its output file (and its cue sheets and stems) and reports what it

@@ -47,8 +47,8 @@ public struct MixAssets: Sendable {
     }
 
     /// Bakes the seam into every bed `plan` loops, rounds every sound it plays as it is to 16 bits
-    /// and takes every tone it plays from `ToneCache` (synthesized once a process), so every mixer of the render (pass 1's parts,
-    /// pass 2, the stems) shares them. The sounds baked are then let go: the loops and the 16-bit
+    /// and takes every tone it plays from `ToneCache` (synthesized once a process), so every mixer
+    /// of the render (pass 1's parts, pass 2, the stems) shares them. The sounds baked are then let go: the loops and the 16-bit
     /// sounds are what plays, and a sound held twice, or in floats, is most of a render's memory.
     /// So the assets serve `plan`: another plan's sounds are baked from sounds loaded for it.
     public mutating func bake(for plan: RenderPlan) {
